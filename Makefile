@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gspace top-level Makefile. The kernel module is built by kbuild (see
+# Kbuild); everything else is userspace, built into $(BUILD).
+#
+#   make            module and userspace tools
+#   make check      unit tests, then selftests of the module in a QEMU VM
+#   make run        the demo scenario in a QEMU VM, sim engine
+#
+# Suites plug in through the *.mk fragments included below; each one adds
+# a command that prints TAP to CHECK_SUITES.
+
+BUILD ?= build
+KDIR ?= $(shell tools/find-kdir.sh)
+
+CC ?= cc
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Iuapi -Ikmod/core
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+CORE_SRCS := $(wildcard kmod/core/*.c)
+CORE_HDRS := $(wildcard kmod/core/*.h)
+
+CHECK_SUITES :=
+
+.PHONY: all module user check run deps clean style
+all: module user
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+deps:
+	@tools/install-deps.sh
+
+include mk/*.mk
+
+user: $(USER_TARGETS)
+
+check: deps
+	@tools/check.sh $(CHECK_SUITES)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -rf $(BUILD)
+
+style:
+	$(KDIR)/scripts/checkpatch.pl --no-tree -f --strict \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+		kmod/*.c kmod/*.h kmod/core/*.c kmod/core/*.h uapi/gspace.h

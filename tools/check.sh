@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs each suite (make check-<suite>), each of which prints TAP, and ends
+# with the one summary line CI reads. Fails if a test failed or a suite
+# exited with an error.
+set -o pipefail
+out=${BUILD:-build}/check
+rm -rf "$out"
+mkdir -p "$out"
+for s in "$@"; do
+	echo "# suite: $s"
+	if ! make --no-print-directory -s "check-$s" 2>&1 | tee "$out/$s.tap"; then
+		echo "not ok - suite $s exited with an error" | tee -a "$out/$s.tap"
+	fi
+done
+cat "$out"/*.tap | awk '
+	/^ok / { if ($0 ~ /# [Ss][Kk][Ii][Pp]/) s++; else p++ }
+	/^not ok / { f++ }
+	END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f ? 1 : 0 }'

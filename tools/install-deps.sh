@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Installs, from Debian, what the build and the VM tests need, if missing.
+set -e
+need=""
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+for p in build-essential clang qemu-system-x86 linux-image-amd64 \
+	 linux-headers-amd64 busybox-static cpio kmod gnuplot-nox; do
+	have "$p" || need="$need $p"
+done
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "missing Debian packages:$need" >&2
+	echo "run: sudo apt-get install$need" >&2
+	exit 1
+fi
+echo "installing:$need"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends $need >/dev/null

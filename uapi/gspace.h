@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gspace: GPU time sharing between latency-critical and best-effort tenants.
+ *
+ * This is the one ABI shared by gspace.ko (/dev/gspace), gspaced and libgsp.
+ */
+#ifndef _UAPI_GSPACE_H
+#define _UAPI_GSPACE_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/**
+ * DOC: General ioctl format
+ *
+ * Every ioctl argument is a structure whose first __u32 is @size, the
+ * number of bytes userspace passes: sizeof() of the structure as userspace
+ * was compiled. The structures only ever grow at the end, and a new field
+ * keeps the old behaviour when it is zero. The kernel copies
+ * min(@size, its own size) bytes in both directions.
+ *
+ * Errors common to every ioctl:
+ *
+ * - ENOTTY: the ioctl number is unknown.
+ * - EINVAL: @size is smaller than the first version of the structure, a
+ *   flag is unknown, a padding field is not zero, or a field is out of range.
+ * - E2BIG: @size is larger than the kernel's structure and the bytes the
+ *   kernel does not understand are not all zero.
+ * - EFAULT: the argument or a pointer in it cannot be accessed.
+ *
+ * All structures are 8-byte aligned, padding is explicit and must be zero,
+ * and pointers travel as __u64. Ioctl numbers are append-only.
+ */
+
+#define GSPACE_ABI_MAJOR	1
+#define GSPACE_ABI_MINOR	0
+
+/* Not in Documentation/userspace-api/ioctl/ioctl-number.rst: out of tree. */
+#define GSPACE_IOCTL_TYPE	0xB9
+
+/* Append only: never reorder, reuse or remove an entry. */
+enum gspace_ioctl_id {
+	GSPACE_CMD_VERSION = 0x00,
+	GSPACE_CMD_CTX_SET,
+	GSPACE_CMD_SUBMIT,
+	GSPACE_CMD_WAIT,
+	GSPACE_CMD_COMPLETE,
+	GSPACE_CMD_CANCEL,
+	GSPACE_CMD_STATS,
+};
+
+/* Feature bits reported by VERSION. */
+#define GSPACE_FEAT_SIM_ENGINE		(1ULL << 0)
+#define GSPACE_FEAT_LEASE_ENGINE	(1ULL << 1)
+#define GSPACE_FEAT_SYNC_FILE		(1ULL << 2)
+#define GSPACE_FEAT_POLICY_FIFO		(1ULL << 3)
+#define GSPACE_FEAT_POLICY_CREDIT	(1ULL << 4)
+#define GSPACE_FEAT_POLICY_BAND		(1ULL << 5)
+#define GSPACE_FEAT_LC_PRIORITY		(1ULL << 6)
+#define GSPACE_FEAT_REORDER		(1ULL << 7)
+
+/**
+ * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
+ * @size: sizeof(struct gspace_version)
+ * @flags: MBZ
+ * @abi_major: out: GSPACE_ABI_MAJOR of the running arbiter
+ * @abi_minor: out: GSPACE_ABI_MINOR of the running arbiter
+ * @features: out: GSPACE_FEAT_* bits
+ * @num_devices: out: number of devices (GPUs) served, numbered from 0
+ * @lc_allowed: out: 1 if this caller may set GSPACE_CLASS_LC, else 0
+ */
+struct gspace_version {
+	__u32 size;
+	__u32 flags;
+	__u32 abi_major;
+	__u32 abi_minor;
+	__aligned_u64 features;
+	__u32 num_devices;
+	__u32 lc_allowed;
+};
+
+/* Tenant classes. */
+#define GSPACE_CLASS_BE		0	/* best effort, the default */
+#define GSPACE_CLASS_LC		1	/* latency critical, privileged */
+
+#define GSPACE_WEIGHT_MIN	1
+#define GSPACE_WEIGHT_MAX	10000
+#define GSPACE_WEIGHT_DEFAULT	100
+
+/**
+ * struct gspace_ctx_set - configure this file's tenant (GSPACE_IOCTL_CTX_SET)
+ * @size: sizeof(struct gspace_ctx_set)
+ * @flags: MBZ
+ * @device: device the tenant's jobs run on; only changeable while the
+ *	tenant has no live job (else EBUSY); ENODEV if out of range
+ * @class: GSPACE_CLASS_BE or GSPACE_CLASS_LC. LC needs CAP_SYS_NICE or
+ *	membership of the group the operator named in sysfs, else EPERM
+ * @weight: GSPACE_WEIGHT_MIN..GSPACE_WEIGHT_MAX
+ * @pad: MBZ
+ * @lc_target_ns: LC only (MBZ for BE): submit-to-completion latency
+ *	target; a job over it counts as a QoS violation. 0 means none.
+ *
+ * Every open file of /dev/gspace is one tenant: BE, weight
+ * GSPACE_WEIGHT_DEFAULT, device 0 until it says otherwise.
+ */
+struct gspace_ctx_set {
+	__u32 size;
+	__u32 flags;
+	__u32 device;
+	__u32 class;
+	__u32 weight;
+	__u32 pad;
+	__aligned_u64 lc_target_ns;
+};
+
+/* Engines of a device; each has its own queues and ledger. */
+#define GSPACE_ENGINE_COMPUTE	0
+#define GSPACE_ENGINE_COPY_H2D	1
+#define GSPACE_ENGINE_COPY_D2H	2
+#define GSPACE_ENGINE_COUNT	3
+
+/* struct gspace_submit.flags */
+#define GSPACE_SUBMIT_FENCE_IN	(1U << 0) /* wait for @in_fence_fd first */
+#define GSPACE_SUBMIT_FENCE_OUT	(1U << 1) /* return @out_fence_fd */
+#define GSPACE_SUBMIT_CHAIN	(1U << 2) /* after this tenant's previous job */
+#define GSPACE_SUBMIT_TASK_HEAD	(1U << 3) /* H2D job heading a copy-in,
+					   * compute, copy-out task: see
+					   * @task_compute_ns
+					   */
+#define GSPACE_SUBMIT_FLAGS	(GSPACE_SUBMIT_FENCE_IN | \
+				 GSPACE_SUBMIT_FENCE_OUT | \
+				 GSPACE_SUBMIT_CHAIN | \
+				 GSPACE_SUBMIT_TASK_HEAD)
+
+#define GSPACE_COST_MAX_NS	(3600ULL * 1000000000ULL)
+
+/**
+ * struct gspace_submit - queue one job (GSPACE_IOCTL_SUBMIT)
+ * @size: sizeof(struct gspace_submit)
+ * @flags: GSPACE_SUBMIT_*
+ * @engine: GSPACE_ENGINE_*
+ * @in_fence_fd: with GSPACE_SUBMIT_FENCE_IN, a sync_file fd; the job is
+ *	not scheduled before it signals. If it signals with an error, the
+ *	job fails with that error without running. Else MBZ.
+ * @cost_ns: the job's expected GPU time, 0..GSPACE_COST_MAX_NS. The sim
+ *	engine runs the job for exactly this long; policies use it as a hint.
+ * @user_tag: opaque, reported back in debugfs
+ * @task_compute_ns: with GSPACE_SUBMIT_TASK_HEAD (engine COPY_H2D only):
+ *	expected cost of the compute job that follows; else MBZ
+ * @task_d2h_ns: with GSPACE_SUBMIT_TASK_HEAD: expected cost of the
+ *	copy-out job that follows; else MBZ
+ * @handle: out: the job, for WAIT, COMPLETE and CANCEL; never 0
+ * @out_fence_fd: out: with GSPACE_SUBMIT_FENCE_OUT, a new sync_file fd
+ *	(O_CLOEXEC) that signals when the job ends; else -1
+ * @pad: MBZ
+ *
+ * A job is queued, then running (granted), then done. GSPACE_SUBMIT_CHAIN
+ * makes it wait for the end of the job this tenant submitted just before.
+ * ENOSPC: the tenant has too many live jobs; EBUSY: it was marked by the
+ * watchdog (see GSPACE_CTX_F_HUNG) and must be reopened.
+ */
+struct gspace_submit {
+	__u32 size;
+	__u32 flags;
+	__u32 engine;
+	__s32 in_fence_fd;
+	__aligned_u64 cost_ns;
+	__aligned_u64 user_tag;
+	__aligned_u64 task_compute_ns;
+	__aligned_u64 task_d2h_ns;
+	__aligned_u64 handle;
+	__s32 out_fence_fd;
+	__u32 pad;
+};
+
+/* struct gspace_wait.flags */
+#define GSPACE_WAIT_GRANTED	(1U << 0) /* return once the job runs */
+#define GSPACE_WAIT_FLAGS	(GSPACE_WAIT_GRANTED)
+
+/**
+ * struct gspace_wait - wait for a job (GSPACE_IOCTL_WAIT)
+ * @size: sizeof(struct gspace_wait)
+ * @flags: GSPACE_WAIT_*
+ * @handle: from SUBMIT
+ * @deadline_ns: absolute CLOCK_MONOTONIC time to give up at; 0 polls.
+ *	Absolute, so a wait interrupted by a signal restarts correctly.
+ * @status: out: 0 if the job ran to completion, else the negative errno
+ *	it ended with: ECANCELED (cancelled or its tenant died), ETIMEDOUT
+ *	(the lease watchdog fired), or the error of its in-fence
+ * @pad: MBZ
+ * @gpu_ns: out: GPU time charged for the job
+ * @latency_ns: out: time from SUBMIT to the end of the job
+ *
+ * Returns 0 once the job has ended and then forgets @handle (a second WAIT
+ * gives ENOENT). With GSPACE_WAIT_GRANTED it returns 0 as soon as the job
+ * runs or has ended, and keeps the handle. ETIME: @deadline_ns passed.
+ * ENOENT: no such live job.
+ */
+struct gspace_wait {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__aligned_u64 deadline_ns;
+	__s32 status;
+	__u32 pad;
+	__aligned_u64 gpu_ns;
+	__aligned_u64 latency_ns;
+};
+
+/**
+ * struct gspace_complete - end a leased job (GSPACE_IOCTL_COMPLETE)
+ * @size: sizeof(struct gspace_complete)
+ * @flags: MBZ
+ * @handle: a running job on a lease device
+ * @gpu_ns: GPU time the job used, as measured by userspace; it is charged
+ *	to the tenant. At most GSPACE_COST_MAX_NS.
+ * @error: 0, or a negative errno (-4095..-1) to end the job failed
+ * @pad: MBZ
+ *
+ * Forgets @handle, as a completing WAIT does. EINVAL: the job is not on a
+ * lease device; EBUSY: it is not running yet; ENOENT: no such live job.
+ */
+struct gspace_complete {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__aligned_u64 gpu_ns;
+	__s32 error;
+	__u32 pad;
+};
+
+/**
+ * struct gspace_cancel - cancel a job (GSPACE_IOCTL_CANCEL)
+ * @size: sizeof(struct gspace_cancel)
+ * @flags: MBZ
+ * @handle: a live job of this tenant
+ *
+ * A queued job (or one waiting for its in-fence) ends with ECANCELED and
+ * is never run. A running job cannot be preempted: EBUSY. A job that has
+ * already ended: EALREADY. The handle stays valid for WAIT.
+ */
+struct gspace_cancel {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+};
+
+/* struct gspace_stats.ctx_flags */
+#define GSPACE_CTX_F_HUNG	(1U << 0) /* a leased job hit the watchdog */
+
+/**
+ * struct gspace_stats - this tenant's counters (GSPACE_IOCTL_STATS)
+ * @size: sizeof(struct gspace_stats)
+ * @flags: MBZ
+ * @device: out: the tenant's device
+ * @class: out: GSPACE_CLASS_*
+ * @weight: out
+ * @ctx_flags: out: GSPACE_CTX_F_*
+ * @queued: out: jobs waiting (for a fence, a predecessor or the GPU)
+ * @running: out: jobs running
+ * @completed: out: jobs that ended, successfully or not
+ * @failed: out: jobs that ended with an error
+ * @qos_violations: out: LC jobs whose latency exceeded lc_target_ns
+ * @gpu_ns: out: GPU time charged, per engine
+ * @credit_ns: out: current credit per engine (CREDIT and BAND policies;
+ *	0 under FIFO)
+ */
+struct gspace_stats {
+	__u32 size;
+	__u32 flags;
+	__u32 device;
+	__u32 class;
+	__u32 weight;
+	__u32 ctx_flags;
+	__aligned_u64 queued;
+	__aligned_u64 running;
+	__aligned_u64 completed;
+	__aligned_u64 failed;
+	__aligned_u64 qos_violations;
+	__aligned_u64 gpu_ns[GSPACE_ENGINE_COUNT];
+	__s64 credit_ns[GSPACE_ENGINE_COUNT] __attribute__((aligned(8)));
+};
+
+#define GSPACE_IOCTL_VERSION	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_VERSION)
+#define GSPACE_IOCTL_CTX_SET	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_CTX_SET)
+#define GSPACE_IOCTL_SUBMIT	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_SUBMIT)
+#define GSPACE_IOCTL_WAIT	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_WAIT)
+#define GSPACE_IOCTL_COMPLETE	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_COMPLETE)
+#define GSPACE_IOCTL_CANCEL	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_CANCEL)
+#define GSPACE_IOCTL_STATS	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_STATS)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_GSPACE_H */
