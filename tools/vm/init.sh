@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the gspace test VM (packed as /init by tools/vm/mkinitramfs.sh).
+#
+# Mounts the pseudo filesystems, creates the users root and tenant (1000),
+# loads /gspace.ko with the parameters in /etc/gspace-vm.conf, runs each
+# line of /etc/gspace-vm.cmds, unloads the module, dumps the kernel log
+# between markers, writes the exit marker and powers off.
+#
+# The payload (TAP, the dmesg dump, the exit marker) goes to the second
+# serial port, ttyS1; the kernel console stays on ttyS0, so kernel messages
+# never break a TAP line. tools/vm/run.sh reads both.
+#
+# It runs under busybox sh, not with set -e: PID 1 must reach poweroff.
+
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export HOME=/root
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mkdir -p /dev/pts /dev/shm /tmp /root /home/tenant /run
+chmod 1777 /tmp /dev/shm
+
+cat >/etc/passwd <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+tenant:x:1000:1000:gspace test tenant:/home/tenant:/bin/sh
+EOF
+cat >/etc/group <<'EOF'
+root:x:0:
+tenant:x:1000:
+EOF
+chown 1000:1000 /home/tenant
+
+out=/dev/ttyS1
+[ -c "$out" ] || out=/dev/console
+# Raw output: no \n -> \r\n translation on the payload port.
+stty -F "$out" raw -echo 2>/dev/null
+exec <"$out" >"$out" 2>&1
+
+MODPARAMS=
+CMD_TIMEOUT=600
+[ -r /etc/gspace-vm.conf ] && . /etc/gspace-vm.conf
+
+read -r up _ </proc/uptime
+echo "# vm: init started ${up}s after the kernel ($(uname -r))"
+
+# From here on every kernel message also reaches the console log (ttyS0),
+# so an oops that kills the VM is still on record.
+echo 8 >/proc/sys/kernel/printk
+echo "gspace-vm: payload starts" >/dev/kmsg
+
+status=0
+loaded=0
+if [ -f /gspace.ko ]; then
+	# shellcheck disable=SC2086 # MODPARAMS is a list of words
+	if insmod /gspace.ko $MODPARAMS; then
+		echo "ok - vm: insmod gspace.ko${MODPARAMS:+ $MODPARAMS}"
+		loaded=1
+	else
+		echo "not ok - vm: insmod gspace.ko${MODPARAMS:+ $MODPARAMS} failed"
+		status=1
+	fi
+fi
+
+if [ -f /gspace.ko ] && [ $loaded = 0 ]; then
+	echo "# vm: module not loaded, commands not run"
+elif [ -r /etc/gspace-vm.cmds ]; then
+	while IFS= read -r line; do
+		case "$line" in
+		'' | '#'*) continue ;;
+		esac
+		echo "# vm: run: $line"
+		timeout "$CMD_TIMEOUT" sh -c "$line" </dev/null
+		rc=$?
+		case $rc in
+		0) echo "ok - vm: $line" ;;
+		4) echo "ok - vm: $line # SKIP (exit 4, kselftest skip)" ;;
+		143 | 137) echo "not ok - vm: $line (killed after ${CMD_TIMEOUT}s)"
+			status=1 ;;
+		*) echo "not ok - vm: $line (exit $rc)"
+			status=1 ;;
+		esac
+	done </etc/gspace-vm.cmds
+fi
+
+if [ $loaded = 1 ]; then
+	if rmmod gspace; then
+		echo "ok - vm: rmmod gspace"
+	else
+		echo "not ok - vm: rmmod gspace failed"
+		status=1
+	fi
+fi
+
+echo "gspace-vm: payload ends" >/dev/kmsg
+echo "==== gspace-vm dmesg begin ===="
+dmesg
+echo "==== gspace-vm dmesg end ===="
+echo "==== gspace-vm exit status=$status ===="
+# The last close of the port waits until its output has drained.
+exec >/dev/console 2>&1 </dev/console
+sync
+poweroff -f
+sleep 10
+echo o >/proc/sysrq-trigger

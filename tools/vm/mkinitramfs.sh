@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Packs the gzip cpio initramfs of the gspace test VM.
+#
+#   tools/vm/mkinitramfs.sh -o OUT.img [-m gspace.ko] [-p "PARAMS"]
+#                           [-c CMDFILE] [-t CMD_TIMEOUT_S] [FILE...]
+#
+#   -o  the image to write
+#   -m  the module, packed as /gspace.ko and loaded with insmod by init
+#   -p  its parameters, e.g. "sim_devices=2 lease_devices=1"
+#   -c  the commands to run, one shell command line per line ('#' starts a
+#       comment line); each line becomes one TAP result
+#   -t  seconds each command may run before it is killed (default 600)
+#   FILE...  extra files (static binaries, data), copied to /bin/<name>
+#
+# The image holds busybox-static with every applet installed as a symlink,
+# tools/vm/init.sh as /init, and /dev/console (so PID 1 has a console from
+# its first instruction; devtmpfs is mounted over /dev later).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+out= module= params= cmds= cmd_timeout=600
+
+die() {
+	echo "mkinitramfs: $*" >&2
+	exit 1
+}
+
+while getopts o:m:p:c:t: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	m) module=$OPTARG ;;
+	p) params=$OPTARG ;;
+	c) cmds=$OPTARG ;;
+	t) cmd_timeout=$OPTARG ;;
+	*) die "usage: $0 -o OUT.img [-m MODULE.ko] [-p PARAMS] [-c CMDFILE] [-t SECS] [FILE...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+[ -n "$out" ] || die "no output given (-o OUT.img)"
+case $cmd_timeout in
+'' | *[!0-9]*) die "-t wants whole seconds, got '$cmd_timeout'" ;;
+esac
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] || die "busybox not found: run tools/install-deps.sh (Debian package busybox-static)"
+if ldd "$busybox" >/dev/null 2>&1; then
+	die "$busybox is dynamically linked: install busybox-static"
+fi
+command -v cpio >/dev/null || die "cpio not found: run tools/install-deps.sh (Debian package cpio)"
+[ -z "$module" ] || [ -f "$module" ] || die "module $module not found: build it first (make module)"
+[ -z "$cmds" ] || [ -f "$cmds" ] || die "command file $cmds not found"
+for f in "$@"; do
+	[ -f "$f" ] || die "file $f not found: build it first"
+done
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/gspace-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root/bin" "$root/sbin" "$root/usr/bin" "$root/usr/sbin" \
+	"$root/etc" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
+	"$root/root" "$root/home"
+cp "$busybox" "$root/bin/busybox"
+"$busybox" --list-full | while IFS= read -r applet; do
+	case $applet in
+	bin/busybox | '') continue ;;
+	esac
+	# Relative links: bin/x -> busybox, usr/sbin/x -> ../../bin/busybox
+	up=$(echo "$applet" | sed 's|[^/]*/|../|g; s|[^/]*$||')
+	ln -sf "${up}bin/busybox" "$root/$applet"
+done
+
+cp "$here/init.sh" "$root/init"
+chmod 755 "$root/init"
+if [ -n "$module" ]; then
+	cp "$module" "$root/gspace.ko"
+fi
+{
+	printf 'MODPARAMS=%s\n' "'$params'"
+	printf 'CMD_TIMEOUT=%s\n' "$cmd_timeout"
+} >"$root/etc/gspace-vm.conf"
+if [ -n "$cmds" ]; then
+	cp "$cmds" "$root/etc/gspace-vm.cmds"
+fi
+for f in "$@"; do
+	cp "$f" "$root/bin/$(basename "$f")"
+	chmod 755 "$root/bin/$(basename "$f")"
+done
+
+# One newc entry without data, written by hand so that no mknod (and so no
+# root) is needed: $1 name, $2 mode (octal), $3 rdev major, $4 rdev minor.
+newc_entry() {
+	namesize=$((${#1} + 1))
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+		1 "$((0$2))" 0 0 1 0 0 0 0 "$3" "$4" "$namesize" 0
+	printf '%s\0' "$1"
+	pad=$(((4 - (110 + namesize) % 4) % 4))
+	[ $pad = 0 ] || head -c $pad /dev/zero
+}
+
+mkdir -p "$(dirname "$out")"
+{
+	newc_entry dev 040755 0 0
+	newc_entry dev/console 020600 5 1
+	newc_entry TRAILER!!! 0 0 0
+	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio --quiet -o -H newc -R 0:0)
+} | gzip -6 >"$out.tmp"
+mv "$out.tmp" "$out"
