@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspace debugfs, in /sys/kernel/debug/gspace/:
+ *   objects   live object counters (leak checks: all 0 when idle)
+ *   tenants   one line per open tenant
+ *   devices   backend and running job of each engine
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "gsp_drv.h"
+
+static int objects_show(struct seq_file *m, void *unused)
+{
+	struct gspace *gsp = m->private;
+
+	seq_printf(m, "contexts %d\n", atomic_read(&gsp->nr_ctx));
+	seq_printf(m, "jobs %d\n", atomic_read(&gsp->nr_jobs));
+	seq_printf(m, "fences %d\n", atomic_read(&gsp->nr_fences));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(objects);
+
+static int tenants_show(struct seq_file *m, void *unused)
+{
+	struct gspace *gsp = m->private;
+	struct gsp_ctx *ctx;
+
+	seq_puts(m, "pid dev class weight queued running completed failed qos_violations gpu_ns_compute gpu_ns_h2d gpu_ns_d2h credit_ns_compute hung\n");
+	mutex_lock(&gsp->ctx_lock);
+	list_for_each_entry(ctx, &gsp->contexts, node) {
+		struct gsp_device *gdev;
+
+		mutex_lock(&ctx->lock);
+		gdev = ctx->gdev;
+		spin_lock_bh(&gdev->lock);
+		seq_printf(m, "%d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d\n",
+			   ctx->pid, gdev->index,
+			   ctx->class == GSPACE_CLASS_LC ? "lc" : "be",
+			   ctx->weight, ctx->nr_queued, ctx->nr_running,
+			   ctx->nr_completed, ctx->nr_failed,
+			   ctx->nr_qos_violations,
+			   ctx->gpu_ns[GSP_ENGINE_COMPUTE],
+			   ctx->gpu_ns[GSP_ENGINE_H2D],
+			   ctx->gpu_ns[GSP_ENGINE_D2H],
+			   gsp_entity_credit_ns(&ctx->ent, GSP_ENGINE_COMPUTE),
+			   ctx->hung);
+		spin_unlock_bh(&gdev->lock);
+		mutex_unlock(&ctx->lock);
+	}
+	mutex_unlock(&gsp->ctx_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tenants);
+
+static const char *const gsp_engine_names[GSP_ENGINE_COUNT] = {
+	[GSP_ENGINE_COMPUTE] = "compute",
+	[GSP_ENGINE_H2D] = "h2d",
+	[GSP_ENGINE_D2H] = "d2h",
+};
+
+static int devices_show(struct seq_file *m, void *unused)
+{
+	struct gspace *gsp = m->private;
+	u32 i, e, n;
+
+	down_read(&gsp->cfg_rwsem);
+	n = gsp_nr_devices(gsp);
+	for (i = 0; i < n; i++) {
+		struct gsp_device *gdev = &gsp->dev[i];
+
+		spin_lock_bh(&gdev->lock);
+		seq_printf(m, "dev%u %s", i,
+			   gdev->backend == GSP_BACKEND_SIM ? "sim" : "lease");
+		for (e = 0; e < GSP_ENGINE_COUNT; e++) {
+			struct gsp_kjob *job = gdev->eng[e].running;
+
+			if (job)
+				seq_printf(m, " %s=pid%d:tag%llu",
+					   gsp_engine_names[e], job->ctx->pid,
+					   job->user_tag);
+			else
+				seq_printf(m, " %s=idle", gsp_engine_names[e]);
+		}
+		seq_putc(m, '\n');
+		spin_unlock_bh(&gdev->lock);
+	}
+	up_read(&gsp->cfg_rwsem);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(devices);
+
+void gsp_debugfs_init(struct gspace *gsp)
+{
+	gsp->debugfs = debugfs_create_dir(DRIVER_NAME, NULL);
+	debugfs_create_file("objects", 0400, gsp->debugfs, gsp, &objects_fops);
+	debugfs_create_file("tenants", 0400, gsp->debugfs, gsp, &tenants_fops);
+	debugfs_create_file("devices", 0400, gsp->debugfs, gsp, &devices_fops);
+}
+
+void gsp_debugfs_fini(struct gspace *gsp)
+{
+	debugfs_remove_recursive(gsp->debugfs);
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gspace.ko private definitions.
+ */
+#ifndef _GSP_DRV_H
+#define _GSP_DRV_H
+
+#include <linux/atomic.h>
+#include <linux/dma-fence.h>
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/llist.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "gspace.h"
+#include "core/gsp_core.h"
+
+#define DRIVER_NAME		"gspace"
+
+/* Devices are preallocated; sim_devices + lease_devices says how many exist. */
+#define GSP_MAX_DEVICES		16
+/* Live (not yet reaped) jobs per tenant: bounds what one fd can pin. */
+#define GSP_CTX_MAX_JOBS	16384
+
+enum gsp_backend {
+	GSP_BACKEND_SIM,	/* hrtimer runs each job for its cost hint */
+	GSP_BACKEND_LEASE,	/* userspace runs it, then COMPLETE */
+};
+
+/**
+ * DOC: Locking
+ *
+ * Lock order, outermost first:
+ *
+ * 1. &gspace.cfg_rwsem: knobs and device counts. SUBMIT and CTX_SET take it
+ *    for reading; sysfs writes take it for writing.
+ * 2. &gsp_ctx.lock (mutex): a tenant's configuration and device binding.
+ * 3. &gsp_device.lock (spinlock, BH): the scheduler core, the engines and
+ *    the state of every job on that device. Taken from process context,
+ *    from hrtimer soft callbacks and from the dependency worker.
+ * 4. &gsp_device.fence_lock: the lock of every fence the device signals.
+ *
+ * Fence callbacks never take a gspace lock: they push the job onto the
+ * device's lock-free ready list and let the worker enqueue it, because a
+ * callback can run inside dma_fence_signal() with another device's lock,
+ * or our own, already held.
+ */
+
+struct gsp_device;
+struct gsp_kjob;
+
+/**
+ * struct gsp_dev_engine - one engine of one device
+ * @gdev: owning device
+ * @id: GSP_ENGINE_*
+ * @running: the job on the engine, or NULL. Protected by &gsp_device.lock.
+ * @deadline_ns: when @timer's job is due (sim end, or lease watchdog).
+ *	Protected by &gsp_device.lock; a stale timer callback compares it.
+ * @timer: ends the sim job, or fires the lease watchdog
+ * @retry: calls the scheduler again when BAND held the engine idle
+ */
+struct gsp_dev_engine {
+	struct gsp_device *gdev;
+	u32 id;
+	struct gsp_kjob *running;
+	u64 deadline_ns;
+	struct hrtimer timer;
+	struct hrtimer retry;
+};
+
+/**
+ * struct gsp_device - one GPU, simulated or leased
+ * @index: device number, as in struct gspace_ctx_set.device
+ * @backend: GSP_BACKEND_*. Written under &gspace.cfg_rwsem (write) while no
+ *	job exists; read under &gspace.cfg_rwsem or @lock.
+ * @lock: see DOC: Locking
+ * @sched: the policy. Protected by @lock.
+ * @eng: the engines
+ * @fence_lock: lock of the fences of this device's jobs
+ * @ready: jobs whose last dependency signalled, for @ready_work
+ * @ready_work: moves @ready jobs into the scheduler
+ */
+struct gsp_device {
+	u32 index;
+	enum gsp_backend backend;
+	spinlock_t lock;
+	struct gsp_sched sched;
+	struct gsp_dev_engine eng[GSP_ENGINE_COUNT];
+	spinlock_t fence_lock;
+	struct llist_head ready;
+	struct work_struct ready_work;
+};
+
+/**
+ * struct gspace - the driver: one /dev/gspace serving several devices
+ * @misc: /dev/gspace
+ * @cfg_rwsem: see DOC: Locking
+ * @params: scheduler tunables shared by all devices. Protected by @cfg_rwsem.
+ * @watchdog_ns: lease watchdog. Protected by @cfg_rwsem; READ_ONCE() in
+ *	atomic context, where a stale value only shifts one deadline.
+ * @nr_sim: sim devices, numbered first. Protected by @cfg_rwsem.
+ * @nr_lease: lease devices, numbered after them. Protected by @cfg_rwsem.
+ * @lc_gid: group allowed to become LC, or INVALID_GID. Protected by @cfg_rwsem.
+ * @ctx_lock: protects @contexts
+ * @contexts: every open tenant, for debugfs
+ * @nr_ctx: live tenant objects, for leak checks
+ * @nr_jobs: live job objects
+ * @nr_fences: live fence objects, which may outlive their job and file
+ * @debugfs: gspace's debugfs folder
+ * @dev: the devices
+ */
+struct gspace {
+	struct miscdevice misc;
+	struct rw_semaphore cfg_rwsem;
+	struct gsp_params params;
+	u64 watchdog_ns;
+	u32 nr_sim;
+	u32 nr_lease;
+	kgid_t lc_gid;
+	struct mutex ctx_lock;
+	struct list_head contexts;
+	atomic_t nr_ctx;
+	atomic_t nr_jobs;
+	atomic_t nr_fences;
+	struct dentry *debugfs;
+	struct gsp_device dev[GSP_MAX_DEVICES];
+};
+
+/*
+ * The one driver instance. Global because a misc device is a singleton and
+ * fences, which can outlive every file, count themselves in it.
+ */
+extern struct gspace *gsp_drv;
+
+/**
+ * struct gsp_ctx - a tenant: one open file of /dev/gspace
+ * @ref: held by the file and by each job
+ * @lock: see DOC: Locking
+ * @gdev: bound device. Written under @lock and &gsp_device.lock while the
+ *	tenant has no live job; read under either.
+ * @class: GSPACE_CLASS_*. Protected by @lock.
+ * @weight: Protected by @lock.
+ * @lc_target_ns: Protected by @lock.
+ * @ent: the tenant in @gdev's scheduler. Protected by &gsp_device.lock.
+ * @jobs: handle -> struct gsp_kjob, holding one reference each
+ * @next_handle: cursor of the cyclic handle allocator; under @jobs' lock
+ * @last: the last job submitted, for GSPACE_SUBMIT_CHAIN, with a reference
+ *	on its fence. Protected by @lock.
+ * @wq: woken whenever one of this tenant's jobs changes state
+ * @hung: a leased job hit the watchdog. Protected by &gsp_device.lock.
+ * @nr_live: jobs not yet ended. Protected by &gsp_device.lock.
+ * @nr_queued: jobs waiting for dependencies or the GPU. Protected by
+ *	&gsp_device.lock, as are the other counters below.
+ * @nr_running: jobs on an engine
+ * @nr_completed: jobs ended
+ * @nr_failed: jobs ended with an error
+ * @nr_qos_violations: LC jobs that missed @lc_target_ns
+ * @gpu_ns: GPU time charged, per engine
+ * @node: in &gspace.contexts
+ * @pid: opener, for debugfs
+ */
+struct gsp_ctx {
+	struct kref ref;
+	struct mutex lock;
+	struct gsp_device *gdev;
+	u32 class;
+	u32 weight;
+	u64 lc_target_ns;
+	struct gsp_entity ent;
+	struct xarray jobs;
+	u32 next_handle;
+	struct dma_fence *last;
+	wait_queue_head_t wq;
+	bool hung;
+	u32 nr_live;
+	u64 nr_queued;
+	u64 nr_running;
+	u64 nr_completed;
+	u64 nr_failed;
+	u64 nr_qos_violations;
+	u64 gpu_ns[GSP_ENGINE_COUNT];
+	struct list_head node;
+	pid_t pid;
+};
+
+enum gsp_kjob_state {
+	GSP_KJOB_PENDING,	/* waiting for its dependencies */
+	GSP_KJOB_QUEUED,		/* in the scheduler */
+	GSP_KJOB_RUNNING,	/* on an engine */
+	GSP_KJOB_DONE,
+};
+
+/* Dependencies: one per in-fence, one for the chained predecessor. */
+#define GSP_JOB_MAX_DEPS	2
+
+struct gsp_dep {
+	struct gsp_kjob *job;
+	struct dma_fence *fence;
+	struct dma_fence_cb cb;
+};
+
+/**
+ * struct gsp_kjob - a job: the core's view plus its life in the kernel
+ * @base: the core's view. Protected by &gsp_device.lock.
+ * @ref: held by the handle table, by waiters and by pending dependencies
+ * @ctx: owner, referenced
+ * @gdev: device, fixed at submit
+ * @fence: ends when the job ends; the job holds a reference
+ * @handle: index in &gsp_ctx.jobs
+ * @lc: submitted as LC, for QoS accounting
+ * @lc_target_ns: the tenant's LC target when it was submitted
+ * @state: GSP_KJOB_*. Written under &gsp_device.lock, READ_ONCE() by waiters.
+ * @status: 0 or -errno once DONE
+ * @pending: dependencies not yet signalled, plus one while submitting
+ * @dep_error: first error a dependency signalled
+ * @deps: dependency callbacks
+ * @ready_node: in &gsp_device.ready
+ * @user_tag: from SUBMIT
+ * @submit_ns: CLOCK_MONOTONIC at SUBMIT
+ * @start_ns: when it started running
+ * @gpu_ns: GPU time charged
+ * @latency_ns: SUBMIT to end
+ */
+struct gsp_kjob {
+	struct gsp_job base;
+	struct kref ref;
+	struct gsp_ctx *ctx;
+	struct gsp_device *gdev;
+	struct dma_fence *fence;
+	u32 handle;
+	bool lc;
+	u64 lc_target_ns;
+	enum gsp_kjob_state state;
+	int status;
+	atomic_t pending;
+	int dep_error;
+	struct gsp_dep deps[GSP_JOB_MAX_DEPS];
+	struct llist_node ready_node;
+	u64 user_tag;
+	u64 submit_ns;
+	u64 start_ns;
+	u64 gpu_ns;
+	u64 latency_ns;
+};
+
+static inline struct gsp_kjob *to_gsp_kjob(struct gsp_job *j)
+{
+	return container_of(j, struct gsp_kjob, base);
+}
+
+/* gsp_drv.c */
+void gsp_ctx_put(struct gsp_ctx *ctx);
+bool gsp_lc_allowed(struct gspace *gsp);
+u32 gsp_nr_devices(struct gspace *gsp);
+
+/* gsp_ioctl.c */
+long gsp_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* gsp_job.c */
+int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
+		   void __user *ubuf, u32 user_size);
+struct gsp_kjob *gsp_job_lookup(struct gsp_ctx *ctx, u64 handle);
+void gsp_job_put(struct gsp_kjob *job);
+bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job);
+void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns,
+			u64 now);
+void gsp_ctx_cancel_all(struct gsp_ctx *ctx);
+void gsp_device_ready_work(struct work_struct *work);
+
+/* gsp_engine.c */
+void gsp_engine_init(struct gsp_device *gdev, struct gsp_dev_engine *eng, u32 id);
+void gsp_engine_fini(struct gsp_dev_engine *eng);
+void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now);
+void gsp_device_kick_locked(struct gsp_device *gdev, u64 now);
+
+/* gsp_sysfs.c */
+extern const struct attribute_group *gsp_attr_groups[];
+
+/* gsp_debugfs.c */
+void gsp_debugfs_init(struct gspace *gsp);
+void gsp_debugfs_fini(struct gspace *gsp);
+
+#endif /* _GSP_DRV_H */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspace engines: where a job picked by the scheduler runs.
+ */
+
+#include <linux/ktime.h>
+
+#include "gsp_kcompat.h"
+#include "gsp_drv.h"
+
+/**
+ * DOC: Engines
+ *
+ * Each device has three engines (compute, copy-in, copy-out), and each
+ * engine runs one job at a time: the GPU cannot be preempted, so a job
+ * granted is a job charged, and one job in flight per engine makes the
+ * charge exact (GPUvm's token).
+ *
+ * - sim: the engine is SIMULATED. An hrtimer ends the job after its cost
+ *   hint, and the time it really held the engine is charged.
+ * - lease: the job is granted to userspace, which runs it on a real GPU and
+ *   reports the measured time with COMPLETE. If COMPLETE does not come
+ *   within the watchdog period, the watchdog charges the period, fails the
+ *   job with -ETIMEDOUT and marks the tenant hung.
+ */
+
+static u64 gsp_now(void)
+{
+	return ktime_get_ns();
+}
+
+/* Ends the job on @eng if its deadline has come; a stale timer does nothing. */
+static enum hrtimer_restart gsp_engine_timer_fn(struct hrtimer *t)
+{
+	struct gsp_dev_engine *eng = container_of(t, struct gsp_dev_engine, timer);
+	struct gsp_device *gdev = eng->gdev;
+	struct gsp_kjob *job;
+	u64 now;
+
+	spin_lock_bh(&gdev->lock);
+	job = eng->running;
+	now = gsp_now();
+	if (job && now >= eng->deadline_ns) {
+		if (gdev->backend == GSP_BACKEND_SIM) {
+			gsp_job_end_locked(job, 0, now - job->start_ns, now);
+		} else {
+			job->ctx->hung = true;
+			gsp_job_end_locked(job, -ETIMEDOUT,
+					   now - job->start_ns, now);
+		}
+	}
+	spin_unlock_bh(&gdev->lock);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart gsp_engine_retry_fn(struct hrtimer *t)
+{
+	struct gsp_dev_engine *eng = container_of(t, struct gsp_dev_engine, retry);
+	struct gsp_device *gdev = eng->gdev;
+
+	spin_lock_bh(&gdev->lock);
+	gsp_engine_kick_locked(eng, gsp_now());
+	spin_unlock_bh(&gdev->lock);
+	return HRTIMER_NORESTART;
+}
+
+void gsp_engine_init(struct gsp_device *gdev, struct gsp_dev_engine *eng, u32 id)
+{
+	eng->gdev = gdev;
+	eng->id = id;
+	eng->running = NULL;
+	hrtimer_setup(&eng->timer, gsp_engine_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
+	hrtimer_setup(&eng->retry, gsp_engine_retry_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Called with no job left: only timers can still be armed. */
+void gsp_engine_fini(struct gsp_dev_engine *eng)
+{
+	WARN_ON(eng->running);
+	hrtimer_cancel(&eng->timer);
+	hrtimer_cancel(&eng->retry);
+}
+
+/**
+ * gsp_engine_kick_locked - start the next job if the engine is idle
+ * @eng: the engine
+ * @now: CLOCK_MONOTONIC ns
+ */
+void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now)
+{
+	struct gsp_device *gdev = eng->gdev;
+	struct gsp_kjob *job;
+	struct gsp_job *j;
+	u64 retry = 0;
+
+	lockdep_assert_held(&gdev->lock);
+
+	if (eng->running)
+		return;
+	j = gsp_sched_pick(&gdev->sched, eng->id, now, &retry);
+	if (!j) {
+		if (retry)
+			hrtimer_start(&eng->retry, ns_to_ktime(retry),
+				      HRTIMER_MODE_ABS_SOFT);
+		return;
+	}
+
+	job = to_gsp_kjob(j);
+	WRITE_ONCE(job->state, GSP_KJOB_RUNNING);
+	job->start_ns = now;
+	job->ctx->nr_queued--;
+	job->ctx->nr_running++;
+	eng->running = job;
+	if (gdev->backend == GSP_BACKEND_SIM)
+		eng->deadline_ns = now + job->base.cost_ns;
+	else
+		eng->deadline_ns = now + READ_ONCE(gsp_drv->watchdog_ns);
+	hrtimer_start(&eng->timer, ns_to_ktime(eng->deadline_ns),
+		      HRTIMER_MODE_ABS_SOFT);
+	/* A lease holder waits for the grant. */
+	wake_up_all(&job->ctx->wq);
+}
+
+void gsp_device_kick_locked(struct gsp_device *gdev, u64 now)
+{
+	int i;
+
+	for (i = 0; i < GSP_ENGINE_COUNT; i++)
+		gsp_engine_kick_locked(&gdev->eng[i], now);
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspace jobs: submission, dependencies, fences, the end of a job, and the
+ * cancellation of everything a dying tenant left behind.
+ */
+
+#include <linux/file.h>
+#include <linux/fcntl.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sync_file.h>
+#include <linux/uaccess.h>
+
+#include "gsp_drv.h"
+
+/**
+ * DOC: Job life
+ *
+ * SUBMIT creates a job in state PENDING with its out fence, and a handle
+ * in the tenant's table. When its dependencies (an in-fence, the chained
+ * predecessor) have signalled, the job enters the scheduler (QUEUED); the
+ * engine picks it (RUNNING); it ends (DONE) when the sim timer fires, the
+ * lease holder calls COMPLETE, the watchdog fires, it is cancelled, or its
+ * tenant dies. Ending signals the fence, with an error if it failed.
+ *
+ * The handle table holds a reference until WAIT or COMPLETE reaps the job;
+ * waiters and pending dependency callbacks hold their own.
+ */
+
+static const char *gsp_fence_driver_name(struct dma_fence *f)
+{
+	return DRIVER_NAME;
+}
+
+static const char *gsp_fence_timeline_name(struct dma_fence *f)
+{
+	return "job";
+}
+
+/* Fences outlive jobs and files (a sync_file fd), so they pin the module. */
+static void gsp_fence_release(struct dma_fence *f)
+{
+	atomic_dec(&gsp_drv->nr_fences);
+	dma_fence_free(f);
+	module_put(THIS_MODULE);
+}
+
+static const struct dma_fence_ops gsp_fence_ops = {
+	.get_driver_name = gsp_fence_driver_name,
+	.get_timeline_name = gsp_fence_timeline_name,
+	.release = gsp_fence_release,
+};
+
+static void gsp_job_release(struct kref *ref)
+{
+	struct gsp_kjob *job = container_of(ref, struct gsp_kjob, ref);
+	int i;
+
+	for (i = 0; i < GSP_JOB_MAX_DEPS; i++)
+		if (job->deps[i].fence)
+			dma_fence_put(job->deps[i].fence);
+	dma_fence_put(job->fence);
+	gsp_ctx_put(job->ctx);
+	kfree(job);
+	atomic_dec(&gsp_drv->nr_jobs);
+}
+
+/* May run in atomic context: the release path never sleeps. */
+void gsp_job_put(struct gsp_kjob *job)
+{
+	kref_put(&job->ref, gsp_job_release);
+}
+
+static struct gsp_kjob *gsp_job_alloc(struct gsp_ctx *ctx,
+				      const struct gspace_submit *args)
+{
+	struct dma_fence *fence;
+	struct gsp_kjob *job;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return NULL;
+	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
+	if (!fence) {
+		kfree(job);
+		return NULL;
+	}
+	/*
+	 * One fence context per job: jobs of a tenant can end out of order
+	 * (engines, cancellation), and a shared context would let
+	 * sync_file_merge() drop the one that ends last.
+	 */
+	dma_fence_init(fence, &gsp_fence_ops, &ctx->gdev->fence_lock,
+		       dma_fence_context_alloc(1), 1);
+	__module_get(THIS_MODULE);
+	atomic_inc(&gsp_drv->nr_fences);
+
+	kref_init(&job->ref);
+	kref_get(&ctx->ref);
+	job->ctx = ctx;
+	job->gdev = ctx->gdev;
+	job->fence = fence;
+	job->lc = ctx->class == GSPACE_CLASS_LC;
+	job->lc_target_ns = ctx->lc_target_ns;
+	job->state = GSP_KJOB_PENDING;
+	job->user_tag = args->user_tag;
+	job->base.ent = &ctx->ent;
+	job->base.engine = args->engine;
+	job->base.cost_ns = args->cost_ns;
+	if (args->flags & GSPACE_SUBMIT_TASK_HEAD) {
+		job->base.task_ns[GSP_ENGINE_H2D] = args->cost_ns;
+		job->base.task_ns[GSP_ENGINE_COMPUTE] = args->task_compute_ns;
+		job->base.task_ns[GSP_ENGINE_D2H] = args->task_d2h_ns;
+	}
+	atomic_inc(&gsp_drv->nr_jobs);
+	return job;
+}
+
+/**
+ * gsp_job_end_locked - end a job that has not ended yet
+ * @job: the job
+ * @status: 0 or -errno
+ * @gpu_ns: GPU time to charge; ignored unless the job was running
+ * @now: CLOCK_MONOTONIC ns
+ *
+ * Charges a running job, signals the fence, wakes waiters, and gives a
+ * freed engine its next job.
+ */
+void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
+{
+	struct gsp_device *gdev = job->gdev;
+	struct gsp_dev_engine *eng = &gdev->eng[job->base.engine];
+	struct gsp_ctx *ctx = job->ctx;
+	bool was_running = false;
+
+	lockdep_assert_held(&gdev->lock);
+
+	switch (job->state) {
+	case GSP_KJOB_RUNNING:
+		gsp_sched_complete(&gdev->sched, &job->base, gpu_ns, now);
+		eng->running = NULL;
+		hrtimer_try_to_cancel(&eng->timer);
+		ctx->nr_running--;
+		ctx->gpu_ns[job->base.engine] += gpu_ns;
+		was_running = true;
+		break;
+	case GSP_KJOB_QUEUED:
+		gsp_sched_dequeue(&gdev->sched, &job->base, now);
+		fallthrough;
+	case GSP_KJOB_PENDING:
+		ctx->nr_queued--;
+		gpu_ns = 0;
+		break;
+	case GSP_KJOB_DONE:
+		WARN_ON_ONCE(1);
+		return;
+	}
+
+	job->status = status;
+	job->gpu_ns = gpu_ns;
+	job->latency_ns = now - job->submit_ns;
+	ctx->nr_live--;
+	ctx->nr_completed++;
+	if (status)
+		ctx->nr_failed++;
+	if (job->lc && job->lc_target_ns && job->latency_ns > job->lc_target_ns)
+		ctx->nr_qos_violations++;
+
+	/* Publishes status and times to lockless waiters. */
+	smp_store_release(&job->state, GSP_KJOB_DONE);
+	if (status)
+		dma_fence_set_error(job->fence, status);
+	dma_fence_signal_timestamp(job->fence, ns_to_ktime(now));
+	wake_up_all(&ctx->wq);
+
+	if (was_running)
+		gsp_engine_kick_locked(eng, now);
+}
+
+/* The job's dependencies have all signalled: hand it to the scheduler. */
+static void gsp_job_ready_locked(struct gsp_kjob *job, u64 now)
+{
+	struct gsp_device *gdev = job->gdev;
+
+	lockdep_assert_held(&gdev->lock);
+
+	if (job->state != GSP_KJOB_PENDING)
+		return;	/* cancelled while it waited */
+	if (job->dep_error) {
+		gsp_job_end_locked(job, job->dep_error, 0, now);
+		return;
+	}
+	job->state = GSP_KJOB_QUEUED;
+	gsp_sched_enqueue(&gdev->sched, &job->base, now);
+	gsp_engine_kick_locked(&gdev->eng[job->base.engine], now);
+}
+
+void gsp_device_ready_work(struct work_struct *work)
+{
+	struct gsp_device *gdev = container_of(work, struct gsp_device,
+					       ready_work);
+	struct gsp_kjob *job, *next;
+	struct llist_node *list;
+
+	list = llist_reverse_order(llist_del_all(&gdev->ready));
+	spin_lock_bh(&gdev->lock);
+	llist_for_each_entry_safe(job, next, list, ready_node) {
+		gsp_job_ready_locked(job, ktime_get_ns());
+		gsp_job_put(job);
+	}
+	spin_unlock_bh(&gdev->lock);
+}
+
+static void gsp_dep_signalled(struct gsp_dep *dep)
+{
+	struct gsp_kjob *job = dep->job;
+	int err = dep->fence->error;
+
+	if (err)
+		cmpxchg(&job->dep_error, 0, err);
+	if (atomic_dec_and_test(&job->pending)) {
+		/* The reference moves to the ready list. */
+		llist_add(&job->ready_node, &job->gdev->ready);
+		queue_work(system_wq, &job->gdev->ready_work);
+		return;
+	}
+	gsp_job_put(job);
+}
+
+/* Runs under the signalled fence's lock: defer, take no gspace lock. */
+static void gsp_dep_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	gsp_dep_signalled(container_of(cb, struct gsp_dep, cb));
+}
+
+/* Takes over the caller's reference on @fence. */
+static void gsp_job_add_dep(struct gsp_kjob *job, int slot,
+			    struct dma_fence *fence)
+{
+	struct gsp_dep *dep = &job->deps[slot];
+
+	dep->job = job;
+	dep->fence = fence;
+	atomic_inc(&job->pending);
+	kref_get(&job->ref);
+	if (dma_fence_add_callback(fence, &dep->cb, gsp_dep_cb))
+		gsp_dep_signalled(dep);	/* already signalled */
+}
+
+static int gsp_submit_validate(const struct gspace_submit *args)
+{
+	if (args->flags & ~GSPACE_SUBMIT_FLAGS)
+		return -EINVAL;
+	if (args->pad)
+		return -EINVAL;
+	if (args->engine >= GSPACE_ENGINE_COUNT)
+		return -EINVAL;
+	if (args->cost_ns > GSPACE_COST_MAX_NS)
+		return -EINVAL;
+	if (!(args->flags & GSPACE_SUBMIT_FENCE_IN) && args->in_fence_fd)
+		return -EINVAL;
+	if (args->flags & GSPACE_SUBMIT_TASK_HEAD) {
+		if (args->engine != GSPACE_ENGINE_COPY_H2D ||
+		    args->task_compute_ns > GSPACE_COST_MAX_NS ||
+		    args->task_d2h_ns > GSPACE_COST_MAX_NS)
+			return -EINVAL;
+	} else if (args->task_compute_ns || args->task_d2h_ns) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * gsp_job_submit - GSPACE_IOCTL_SUBMIT
+ * @ctx: the tenant
+ * @args: the validated-size argument, copied in
+ * @ubuf: userspace argument, for the answer
+ * @user_size: its size
+ *
+ * The answer is copied out before the job is published, so a fault
+ * leaves nothing behind.
+ */
+int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
+		   void __user *ubuf, u32 user_size)
+{
+	struct gspace *gsp = gsp_drv;
+	struct dma_fence *in_fence = NULL;
+	struct sync_file *sync = NULL;
+	struct gsp_device *gdev;
+	struct gsp_kjob *job;
+	bool hung;
+	u32 handle, live;
+	int fd = -1;
+	int ret;
+
+	ret = gsp_submit_validate(args);
+	if (ret)
+		return ret;
+	if (args->flags & GSPACE_SUBMIT_FENCE_IN) {
+		in_fence = sync_file_get_fence(args->in_fence_fd);
+		if (!in_fence)
+			return -EINVAL;
+	}
+
+	down_read(&gsp->cfg_rwsem);
+	mutex_lock(&ctx->lock);
+	gdev = ctx->gdev;
+	if (gdev->index >= gsp_nr_devices(gsp)) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	spin_lock_bh(&gdev->lock);
+	hung = ctx->hung;
+	live = ctx->nr_live;
+	spin_unlock_bh(&gdev->lock);
+	if (hung) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	if (live >= GSP_CTX_MAX_JOBS) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+
+	job = gsp_job_alloc(ctx, args);
+	if (!job) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	/* Reserve the handle; lookups see nothing until it is published. */
+	ret = xa_alloc_cyclic(&ctx->jobs, &handle, NULL, xa_limit_32b,
+			      &ctx->next_handle, GFP_KERNEL);
+	if (ret < 0)
+		goto out_put_job;
+	job->handle = handle;
+
+	if (args->flags & GSPACE_SUBMIT_FENCE_OUT) {
+		fd = get_unused_fd_flags(O_CLOEXEC);
+		if (fd < 0) {
+			ret = fd;
+			goto out_release_handle;
+		}
+		sync = sync_file_create(job->fence);
+		if (!sync) {
+			ret = -ENOMEM;
+			goto out_put_fd;
+		}
+	}
+
+	args->handle = handle;
+	args->out_fence_fd = fd;
+	if (copy_to_user(ubuf, args, min_t(u32, user_size, sizeof(*args)))) {
+		ret = -EFAULT;
+		goto out_put_sync;
+	}
+
+	/* Nothing can fail after this point: publish the job. */
+	if (sync)
+		fd_install(fd, sync->file);
+
+	job->submit_ns = ktime_get_ns();
+	atomic_set(&job->pending, 1);
+	spin_lock_bh(&gdev->lock);
+	ctx->nr_live++;
+	ctx->nr_queued++;
+	spin_unlock_bh(&gdev->lock);
+
+	kref_get(&job->ref);	/* the table's, taken over by the store */
+	xa_store(&ctx->jobs, handle, job, GFP_KERNEL);
+
+	if (in_fence)
+		gsp_job_add_dep(job, 0, in_fence);
+	if ((args->flags & GSPACE_SUBMIT_CHAIN) && ctx->last)
+		gsp_job_add_dep(job, 1, dma_fence_get(ctx->last));
+	if (ctx->last)
+		dma_fence_put(ctx->last);
+	ctx->last = dma_fence_get(job->fence);
+
+	spin_lock_bh(&gdev->lock);
+	if (atomic_dec_and_test(&job->pending))
+		gsp_job_ready_locked(job, ktime_get_ns());
+	spin_unlock_bh(&gdev->lock);
+	gsp_job_put(job);	/* the submitter's */
+
+	mutex_unlock(&ctx->lock);
+	up_read(&gsp->cfg_rwsem);
+	return 0;
+
+out_put_sync:
+	if (sync)
+		fput(sync->file);
+out_put_fd:
+	if (fd >= 0)
+		put_unused_fd(fd);
+out_release_handle:
+	xa_erase(&ctx->jobs, handle);
+out_put_job:
+	gsp_job_put(job);
+out_unlock:
+	mutex_unlock(&ctx->lock);
+	up_read(&gsp->cfg_rwsem);
+	if (in_fence)
+		dma_fence_put(in_fence);
+	return ret;
+}
+
+/* A reference to the live job @handle of @ctx, or NULL. */
+struct gsp_kjob *gsp_job_lookup(struct gsp_ctx *ctx, u64 handle)
+{
+	struct gsp_kjob *job;
+
+	if (!handle || handle > U32_MAX)
+		return NULL;
+	xa_lock(&ctx->jobs);
+	job = xa_load(&ctx->jobs, handle);
+	if (job)
+		kref_get(&job->ref);
+	xa_unlock(&ctx->jobs);
+	return job;
+}
+
+/*
+ * Removes @job from the handle table. Returns true, and drops the table's
+ * reference, for exactly one caller.
+ */
+bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job)
+{
+	bool reaped = false;
+
+	xa_lock(&ctx->jobs);
+	if (xa_load(&ctx->jobs, job->handle) == job) {
+		__xa_erase(&ctx->jobs, job->handle);
+		reaped = true;
+	}
+	xa_unlock(&ctx->jobs);
+	if (reaped)
+		gsp_job_put(job);
+	return reaped;
+}
+
+/**
+ * gsp_ctx_cancel_all - end every job of a tenant whose file is closing
+ * @ctx: the tenant, with &gsp_ctx.lock held
+ *
+ * Queued jobs are cancelled first, so that ending the running ones hands
+ * the engines to other tenants and never to this one. Running jobs are
+ * aborted and charged for the time they held the engine: a dead process's
+ * GPU work dies with its GPU context. Nothing here waits for the GPU.
+ */
+void gsp_ctx_cancel_all(struct gsp_ctx *ctx)
+{
+	struct gsp_device *gdev = ctx->gdev;
+	struct gsp_kjob *job;
+	unsigned long idx;
+	u64 now;
+	int i;
+
+	lockdep_assert_held(&ctx->lock);
+
+	spin_lock_bh(&gdev->lock);
+	now = ktime_get_ns();
+	xa_for_each(&ctx->jobs, idx, job)
+		if (job->state == GSP_KJOB_PENDING ||
+		    job->state == GSP_KJOB_QUEUED)
+			gsp_job_end_locked(job, -ECANCELED, 0, now);
+	xa_for_each(&ctx->jobs, idx, job)
+		if (job->state == GSP_KJOB_RUNNING)
+			gsp_job_end_locked(job, -ECANCELED,
+					   now - job->start_ns, now);
+	gsp_sched_detach(&gdev->sched, &ctx->ent, now);
+	spin_unlock_bh(&gdev->lock);
+
+	xa_for_each(&ctx->jobs, idx, job) {
+		/* A callback that did not run yet never will: drop its ref. */
+		for (i = 0; i < GSP_JOB_MAX_DEPS; i++) {
+			struct gsp_dep *dep = &job->deps[i];
+
+			if (dep->fence &&
+			    dma_fence_remove_callback(dep->fence, &dep->cb))
+				gsp_job_put(job);
+		}
+		xa_erase(&ctx->jobs, idx);
+		gsp_job_put(job);
+	}
+	if (ctx->last) {
+		dma_fence_put(ctx->last);
+		ctx->last = NULL;
+	}
+}

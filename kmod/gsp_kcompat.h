@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shims for kernel API differences across the supported range (6.1 on).
+ * Each names the upstream change it covers.
+ */
+#ifndef _GSP_KCOMPAT_H
+#define _GSP_KCOMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/version.h>
+
+/* v6.13 "hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()" */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*fn)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = fn;
+}
+#endif
+
+#endif /* _GSP_KCOMPAT_H */
