@@ -43,7 +43,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -rf $(BUILD)
 
-style:
-	$(KDIR)/scripts/checkpatch.pl --no-tree -f --strict \
-		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		kmod/*.c kmod/*.h kmod/core/*.c kmod/core/*.h uapi/gspace.h
+style: check-style

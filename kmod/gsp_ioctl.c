@@ -169,11 +169,12 @@ static int gsp_ioctl_wait(struct gsp_ctx *ctx, void *cmd,
 		ret = -ETIME;
 	else
 		ret = wait_event_interruptible_hrtimeout(ctx->wq,
-				gsp_wait_done(job, args->flags),
-				ns_to_ktime(left));
+							 gsp_wait_done(job, args->flags),
+							 ns_to_ktime(left));
 	if (ret)
 		goto out_put_job;
 
+	/* Acquire: the status below was written before the state. */
 	if (smp_load_acquire(&job->state) == GSP_KJOB_DONE) {
 		args->status = job->status;
 		args->gpu_ns = job->gpu_ns;

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shims for kernel API differences across the supported range (6.1 on).
- * Each names the upstream change it covers.
+ * Each names the upstream change it covers; Kbuild probes the headers.
  */
 #ifndef _GSP_KCOMPAT_H
 #define _GSP_KCOMPAT_H
 
 #include <linux/hrtimer.h>
-#include <linux/version.h>
 
-/* v6.13 "hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()" */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+/*
+ * v6.13 "hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()".
+ * Kbuild defines GSP_HAVE_HRTIMER_SETUP when the headers declare it.
+ */
+#ifndef GSP_HAVE_HRTIMER_SETUP
 static inline void hrtimer_setup(struct hrtimer *timer,
 				 enum hrtimer_restart (*fn)(struct hrtimer *),
 				 clockid_t clock_id, enum hrtimer_mode mode)

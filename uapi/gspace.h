@@ -143,9 +143,9 @@ struct gspace_ctx_set {
  * @size: sizeof(struct gspace_submit)
  * @flags: GSPACE_SUBMIT_*
  * @engine: GSPACE_ENGINE_*
- * @in_fence_fd: with GSPACE_SUBMIT_FENCE_IN, a sync_file fd; the job is
- *	not scheduled before it signals. If it signals with an error, the
- *	job fails with that error without running. Else MBZ.
+ * @in_fence_fd: with GSPACE_SUBMIT_FENCE_IN, a sync_file fd (else EINVAL);
+ *	the job is not scheduled before it signals. If it signals with an
+ *	error, the job fails with that error without running. Else MBZ.
  * @cost_ns: the job's expected GPU time, 0..GSPACE_COST_MAX_NS. The sim
  *	engine runs the job for exactly this long; policies use it as a hint.
  * @user_tag: opaque, reported back in debugfs
@@ -159,7 +159,8 @@ struct gspace_ctx_set {
  * @pad: MBZ
  *
  * A job is queued, then running (granted), then done. GSPACE_SUBMIT_CHAIN
- * makes it wait for the end of the job this tenant submitted just before.
+ * makes it wait for the end of the job this tenant submitted just before,
+ * and fail with that job's error if it failed.
  * ENOSPC: the tenant has too many live jobs; EBUSY: it was marked by the
  * watchdog (see GSPACE_CTX_F_HUNG) and must be reopened.
  */
@@ -222,7 +223,8 @@ struct gspace_wait {
  * @pad: MBZ
  *
  * Forgets @handle, as a completing WAIT does. EINVAL: the job is not on a
- * lease device; EBUSY: it is not running yet; ENOENT: no such live job.
+ * lease device; EBUSY: it is not running yet; EALREADY: it has already
+ * ended (cancelled, or the watchdog fired); ENOENT: no such live job.
  */
 struct gspace_complete {
 	__u32 size;
@@ -282,7 +284,7 @@ struct gspace_stats {
 	__aligned_u64 failed;
 	__aligned_u64 qos_violations;
 	__aligned_u64 gpu_ns[GSPACE_ENGINE_COUNT];
-	__s64 credit_ns[GSPACE_ENGINE_COUNT] __attribute__((aligned(8)));
+	__s64 credit_ns[GSPACE_ENGINE_COUNT];	/* 8-aligned: follows __u64s */
 };
 
 #define GSPACE_IOCTL_VERSION	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_VERSION)

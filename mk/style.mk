@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0
+# Kernel style: checkpatch over the module, the core and the uapi header.
+
+STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch]) uapi/gspace.h
+
+CHECK_SUITES += style
+.PHONY: check-style
+check-style:
+	@BUILD=$(BUILD) tools/checkpatch.sh $(STYLE_FILES)
