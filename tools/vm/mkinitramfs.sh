@@ -20,7 +20,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-out= module= params= cmds= cmd_timeout=600
+out='' module='' params='' cmds='' cmd_timeout=600
 
 die() {
 	echo "mkinitramfs: $*" >&2

@@ -27,7 +27,7 @@ BAD='WARNING|\bBUG\b|Oops|refcount|lockdep|general protection|Call Trace'
 BAD+='|Kernel panic|soft lockup|hard LOCKUP|blocked for more than'
 BAD+='|detected stall|UBSAN|KASAN|list_(add|del) corruption|kmemleak'
 
-kernel= initrd= timeout_s=600 dir=build/vm append=
+kernel='' initrd='' timeout_s=600 dir=build/vm append=''
 
 die() {
 	echo "run.sh: $*" >&2

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The QEMU test VM (tools/vm/): the "vm" suite of make check, and make run.
+#
+#   make check-vm   build gspace.ko against Debian's headers, boot Debian's
+#                   kernel under qemu (TCG), insmod, run each selftest as
+#                   root and then as the unprivileged user tenant, rmmod,
+#                   and fail on any WARNING/BUG/Oops/refcount/lockdep line
+#   make run        the same VM running the demo (tools/demo/gsp-demo.c)
+#
+# The top Makefile includes mk/*.mk in alphabetical order (GNU make 4.3
+# sorts the glob): core.mk and selftests.mk come before vm.mk, so the vm
+# suite runs after the core suite, and SELFTEST_BINS (with the rules that
+# build them, from selftests.mk) is defined before it is used here.
+#
+# Knobs (make VAR=value):
+#   VM_KERNEL       kernel to boot (newest /boot/vmlinuz-*-amd64)
+#   VM_KDIR         headers gspace.ko is built against for it (the same
+#                   release, /usr/src/linux-headers-<release>)
+#   VM_MODPARAMS    insmod parameters
+#   VM_TIMEOUT      seconds a whole VM run may take before it is killed
+#   VM_CMD_TIMEOUT  seconds one selftest may take inside the VM
+#   DEMO_ARGS       arguments for gsp-demo under make run (see gsp-demo -h)
+
+# Evaluated once, and only by the targets that need them.
+VM_KERNEL ?= $(eval VM_KERNEL := $(shell tools/vm/find-kernel.sh vmlinuz))$(VM_KERNEL)
+VM_KDIR ?= $(eval VM_KDIR := $(shell tools/vm/find-kernel.sh kdir))$(VM_KDIR)
+VM_MODPARAMS ?= sim_devices=2 lease_devices=1
+VM_TIMEOUT ?= 1500
+VM_CMD_TIMEOUT ?= 300
+DEMO_ARGS ?=
+
+VM_BUILD := $(BUILD)/vm
+# uid and gid of the user "tenant" that init.sh creates
+VM_TENANT := 1000 1000
+VM_STATIC_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iuapi -static
+
+CHECK_SUITES += vm
+
+.PHONY: check-vm vm-module vm-run
+
+# gspace.ko (in the repository root) for the VM's kernel.
+vm-module:
+	@if [ ! -f Kbuild ] || ! ls kmod/*.c >/dev/null 2>&1; then \
+		echo "vm: no module sources (Kbuild, kmod/*.c): nothing to boot" >&2; \
+		exit 1; \
+	fi
+	@[ -n "$(VM_KDIR)" ] || { \
+		echo "vm: no headers for the VM kernel: run tools/install-deps.sh" >&2; \
+		exit 1; }
+	@$(MAKE) --no-print-directory module KDIR=$(VM_KDIR)
+	@want=$$(tools/vm/find-kernel.sh release); \
+	got=$$(modinfo -F vermagic gspace.ko | cut -d' ' -f1); \
+	[ "$$got" = "$$want" ] || { \
+		echo "vm: gspace.ko is built for '$$got', the VM boots '$$want'" >&2; \
+		exit 1; }
+
+$(VM_BUILD)/runas: tools/vm/runas.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -static -o $@ $<
+
+$(VM_BUILD)/gsp-demo: tools/demo/gsp-demo.c uapi/gspace.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(VM_STATIC_CFLAGS) -pthread -o $@ $<
+
+# Each selftest runs twice: as root, then as tenant through runas.
+check-vm: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)
+	@[ -n "$(VM_KERNEL)" ] || { \
+		echo "vm: no kernel to boot: run tools/install-deps.sh" >&2; \
+		exit 1; }
+	@mkdir -p $(VM_BUILD)
+	@for t in $(SELFTEST_BINS); do \
+		n=$$(basename $$t); \
+		echo "/bin/$$n"; \
+		echo "/bin/runas $(VM_TENANT) /bin/$$n"; \
+	done >$(VM_BUILD)/check.cmds
+	@[ -s $(VM_BUILD)/check.cmds ] || \
+		echo "# vm: SELFTEST_BINS is empty: only insmod and rmmod are tested"
+	@tools/vm/mkinitramfs.sh -o $(VM_BUILD)/check.img -m gspace.ko \
+		-p '$(VM_MODPARAMS)' -c $(VM_BUILD)/check.cmds \
+		-t $(VM_CMD_TIMEOUT) $(VM_BUILD)/runas $(SELFTEST_BINS)
+	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_BUILD)/check.img \
+		-t $(VM_TIMEOUT) -d $(VM_BUILD)/check
+
+# make run: dependencies first, then a fresh make that sees them.
+run: deps
+	@$(MAKE) --no-print-directory vm-run
+
+vm-run: vm-module $(VM_BUILD)/gsp-demo
+	@[ -n "$(VM_KERNEL)" ] || { \
+		echo "vm: no kernel to boot: run tools/install-deps.sh" >&2; \
+		exit 1; }
+	@echo "/bin/gsp-demo $(DEMO_ARGS)" >$(VM_BUILD)/run.cmds
+	@tools/vm/mkinitramfs.sh -o $(VM_BUILD)/run.img -m gspace.ko \
+		-p '$(VM_MODPARAMS)' -c $(VM_BUILD)/run.cmds \
+		-t $(VM_CMD_TIMEOUT) $(VM_BUILD)/gsp-demo
+	@echo "# booting $(VM_KERNEL) in qemu (TCG, no KVM) with gspace.ko $(VM_MODPARAMS)"
+	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_BUILD)/run.img \
+		-t $(VM_TIMEOUT) -d $(VM_BUILD)/run
