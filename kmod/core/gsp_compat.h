@@ -61,11 +61,12 @@ static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
 static inline s64 div64_s64(s64 a, s64 b) { return a / b; }
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
-	return (u64)(((unsigned __int128)a * b) / c);
+	return (u64)(((__uint128_t)a * b) / c);
 }
 
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 
 /* A circular doubly linked list with the kernel's names and semantics. */
 struct list_head {

@@ -45,6 +45,16 @@ struct gsp_params {
 	u32 window;
 };
 
+/* CuMAS reordering window: exact search up to GSP_CUMAS_EXACT_MAX tasks. */
+#define GSP_CUMAS_MAX_WINDOW	32
+#define GSP_CUMAS_EXACT_MAX	10
+
+/* Limits that gsp_params_validate() enforces. */
+#define GSP_PERIOD_MIN_NS	1000000ULL		/* 1 ms */
+#define GSP_PERIOD_MAX_NS	10000000000ULL		/* 10 s */
+#define GSP_BAND_WAIT_MAX_NS	100000000ULL		/* 100 ms */
+#define GSP_WEIGHT_MAX		10000
+
 /**
  * struct gsp_job - one unit of GPU work, embedded in the host's job
  * @ent: set by the host before enqueue: the owner
@@ -53,9 +63,12 @@ struct gsp_params {
  * @task_ns: set by the host before enqueue: for an H2D job heading a
  *	copy-in, compute, copy-out task, the expected cost on each engine;
  *	all zero otherwise
- * @node: core private
+ * @node: core private: in the owner's per-engine queue
+ * @gnode: core private: in the engine's arrival-order list of its class
  * @seq: core private: arrival order
  * @enqueue_ns: core private: when it became ready
+ * @bypassed: core private: CuMAS picks that overtook this task head
+ * @state: core private: GSP_JOB_*
  */
 struct gsp_job {
 	struct gsp_entity *ent;
@@ -64,26 +77,79 @@ struct gsp_job {
 	u64 task_ns[GSP_ENGINE_COUNT];
 
 	struct list_head node;
+	struct list_head gnode;
 	u64 seq;
 	u64 enqueue_ns;
+	u32 bypassed;
+	u32 state;
+};
+
+/* struct gsp_job.state */
+enum gsp_job_state {
+	GSP_JOB_IDLE,
+	GSP_JOB_QUEUED,
+	GSP_JOB_RUNNING,
+};
+
+/* Where an entity's per-engine state sits in its class's run queue. */
+enum gsp_rq_where {
+	GSP_RQ_NONE,
+	GSP_RQ_POS,	/* CREDIT: round robin list of positive credit */
+	GSP_RQ_NEG,	/* CREDIT, BAND: round robin list of spent credit */
+	GSP_RQ_HEAP,	/* BAND: heap by used share, positive credit */
+	GSP_RQ_FIFO,	/* FIFO: only in the arrival-order job list */
+};
+
+/**
+ * struct gsp_heap_node - node of an intrusive pairing heap (core private)
+ * @child: first child
+ * @sibling: next sibling
+ * @prev: previous sibling, or the parent for a first child, NULL at root
+ */
+struct gsp_heap_node {
+	struct gsp_heap_node *child;
+	struct gsp_heap_node *sibling;
+	struct gsp_heap_node *prev;
 };
 
 /**
  * struct gsp_entity_engine - one tenant's state on one engine (core private)
+ * @queue: its ready jobs, in its own order
+ * @rq_node: in a round robin list of its class (GSP_RQ_POS or _NEG)
+ * @hnode: in the BAND heap of its class (GSP_RQ_HEAP)
+ * @nr_queued: ready jobs
+ * @nr_running: running jobs (0 or 1)
+ * @credit_ns: CREDIT/BAND ledger, charged on completion
+ * @charged_ns: all GPU time ever charged
+ * @period_used_ns: GPU time charged in the current period
+ * @where: GSP_RQ_*
+ * @active_gen: last period in which it had work on this engine
+ * @last_pick: engine pick counter at its last pick (round robin tie-break)
+ * @owner: the entity this state belongs to
  */
 struct gsp_entity_engine {
+	struct gsp_entity *owner;
 	struct list_head queue;
 	struct list_head rq_node;
+	struct gsp_heap_node hnode;
 	u32 nr_queued;
 	u32 nr_running;
 	s64 credit_ns;
 	u64 charged_ns;
 	u64 period_used_ns;
+	u32 where;
+	u64 active_gen;
+	u64 last_pick;
 };
 
 /**
  * struct gsp_entity - a tenant on one scheduler, embedded in the host's
  * tenant. Read its counters through the accessors below.
+ * @weight: share of each engine relative to the other tenants (1..10000)
+ * @lc: latency critical: its jobs go before BE jobs
+ * @attached: core private
+ * @node: core private: in the scheduler's list of entities
+ * @eng: core private: per-engine state
  */
 struct gsp_entity {
 	u32 weight;
@@ -94,21 +160,111 @@ struct gsp_entity {
 };
 
 /**
+ * struct gsp_class_rq - the ready tenants of one class on one engine
+ * @fifo: ready jobs of the class in arrival order (gsp_job.gnode)
+ * @pos: CREDIT: tenants with positive credit, round robin
+ * @neg: CREDIT and BAND: tenants with spent credit, round robin
+ * @heap: BAND: tenants with positive credit, least used share first
+ * @nr_queued: ready jobs of the class
+ */
+struct gsp_class_rq {
+	struct list_head fifo;
+	struct list_head pos;
+	struct list_head neg;
+	struct gsp_heap_node *heap;
+	u32 nr_queued;
+};
+
+enum gsp_class {
+	GSP_CLASS_BE,
+	GSP_CLASS_LC,
+	GSP_CLASS_COUNT,
+};
+
+/**
  * struct gsp_engine_state - one engine's queues and ledger (core private)
+ * @rq: ready tenants, per class
+ * @next_seq: arrival counter
+ * @period_start_ns: start of the current replenish period
+ * @period_busy_ns: GPU time charged in the current period
+ * @running: jobs running (0 or 1)
+ * @cur_ent: owner of the running job (not "current": a kernel macro)
+ * @lc_busy_ns: LC GPU time, halved every period (starvation bound)
+ * @be_busy_ns: BE GPU time, halved every period (starvation bound)
+ * @gen: period counter
+ * @active_weight: sum of the weights of tenants active in this period
+ * @picks: pick counter
+ * @queued_cost_ns: sum of cost_ns over ready jobs
+ * @run_start_ns: when the running job was picked
+ * @run_cost_ns: cost_ns of the running job
+ * @last: owner of the last completed job (BAND hold), or NULL
+ * @last_done_ns: when it completed
+ * @busy_ns: all GPU time ever charged on this engine
  */
 struct gsp_engine_state {
-	struct list_head rq;
+	struct gsp_class_rq rq[GSP_CLASS_COUNT];
 	u64 next_seq;
 	u64 period_start_ns;
 	u64 period_busy_ns;
 	u64 running;
-	struct gsp_entity *current;
+	struct gsp_entity *cur_ent;
 	u64 lc_busy_ns;
 	u64 be_busy_ns;
+	u64 gen;
+	u64 active_weight;
+	u64 picks;
+	u64 queued_cost_ns;
+	u64 run_start_ns;
+	u64 run_cost_ns;
+	struct gsp_entity *last;
+	u64 last_done_ns;
+	u64 busy_ns;
+};
+
+/**
+ * struct gsp_task_cost - one CuMAS task: its time on each of three machines
+ * @s: copy-in (H2D)
+ * @p: compute
+ * @r: copy-out (D2H)
+ */
+struct gsp_task_cost {
+	u64 s;
+	u64 p;
+	u64 r;
+};
+
+/**
+ * struct gsp_cumas - CuMAS window solver scratch, embedded (core private)
+ * @t: the window's tasks
+ * @order: best order found
+ * @cur: order being built by the search
+ * @cs: search state per depth: copy-in machine free
+ * @cp: search state per depth: compute machine free
+ * @cr: search state per depth: copy-out machine free
+ * @next: search state per depth: next candidate to try
+ * @jobs: the window's jobs, parallel to @t
+ * @nodes: search nodes visited by the last solve
+ */
+struct gsp_cumas {
+	struct gsp_task_cost t[GSP_CUMAS_MAX_WINDOW];
+	u8 order[GSP_CUMAS_MAX_WINDOW];
+	u8 cur[GSP_CUMAS_MAX_WINDOW];
+	u64 cs[GSP_CUMAS_MAX_WINDOW + 1];
+	u64 cp[GSP_CUMAS_MAX_WINDOW + 1];
+	u64 cr[GSP_CUMAS_MAX_WINDOW + 1];
+	u8 next[GSP_CUMAS_MAX_WINDOW + 1];
+	struct gsp_job *jobs[GSP_CUMAS_MAX_WINDOW];
+	u64 nodes;
 };
 
 /**
  * struct gsp_sched - the scheduler of one device: its three engines
+ * @p: tunables
+ * @entities: attached entities
+ * @nr_entities: how many
+ * @total_weight: sum of their weights
+ * @eng: per-engine state
+ * @cumas: CuMAS solver scratch
  */
 struct gsp_sched {
 	struct gsp_params p;
@@ -116,6 +272,7 @@ struct gsp_sched {
 	u32 nr_entities;
 	u64 total_weight;
 	struct gsp_engine_state eng[GSP_ENGINE_COUNT];
+	struct gsp_cumas cumas;
 };
 
 /* Fills @p with the defaults: FIFO, 100 ms, 500 us, 10%, reorder off, 8. */
@@ -167,6 +324,21 @@ void gsp_sched_complete(struct gsp_sched *s, struct gsp_job *j, u64 gpu_ns,
 /* Counters of an entity on an engine. */
 u64 gsp_entity_charged_ns(const struct gsp_entity *e, u32 engine);
 s64 gsp_entity_credit_ns(const struct gsp_entity *e, u32 engine);
+
+/* Counters of an engine: all GPU time charged, and jobs ready. */
+u64 gsp_engine_busy_ns(const struct gsp_sched *s, u32 engine);
+u32 gsp_engine_nr_queued(const struct gsp_sched *s, u32 engine);
+
+/*
+ * CuMAS flow-shop solver, exposed for tests and tools. @free holds the
+ * times at which the copy-in, compute and copy-out machines become free.
+ */
+u64 gsp_cumas_makespan(const struct gsp_task_cost *t, const u8 *order,
+		       u32 n, const u64 *free);
+u64 gsp_cumas_lower_bound(const struct gsp_task_cost *t, u32 n,
+			  const u64 *free);
+u64 gsp_cumas_neh(struct gsp_cumas *c, u32 n, const u64 *free);
+u64 gsp_cumas_solve(struct gsp_cumas *c, u32 n, const u64 *free);
 
 extern const char *const gsp_policy_names[GSP_POLICY_COUNT];
 

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspace scheduling core: the CREDIT and BAND ledgers and picks, after
+ * GPUvm (Suzuki, Keio 2018) and Gdev's BAND.
+ *
+ * Each engine keeps a signed credit per tenant. A completion charges the
+ * measured GPU time. Every period the elapsed time, busy plus idle, is
+ * handed out by weight among the tenants active in that period (GPUvm's
+ * elapsed-time replenish); credit above +period is halved and debt is
+ * floored at -period. A tenant idle for a whole period gets at most its
+ * default share. The period is applied lazily, by the first call that
+ * sees a later time, so no timer is needed.
+ *
+ * CREDIT serves the tenants with positive credit round robin, one job
+ * each, and the others only when none with credit is ready
+ * (work-conserving). BAND orders the tenants with positive credit by used
+ * share of the current period, least first (GPUvm's under and band
+ * classes), then those with spent credit round robin (the over class), and
+ * after a completion holds the engine for up to band_wait_ns for the
+ * tenant that just completed if it is under its share and the best
+ * candidate is over its own.
+ */
+#include "gsp_internal.h"
+
+static struct gsp_entity_engine *gsp_hn_ee(struct gsp_heap_node *n)
+{
+	return container_of(n, struct gsp_entity_engine, hnode);
+}
+
+/* @a goes before @b: less used share of the period, then least recent. */
+static bool gsp_heap_less(struct gsp_heap_node *a, struct gsp_heap_node *b)
+{
+	struct gsp_entity_engine *ea = gsp_hn_ee(a), *eb = gsp_hn_ee(b);
+	u64 ka = ea->period_used_ns * eb->owner->weight;
+	u64 kb = eb->period_used_ns * ea->owner->weight;
+
+	if (ka != kb)
+		return ka < kb;
+	return ea->last_pick < eb->last_pick;
+}
+
+static struct gsp_heap_node *gsp_heap_meld(struct gsp_heap_node *a,
+					   struct gsp_heap_node *b)
+{
+	struct gsp_heap_node *t;
+
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (gsp_heap_less(b, a)) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	/* b becomes a's first child. */
+	b->prev = a;
+	b->sibling = a->child;
+	if (a->child)
+		a->child->prev = b;
+	a->child = b;
+	a->sibling = NULL;
+	a->prev = NULL;
+	return a;
+}
+
+/* Two-pass pairing of a sibling list, iteratively: no recursion. */
+static struct gsp_heap_node *gsp_heap_pair(struct gsp_heap_node *first)
+{
+	struct gsp_heap_node *stack = NULL, *a, *b, *next, *m;
+
+	/* Pass one, left to right: meld pairs, push them on a stack. */
+	while (first) {
+		a = first;
+		b = a->sibling;
+		next = b ? b->sibling : NULL;
+		a->sibling = NULL;
+		a->prev = NULL;
+		if (b) {
+			b->sibling = NULL;
+			b->prev = NULL;
+		}
+		m = gsp_heap_meld(a, b);
+		m->sibling = stack;
+		stack = m;
+		first = next;
+	}
+	/* Pass two, right to left: meld the stack into one heap. */
+	m = NULL;
+	while (stack) {
+		next = stack->sibling;
+		stack->sibling = NULL;
+		m = gsp_heap_meld(m, stack);
+		stack = next;
+	}
+	return m;
+}
+
+/**
+ * gsp_heap_insert() - add a node to a pairing heap
+ * @root: the heap
+ * @n: node, not in any heap
+ */
+void gsp_heap_insert(struct gsp_heap_node **root, struct gsp_heap_node *n)
+{
+	n->child = NULL;
+	n->sibling = NULL;
+	n->prev = NULL;
+	*root = gsp_heap_meld(*root, n);
+}
+
+/**
+ * gsp_heap_delete() - remove any node from a pairing heap
+ * @root: the heap
+ * @n: node in it
+ *
+ * O(log n) amortised.
+ */
+void gsp_heap_delete(struct gsp_heap_node **root, struct gsp_heap_node *n)
+{
+	struct gsp_heap_node *sub;
+
+	if (n == *root) {
+		*root = gsp_heap_pair(n->child);
+	} else {
+		/* Cut n out of its sibling list. */
+		if (n->prev->child == n)
+			n->prev->child = n->sibling;
+		else
+			n->prev->sibling = n->sibling;
+		if (n->sibling)
+			n->sibling->prev = n->prev;
+		sub = gsp_heap_pair(n->child);
+		*root = gsp_heap_meld(*root, sub);
+	}
+	n->child = NULL;
+	n->sibling = NULL;
+	n->prev = NULL;
+}
+
+/**
+ * gsp_credit_default() - a tenant's default credit: its share of a period
+ * @s: scheduler
+ * @weight: its weight
+ * @sum_w: sum of weights it shares with
+ *
+ * Return: period_ns * weight / sum_w, or period_ns if @sum_w is 0.
+ */
+s64 gsp_credit_default(const struct gsp_sched *s, u32 weight, u64 sum_w)
+{
+	if (!sum_w || weight >= sum_w)
+		return (s64)s->p.period_ns;
+	return (s64)mul_u64_u64_div_u64(s->p.period_ns, weight, sum_w);
+}
+
+static s64 gsp_credit_add(s64 credit, u64 add)
+{
+	if (add > (u64)GSP_CREDIT_LIMIT_NS)
+		add = GSP_CREDIT_LIMIT_NS;
+	credit += (s64)add;
+	return min_t(s64, credit, GSP_CREDIT_LIMIT_NS);
+}
+
+/**
+ * gsp_credit_period_update() - apply the periods that have ended by now
+ * @s: scheduler
+ * @engine: GSP_ENGINE_*
+ * @now_ns: current time
+ *
+ * Replenishes every tenant's credit on @engine, starts a new usage period
+ * and rebuilds the run queues. O(tenants), once per period.
+ */
+void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
+{
+	struct gsp_engine_state *es = &s->eng[engine];
+	u64 period = s->p.period_ns, k, elapsed, sum_act = 0, sum_all = 0;
+	s64 lim = (s64)period;
+	struct gsp_entity *e;
+	unsigned int shift;
+
+	if (now_ns < es->period_start_ns ||
+	    now_ns - es->period_start_ns < period)
+		return;
+	k = div64_u64(now_ns - es->period_start_ns, period);
+	es->period_start_ns += k * period;
+	/* Beyond a few periods the clamps make more replenish irrelevant. */
+	elapsed = min_t(u64, k, 4) * period;
+
+	list_for_each_entry(e, &s->entities, node) {
+		struct gsp_entity_engine *ee = &e->eng[engine];
+
+		sum_all += e->weight;
+		if (ee->active_gen == es->gen || ee->nr_queued ||
+		    ee->nr_running)
+			sum_act += e->weight;
+	}
+
+	gsp_rq_all_engine(s, engine, false);
+	es->gen++;
+	es->active_weight = 0;
+	list_for_each_entry(e, &s->entities, node) {
+		struct gsp_entity_engine *ee = &e->eng[engine];
+		bool busy = ee->nr_queued || ee->nr_running;
+		s64 def;
+
+		if (ee->active_gen == es->gen - 1 || busy) {
+			ee->credit_ns = gsp_credit_add(ee->credit_ns,
+				mul_u64_u64_div_u64(elapsed, e->weight,
+						    sum_act));
+			if (ee->credit_ns > lim)
+				ee->credit_ns /= 2;
+			if (ee->credit_ns < -lim)
+				ee->credit_ns = -lim;
+		} else {
+			/* Idle: no banking beyond the default share. */
+			def = gsp_credit_default(s, e->weight, sum_all);
+			ee->credit_ns = gsp_credit_add(ee->credit_ns,
+				mul_u64_u64_div_u64(elapsed, e->weight,
+						    sum_all));
+			if (ee->credit_ns > def)
+				ee->credit_ns = def;
+			if (ee->credit_ns < -lim)
+				ee->credit_ns = -lim;
+		}
+		ee->period_used_ns = 0;
+		if (busy) {
+			ee->active_gen = es->gen;
+			es->active_weight += e->weight;
+		}
+	}
+	es->period_busy_ns = 0;
+	shift = k > 63 ? 63 : (unsigned int)k;
+	es->lc_busy_ns >>= shift;
+	es->be_busy_ns >>= shift;
+	gsp_rq_all_engine(s, engine, true);
+}
+
+/**
+ * gsp_credit_charge() - charge a completed job's GPU time
+ * @s: scheduler
+ * @engine: GSP_ENGINE_*
+ * @e: owner, out of its run queue
+ * @gpu_ns: measured GPU time
+ */
+void gsp_credit_charge(struct gsp_sched *s, u32 engine, struct gsp_entity *e,
+		       u64 gpu_ns)
+{
+	struct gsp_engine_state *es = &s->eng[engine];
+	struct gsp_entity_engine *ee = &e->eng[engine];
+	u64 g = min_t(u64, gpu_ns, GSP_CHARGE_MAX_NS);
+
+	ee->credit_ns -= (s64)g;
+	if (ee->credit_ns < -GSP_CREDIT_LIMIT_NS)
+		ee->credit_ns = -GSP_CREDIT_LIMIT_NS;
+	ee->charged_ns += g;
+	ee->period_used_ns = min_t(u64, ee->period_used_ns + g,
+				   GSP_USED_MAX_NS);
+	es->period_busy_ns = min_t(u64, es->period_busy_ns + g,
+				   GSP_USED_MAX_NS);
+	es->busy_ns += g;
+	if (e->lc)
+		es->lc_busy_ns += g;
+	else
+		es->be_busy_ns += g;
+}
+
+/**
+ * gsp_credit_pick() - CREDIT: the tenant to serve next in a class
+ * @s: scheduler
+ * @engine: GSP_ENGINE_*
+ * @cls: class with ready jobs
+ *
+ * Round robin among tenants with positive credit; if none is ready, round
+ * robin among the rest (work-conserving). The caller moves the chosen one
+ * to the tail by re-adding it.
+ *
+ * Return: the tenant.
+ */
+struct gsp_entity *gsp_credit_pick(struct gsp_sched *s, u32 engine,
+				   enum gsp_class cls)
+{
+	struct gsp_class_rq *rq = &s->eng[engine].rq[cls];
+	struct gsp_entity_engine *ee;
+
+	ee = list_first_entry_or_null(&rq->pos, struct gsp_entity_engine,
+				      rq_node);
+	if (!ee)
+		ee = list_first_entry_or_null(&rq->neg,
+					      struct gsp_entity_engine,
+					      rq_node);
+	return ee ? ee->owner : NULL;
+}
+
+/* Over its reserved share of the engine in this period. */
+static bool gsp_over_bw(const struct gsp_engine_state *es,
+			const struct gsp_entity *e, u32 engine)
+{
+	const struct gsp_entity_engine *ee = &e->eng[engine];
+
+	if (!es->period_busy_ns || !es->active_weight)
+		return false;
+	return mul_u64_u64_div_u64(ee->period_used_ns, es->active_weight,
+				   e->weight) > es->period_busy_ns;
+}
+
+/**
+ * gsp_band_pick() - BAND: the tenant to serve next in a class, or a hold
+ * @s: scheduler
+ * @engine: GSP_ENGINE_*
+ * @cls: class with ready jobs
+ * @may_hold: whether the engine may be held idle (no LC job waiting)
+ * @now_ns: current time
+ * @retry_ns: out: end of the hold when NULL is returned
+ *
+ * Return: the tenant, or NULL while holding the engine.
+ */
+struct gsp_entity *gsp_band_pick(struct gsp_sched *s, u32 engine,
+				 enum gsp_class cls, bool may_hold,
+				 u64 now_ns, u64 *retry_ns)
+{
+	struct gsp_engine_state *es = &s->eng[engine];
+	struct gsp_class_rq *rq = &es->rq[cls];
+	struct gsp_entity *next, *last = es->last;
+	struct gsp_entity_engine *ee;
+	u64 until;
+
+	if (rq->heap) {
+		next = gsp_hn_ee(rq->heap)->owner;
+	} else {
+		ee = list_first_entry_or_null(&rq->neg,
+					      struct gsp_entity_engine,
+					      rq_node);
+		if (!ee)
+			return NULL;
+		next = ee->owner;
+	}
+	if (!may_hold || !s->p.band_wait_ns || !last || last == next ||
+	    gsp_class_of(last) != cls || last->eng[engine].nr_queued ||
+	    last->eng[engine].credit_ns <= 0)
+		return next;
+	until = es->last_done_ns + s->p.band_wait_ns;
+	if (now_ns >= until)
+		return next;
+	/* Hold only for an under-share tenant that has used less. */
+	if (!gsp_over_bw(es, next, engine) || gsp_over_bw(es, last, engine))
+		return next;
+	if (next->eng[engine].period_used_ns * last->weight <=
+	    last->eng[engine].period_used_ns * next->weight)
+		return next;
+	*retry_ns = until;
+	return NULL;
+}
