@@ -90,7 +90,7 @@ vm-run: vm-module $(VM_BUILD)/gsp-demo
 	@[ -n "$(VM_KERNEL)" ] || { \
 		echo "vm: no kernel to boot: run tools/install-deps.sh" >&2; \
 		exit 1; }
-	@echo "/bin/gsp-demo $(DEMO_ARGS)" >$(VM_BUILD)/run.cmds
+	@echo "/bin/gsp-demo$(if $(DEMO_ARGS), $(DEMO_ARGS))" >$(VM_BUILD)/run.cmds
 	@tools/vm/mkinitramfs.sh -o $(VM_BUILD)/run.img -m gspace.ko \
 		-p '$(VM_MODPARAMS)' -c $(VM_BUILD)/run.cmds \
 		-t $(VM_CMD_TIMEOUT) $(VM_BUILD)/gsp-demo

@@ -357,22 +357,23 @@ static void print_table(const char *policy, struct tenant *t, uint32_t device,
 
 	printf("\n== policy %s: %.1f s on device %u, a SIMULATED engine ==\n",
 	       policy, (double)dur_ns / NSEC_PER_SEC, device);
-	printf("%-6s %-5s %6s %9s %7s %7s %10s %7s %9s\n", "tenant", "class",
-	       "weight", "job", "jobs", "failed", "GPU ms", "share",
-	       "QoS viol.");
+	printf("%-6s %-5s %6s %9s %7s %7s %10s %10s %7s %9s\n", "tenant",
+	       "class", "weight", "job", "jobs", "failed", "GPU ms",
+	       "ms/job", "share", "QoS viol.");
 	for (i = 0; i < NUM_TENANTS; i++) {
 		char qos[24] = "-";
 
 		if (t[i].class == GSPACE_CLASS_LC)
 			snprintf(qos, sizeof(qos), "%llu",
 				 (unsigned long long)t[i].st.qos_violations);
-		printf("%-6s %-5s %6u %6.2f ms %7llu %7llu %10.1f %6.1f%% %9s\n",
+		uint64_t gpu = t[i].st.gpu_ns[GSPACE_ENGINE_COMPUTE];
+		uint64_t n = t[i].st.completed;
+
+		printf("%-6s %-5s %6u %6.2f ms %7llu %7llu %10.1f %10.3f %6.1f%% %9s\n",
 		       t[i].name, t[i].class == GSPACE_CLASS_LC ? "LC" : "BE",
-		       t[i].weight, ms(t[i].cost_ns),
-		       (unsigned long long)t[i].st.completed,
-		       (unsigned long long)t[i].st.failed,
-		       ms(t[i].st.gpu_ns[GSPACE_ENGINE_COMPUTE]), r->share[i],
-		       qos);
+		       t[i].weight, ms(t[i].cost_ns), (unsigned long long)n,
+		       (unsigned long long)t[i].st.failed, ms(gpu),
+		       n ? ms(gpu / n) : 0.0, r->share[i], qos);
 	}
 	printf("LC latency, submit to end (target %.2f ms): p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
 	       ms(lc->lc_target_ns), ms(r->p50), ms(r->p99), ms(r->max));
@@ -596,6 +597,13 @@ int main(int argc, char **argv)
 	       "kernel timer, and no GPU is involved. What is real is the arbiter in\n"
 	       "gspace.ko: its queues, policies, accounting and LC priority.\n",
 	       device);
+	printf("A job cannot be preempted once it runs, so an LC job that arrives while a\n"
+	       "long BE job runs waits for it: the policies decide who runs next, not\n"
+	       "what is running. Columns: \"GPU ms\" is the time charged to the tenant\n"
+	       "(STATS), \"ms/job\" that per job: the sim engine charges the time a job\n"
+	       "really held the device, so where timers fire late (e.g. under QEMU's\n"
+	       "TCG emulation) it exceeds the job's cost. \"share\" is each tenant's part\n"
+	       "of all time charged; LC latency is WAIT's latency_ns, submit to end.\n");
 	printf("Tenants, one open file of %s each:\n", DEV_PATH);
 	for (i = 0; i < NUM_TENANTS; i++) {
 		const struct tenant *t = &scenario[i];
