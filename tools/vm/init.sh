@@ -68,6 +68,8 @@ fi
 if [ -f /gspace.ko ] && [ $loaded = 0 ]; then
 	echo "# vm: module not loaded, commands not run"
 elif [ -r /etc/gspace-vm.cmds ]; then
+	# A directory every user may write to, root and tenant alike.
+	cd /tmp || status=1
 	while IFS= read -r line; do
 		case "$line" in
 		'' | '#'*) continue ;;

@@ -71,7 +71,7 @@ qemu=(qemu-system-x86_64 -accel tcg -m 2G -smp 2 -nographic -no-reboot
 
 start=$(date +%s%N)
 set +e
-timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$dir/qemu.err" |
+timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" </dev/null 2>"$dir/qemu.err" |
 	tee "$dir/serial.raw" |
 	awk '{ sub(/\r$/, "") }
 	     /^==== gspace-vm dmesg begin ====/ { quiet = 1 }
