@@ -346,7 +346,8 @@ static void test_set_entity(void)
 	gsp_sched_detach(&s, &a, 40);
 	gsp_sched_detach(&s, &b, 40);
 	tap_ok(s.nr_entities == 0 && s.total_weight == 0 &&
-	       s.eng[0].active_weight == 0,
+	       s.eng[0].rq[GSP_CLASS_BE].active_weight == 0 &&
+	       s.eng[0].rq[GSP_CLASS_LC].active_weight == 0,
 	       "detach: no entity, weight sums back to 0");
 }
 

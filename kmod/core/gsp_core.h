@@ -121,7 +121,8 @@ struct gsp_heap_node {
  * @nr_running: running jobs (0 or 1)
  * @credit_ns: CREDIT/BAND ledger, charged on completion
  * @charged_ns: all GPU time ever charged
- * @period_used_ns: GPU time charged in the current period
+ * @period_used_ns: GPU time charged in the current period, plus what it
+ *	ran over its share in the last one
  * @where: GSP_RQ_*
  * @active_gen: last period in which it had work on this engine
  * @last_pick: engine pick counter at its last pick (round robin tie-break)
@@ -166,6 +167,9 @@ struct gsp_entity {
  * @neg: CREDIT and BAND: tenants with spent credit, round robin
  * @heap: BAND: tenants with positive credit, least used share first
  * @nr_queued: ready jobs of the class
+ * @period_busy_ns: GPU time of the class in this period, plus the excess
+ *	carried over from the last one
+ * @active_weight: sum of the weights of its tenants active in this period
  */
 struct gsp_class_rq {
 	struct list_head fifo;
@@ -173,6 +177,8 @@ struct gsp_class_rq {
 	struct list_head neg;
 	struct gsp_heap_node *heap;
 	u32 nr_queued;
+	u64 period_busy_ns;
+	u64 active_weight;
 };
 
 enum gsp_class {
@@ -186,13 +192,11 @@ enum gsp_class {
  * @rq: ready tenants, per class
  * @next_seq: arrival counter
  * @period_start_ns: start of the current replenish period
- * @period_busy_ns: GPU time charged in the current period
  * @running: jobs running (0 or 1)
  * @cur_ent: owner of the running job (not "current": a kernel macro)
  * @lc_busy_ns: LC GPU time, halved every period (starvation bound)
  * @be_busy_ns: BE GPU time, halved every period (starvation bound)
  * @gen: period counter
- * @active_weight: sum of the weights of tenants active in this period
  * @picks: pick counter
  * @queued_cost_ns: sum of cost_ns over ready jobs
  * @run_start_ns: when the running job was picked
@@ -205,13 +209,11 @@ struct gsp_engine_state {
 	struct gsp_class_rq rq[GSP_CLASS_COUNT];
 	u64 next_seq;
 	u64 period_start_ns;
-	u64 period_busy_ns;
 	u64 running;
 	struct gsp_entity *cur_ent;
 	u64 lc_busy_ns;
 	u64 be_busy_ns;
 	u64 gen;
-	u64 active_weight;
 	u64 picks;
 	u64 queued_cost_ns;
 	u64 run_start_ns;

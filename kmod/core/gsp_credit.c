@@ -161,22 +161,44 @@ static s64 gsp_credit_add(s64 credit, u64 add)
 	return min_t(s64, credit, GSP_CREDIT_LIMIT_NS);
 }
 
+/* What @ee ran over its weight's share of its class in the ended period. */
+static u64 gsp_excess(const struct gsp_class_rq *rq,
+		      const struct gsp_entity_engine *ee, u32 weight,
+		      u64 period)
+{
+	u64 fair;
+
+	if (!rq->active_weight || !rq->period_busy_ns)
+		return 0;
+	fair = mul_u64_u64_div_u64(rq->period_busy_ns, weight,
+				   rq->active_weight);
+	if (ee->period_used_ns <= fair)
+		return 0;
+	return min_t(u64, ee->period_used_ns - fair, period);
+}
+
 /**
  * gsp_credit_period_update() - apply the periods that have ended by now
  * @s: scheduler
  * @engine: GSP_ENGINE_*
  * @now_ns: current time
  *
- * Replenishes every tenant's credit on @engine, starts a new usage period
- * and rebuilds the run queues. O(tenants), once per period.
+ * Replenishes every tenant's credit on @engine: the elapsed time is shared
+ * by weight among the active tenants of each class. Starts a new usage
+ * period in which a tenant that ran over its share keeps the excess (at
+ * most one period) as used time, and no tenant keeps unused share.
+ * Rebuilds the run queues. O(tenants), once per period.
  */
 void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
 {
 	struct gsp_engine_state *es = &s->eng[engine];
-	u64 period = s->p.period_ns, k, elapsed, sum_act = 0, sum_all = 0;
+	u64 period = s->p.period_ns, k, elapsed;
+	u64 sum_act[GSP_CLASS_COUNT] = { 0 }, sum_all[GSP_CLASS_COUNT] = { 0 };
+	u64 carried[GSP_CLASS_COUNT] = { 0 }, weight[GSP_CLASS_COUNT] = { 0 };
 	s64 lim = (s64)period;
 	struct gsp_entity *e;
 	unsigned int shift;
+	int c;
 
 	if (now_ns < es->period_start_ns ||
 	    now_ns - es->period_start_ns < period)
@@ -189,46 +211,52 @@ void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
 	list_for_each_entry(e, &s->entities, node) {
 		struct gsp_entity_engine *ee = &e->eng[engine];
 
-		sum_all += e->weight;
+		c = gsp_class_of(e);
+		sum_all[c] += e->weight;
 		if (ee->active_gen == es->gen || ee->nr_queued ||
 		    ee->nr_running)
-			sum_act += e->weight;
+			sum_act[c] += e->weight;
 	}
 
 	gsp_rq_all_engine(s, engine, false);
-	es->gen++;
-	es->active_weight = 0;
 	list_for_each_entry(e, &s->entities, node) {
 		struct gsp_entity_engine *ee = &e->eng[engine];
 		bool busy = ee->nr_queued || ee->nr_running;
+		bool was = ee->active_gen == es->gen;
 		s64 def;
 
-		if (ee->active_gen == es->gen - 1 || busy) {
+		c = gsp_class_of(e);
+		if (was || busy) {
 			ee->credit_ns = gsp_credit_add(ee->credit_ns,
-				mul_u64_u64_div_u64(elapsed, e->weight,
-						    sum_act));
+						       mul_u64_u64_div_u64(elapsed,
+							e->weight, sum_act[c]));
 			if (ee->credit_ns > lim)
 				ee->credit_ns /= 2;
-			if (ee->credit_ns < -lim)
-				ee->credit_ns = -lim;
 		} else {
 			/* Idle: no banking beyond the default share. */
-			def = gsp_credit_default(s, e->weight, sum_all);
+			def = gsp_credit_default(s, e->weight, sum_all[c]);
 			ee->credit_ns = gsp_credit_add(ee->credit_ns,
-				mul_u64_u64_div_u64(elapsed, e->weight,
-						    sum_all));
+						       mul_u64_u64_div_u64(elapsed,
+							e->weight, sum_all[c]));
 			if (ee->credit_ns > def)
 				ee->credit_ns = def;
-			if (ee->credit_ns < -lim)
-				ee->credit_ns = -lim;
 		}
-		ee->period_used_ns = 0;
+		if (ee->credit_ns < -lim)
+			ee->credit_ns = -lim;
+		/* One period late, the excess no longer counts. */
+		ee->period_used_ns = was && busy && k == 1 ?
+			gsp_excess(&es->rq[c], ee, e->weight, period) : 0;
+		carried[c] += ee->period_used_ns;
 		if (busy) {
-			ee->active_gen = es->gen;
-			es->active_weight += e->weight;
+			ee->active_gen = es->gen + 1;
+			weight[c] += e->weight;
 		}
 	}
-	es->period_busy_ns = 0;
+	es->gen++;
+	for (c = 0; c < GSP_CLASS_COUNT; c++) {
+		es->rq[c].period_busy_ns = carried[c];
+		es->rq[c].active_weight = weight[c];
+	}
 	shift = k > 63 ? 63 : (unsigned int)k;
 	es->lc_busy_ns >>= shift;
 	es->be_busy_ns >>= shift;
@@ -255,8 +283,9 @@ void gsp_credit_charge(struct gsp_sched *s, u32 engine, struct gsp_entity *e,
 	ee->charged_ns += g;
 	ee->period_used_ns = min_t(u64, ee->period_used_ns + g,
 				   GSP_USED_MAX_NS);
-	es->period_busy_ns = min_t(u64, es->period_busy_ns + g,
-				   GSP_USED_MAX_NS);
+	es->rq[gsp_class_of(e)].period_busy_ns =
+		min_t(u64, es->rq[gsp_class_of(e)].period_busy_ns + g,
+		      GSP_USED_MAX_NS);
 	es->busy_ns += g;
 	if (e->lc)
 		es->lc_busy_ns += g;
@@ -296,11 +325,12 @@ static bool gsp_over_bw(const struct gsp_engine_state *es,
 			const struct gsp_entity *e, u32 engine)
 {
 	const struct gsp_entity_engine *ee = &e->eng[engine];
+	const struct gsp_class_rq *rq = &es->rq[gsp_class_of(e)];
 
-	if (!es->period_busy_ns || !es->active_weight)
+	if (!rq->period_busy_ns || !rq->active_weight)
 		return false;
-	return mul_u64_u64_div_u64(ee->period_used_ns, es->active_weight,
-				   e->weight) > es->period_busy_ns;
+	return mul_u64_u64_div_u64(ee->period_used_ns, rq->active_weight,
+				   e->weight) > rq->period_busy_ns;
 }
 
 /**

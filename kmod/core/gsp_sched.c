@@ -68,16 +68,16 @@ static void gsp_engine_init(struct gsp_engine_state *es, u64 now_ns)
 		INIT_LIST_HEAD(&es->rq[c].neg);
 		es->rq[c].heap = NULL;
 		es->rq[c].nr_queued = 0;
+		es->rq[c].period_busy_ns = 0;
+		es->rq[c].active_weight = 0;
 	}
 	es->next_seq = 0;
 	es->period_start_ns = now_ns;
-	es->period_busy_ns = 0;
 	es->running = 0;
 	es->cur_ent = NULL;
 	es->lc_busy_ns = 0;
 	es->be_busy_ns = 0;
 	es->gen = 1;
-	es->active_weight = 0;
 	es->picks = 0;
 	es->queued_cost_ns = 0;
 	es->run_start_ns = 0;
@@ -304,7 +304,7 @@ void gsp_sched_detach(struct gsp_sched *s, struct gsp_entity *e, u64 now_ns)
 			return;
 		gsp_credit_period_update(s, i, now_ns);
 		if (ee->active_gen == es->gen)
-			es->active_weight -= e->weight;
+			es->rq[gsp_class_of(e)].active_weight -= e->weight;
 		ee->active_gen = 0;
 		if (es->last == e)
 			es->last = NULL;
@@ -365,8 +365,11 @@ void gsp_sched_set_entity(struct gsp_sched *s, struct gsp_entity *e,
 
 		gsp_credit_period_update(s, i, now_ns);
 		gsp_rq_remove(s, i, e);
-		if (ee->active_gen == es->gen)
-			es->active_weight = es->active_weight - e->weight + w;
+		if (ee->active_gen == es->gen) {
+			es->rq[gsp_class_of(e)].active_weight -= e->weight;
+			es->rq[lc ? GSP_CLASS_LC : GSP_CLASS_BE].active_weight +=
+				w;
+		}
 		if (e->lc != lc)
 			gsp_move_class(s, i, e, gsp_class_of(e));
 	}
@@ -383,7 +386,7 @@ static void gsp_mark_active(struct gsp_engine_state *es, struct gsp_entity *e,
 {
 	if (ee->active_gen != es->gen) {
 		ee->active_gen = es->gen;
-		es->active_weight += e->weight;
+		es->rq[gsp_class_of(e)].active_weight += e->weight;
 	}
 }
 
