@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark kernels (kernels/), their runner gsp-wl, and gsp-bench
+# (libgsp/bench/). Needs nvcc (CUDA_HOME, default /usr/local/cuda); no GPU
+# is needed to build: gsp-wl links against the libcuda stub.
+#
+#   make $(BUILD)/gsp-wl $(BUILD)/gsp-bench
+#   make check-kernels   TAP: every .cu compiles for sm_90, the CPU
+#                        references (ASan/UBSan), the scenario parser
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+KERN_ARCH ?= -arch=sm_90
+KERN_NVCCFLAGS := $(KERN_ARCH) -O2 -std=c++17 -Ikernels \
+	-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings
+KERN_CU := $(wildcard kernels/*.cu)
+KERN_HDRS := $(wildcard kernels/*.h kernels/*.cuh kernels/ref/*.h)
+KERN_OBJS := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(KERN_CU))
+BENCH_SRCS := libgsp/bench/gsp-bench.c libgsp/bench/scn.c libgsp/bench/svg.c
+BENCH_HDRS := $(wildcard libgsp/bench/*.h)
+
+$(BUILD)/kernels/%.o: kernels/%.cu $(KERN_HDRS)
+	@mkdir -p $(@D)
+	$(NVCC) $(KERN_NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/kernels/ref.o: kernels/ref/ref.c kernels/ref/ref.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Ikernels -c $< -o $@
+
+$(BUILD)/gsp-wl: $(KERN_OBJS) $(BUILD)/kernels/ref.o
+	$(NVCC) $(KERN_ARCH) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+$(BUILD)/gsp-bench: $(BENCH_SRCS) $(BENCH_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $(BENCH_SRCS) -lm -ldl
+
+$(BUILD)/kernels/test_ref: kernels/tests/test_ref.c kernels/ref/ref.c kernels/ref/ref.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ kernels/tests/test_ref.c \
+		kernels/ref/ref.c -lm
+
+$(BUILD)/kernels/test_scn: libgsp/bench/test_scn.c libgsp/bench/scn.c $(BENCH_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ libgsp/bench/test_scn.c \
+		libgsp/bench/scn.c
+
+USER_TARGETS += $(BUILD)/gsp-wl $(BUILD)/gsp-bench
+CHECK_SUITES += kernels
+
+# Each .cu file is compiled (in parallel, -j) and reported as one TAP line;
+# then the two unit-test programs print their own TAP, renumbered.
+.PHONY: check-kernels
+check-kernels:
+	@mkdir -p $(BUILD)/kernels/ci
+	@printf '%s\n' $(KERN_CU) | xargs -P $$(nproc) -I{} sh -c \
+		'f={}; b=$$(basename $$f .cu); \
+		 if $(NVCC) $(KERN_NVCCFLAGS) -c $$f -o $(BUILD)/kernels/ci/$$b.o \
+			>$(BUILD)/kernels/ci/$$b.log 2>&1; \
+		 then echo "ok - nvcc sm_90 compiles $$f"; \
+		 else echo "not ok - nvcc sm_90 compiles $$f"; \
+		      sed "s/^/# /" $(BUILD)/kernels/ci/$$b.log; fi' \
+		> $(BUILD)/kernels/ci/compile.tap
+	@sort -k2 $(BUILD)/kernels/ci/compile.tap | grep -v '^#' > $(BUILD)/kernels/ci/c.tap || true
+	@grep '^#' $(BUILD)/kernels/ci/compile.tap || true
+	@{ $(MAKE) --no-print-directory -s $(BUILD)/kernels/test_ref \
+		$(BUILD)/kernels/test_scn >/dev/null 2>$(BUILD)/kernels/ci/build.log \
+		&& echo "ok - unit tests build with ASan/UBSan" \
+		|| { echo "not ok - unit tests build with ASan/UBSan"; \
+		     sed 's/^/# /' $(BUILD)/kernels/ci/build.log; }; } > $(BUILD)/kernels/ci/b.tap
+	@{ cat $(BUILD)/kernels/ci/c.tap $(BUILD)/kernels/ci/b.tap; \
+	   $(BUILD)/kernels/test_ref 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - ref: /p'; \
+	   $(BUILD)/kernels/test_ref >/dev/null 2>&1 || echo "not ok - ref: test program exited with an error"; \
+	   $(BUILD)/kernels/test_scn 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - scenario: /p'; \
+	   $(BUILD)/kernels/test_scn >/dev/null 2>&1 || echo "not ok - scenario: test program exited with an error"; \
+	} | awk '{ sub(/^ok -/, "ok " NR " -"); sub(/^not ok -/, "not ok " NR " -"); print } END { print "1.." NR }'
