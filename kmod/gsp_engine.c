@@ -17,7 +17,9 @@
  * charge exact (GPUvm's token).
  *
  * - sim: the engine is SIMULATED. An hrtimer ends the job after its cost
- *   hint, and the time it really held the engine is charged.
+ *   hint, and the cost hint is charged: it is the simulated GPU's execution
+ *   time. The timer's lateness (large under emulation) is completion
+ *   latency, seen in the job's latency, not GPU time.
  * - lease: the job is granted to userspace, which runs it on a real GPU and
  *   reports the measured time with COMPLETE. If COMPLETE does not come
  *   within the watchdog period, the watchdog charges the period, fails the
@@ -42,7 +44,7 @@ static enum hrtimer_restart gsp_engine_timer_fn(struct hrtimer *t)
 	now = gsp_now();
 	if (job && now >= eng->deadline_ns) {
 		if (gdev->backend == GSP_BACKEND_SIM) {
-			gsp_job_end_locked(job, 0, now - job->start_ns, now);
+			gsp_job_end_locked(job, 0, job->base.cost_ns, now);
 		} else {
 			job->ctx->hung = true;
 			gsp_job_end_locked(job, -ETIMEDOUT,

@@ -439,6 +439,16 @@ bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job)
 	return reaped;
 }
 
+/* GPU time an aborted job used: a sim job never more than its cost. */
+static u64 gsp_job_abort_ns(struct gsp_kjob *job, u64 now)
+{
+	u64 ran = now - job->start_ns;
+
+	if (job->gdev->backend == GSP_BACKEND_SIM)
+		return min(ran, job->base.cost_ns);
+	return ran;
+}
+
 /**
  * gsp_ctx_cancel_all - end every job of a tenant whose file is closing
  * @ctx: the tenant, with &gsp_ctx.lock held
@@ -467,7 +477,7 @@ void gsp_ctx_cancel_all(struct gsp_ctx *ctx)
 	xa_for_each(&ctx->jobs, idx, job)
 		if (job->state == GSP_KJOB_RUNNING)
 			gsp_job_end_locked(job, -ECANCELED,
-					   now - job->start_ns, now);
+					   gsp_job_abort_ns(job, now), now);
 	gsp_sched_detach(&gdev->sched, &ctx->ent, now);
 	spin_unlock_bh(&gdev->lock);
 
