@@ -72,7 +72,7 @@ struct __test_meta {
 /* Shared with the parent, so a skip reason survives the child's exit. */
 struct __test_shared {
 	int skipped;
-	char reason[240];
+	char reason[1024];
 };
 
 static struct __test_meta __tests[GSP_MAX_TESTS];
