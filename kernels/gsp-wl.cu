@@ -17,7 +17,7 @@
  *   --xfer-lc R, --xfer-be R
  *                       host<->device copy ratio per request/unit: R times
  *                       the input bytes up and R times the output bytes down
- *   --depth D           BE units in flight (default 2)
+ *   --depth D           BE units in flight (default 2; flep: always 1)
  *   --green-sms N       SMs of the BE's green context (mech green)
  *   --lat-out FILE      LC latencies, one per line, microseconds
  *   --sync              print READY after setup, then wait for a line
@@ -465,8 +465,9 @@ static int cmd_run(int argc, char **argv)
 		lc.end = be.end = lc.start + duration;
 	}
 	lc.period = period;
-	be.depth = depth;
 	be.flep = !strcmp(mech, "flep");
+	/* flep: one unit in flight, so that the BE yields at the next unit */
+	be.depth = be.flep ? 1 : depth;
 	if (be.spec)
 		pthread_create(&th[nth++], NULL, role_thread, &be);
 	if (lc.spec)
