@@ -11,6 +11,7 @@
  *                it: one full job round trip
  *
  * each timed per call over -n iterations (default 20000) after a warm-up,
+ * the three interleaved call by call,
  * reported as median and p99 and as a ratio to enotty and to version; then
  * the job throughput of 1 tenant and of -T tenants (default 64), each a
  * thread with its own descriptor, keeping -w jobs (default 16) in flight.
@@ -136,22 +137,29 @@ static int op_submit_wait(int fd)
 	return wait_end(fd, h);
 }
 
-static struct result time_op(int fd, int (*op)(int), const char *name,
-			     uint64_t *samples)
+/*
+ * Times the three operations interleaved, call by call, so that drift in
+ * the machine (frequency, a VM's timer) affects them alike.
+ */
+static void time_ops(int fd, int (*const op[])(int), const char *const name[],
+		     int nops, uint64_t **samples, struct result *res)
 {
-	int i, warm = iters / 10 + 1;
+	int i, k, warm = iters / 10 + 1;
 	uint64_t t0;
 
 	for (i = 0; i < warm; i++)
-		if (op(fd))
-			die(name);
-	for (i = 0; i < iters; i++) {
-		t0 = now_ns();
-		if (op(fd))
-			die(name);
-		samples[i] = now_ns() - t0;
-	}
-	return summarize(samples, iters);
+		for (k = 0; k < nops; k++)
+			if (op[k](fd))
+				die(name[k]);
+	for (i = 0; i < iters; i++)
+		for (k = 0; k < nops; k++) {
+			t0 = now_ns();
+			if (op[k](fd))
+				die(name[k]);
+			samples[k][i] = now_ns() - t0;
+		}
+	for (k = 0; k < nops; k++)
+		res[k] = summarize(samples[k], iters);
 }
 
 struct tenant {
@@ -263,10 +271,13 @@ int main(int argc, char **argv)
 {
 	struct result r_null, r_ver, r_job;
 	struct gspace_version v = { .size = sizeof(v) };
+	int (*const ops[3])(int) = { op_enotty, op_version, op_submit_wait };
+	const char *const names[3] = { "enotty", "VERSION", "SUBMIT+WAIT" };
+	struct result res[3];
 	struct utsname u;
-	uint64_t *samples;
+	uint64_t *samples[3];
 	double tp1, tpn;
-	int opt, fd, nsim;
+	int opt, fd, nsim, k;
 
 	while ((opt = getopt(argc, argv, "n:T:w:j:")) != -1) {
 		switch (opt) {
@@ -314,13 +325,17 @@ int main(int argc, char **argv)
 	       iters, jobs_per_tenant, window);
 	fflush(stdout);
 
-	samples = calloc(iters, sizeof(*samples));
-	if (!samples)
-		die("calloc");
-	r_null = time_op(fd, op_enotty, "enotty", samples);
-	r_ver = time_op(fd, op_version, "VERSION", samples);
-	r_job = time_op(fd, op_submit_wait, "SUBMIT+WAIT", samples);
-	free(samples);
+	for (k = 0; k < 3; k++) {
+		samples[k] = calloc(iters, sizeof(uint64_t));
+		if (!samples[k])
+			die("calloc");
+	}
+	time_ops(fd, ops, names, 3, samples, res);
+	r_null = res[0];
+	r_ver = res[1];
+	r_job = res[2];
+	for (k = 0; k < 3; k++)
+		free(samples[k]);
 	gsp_close(fd);
 
 	tp1 = throughput(1, jobs_per_tenant, nsim);
