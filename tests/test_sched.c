@@ -351,9 +351,32 @@ static void test_set_entity(void)
 	       "detach: no entity, weight sums back to 0");
 }
 
+/* Scenario files: errors name the file and line. */
+static void test_scenario_errors(void)
+{
+	static struct sim_cfg cfg;
+	char err[256];
+	int rc;
+
+	rc = sim_parse_string("x.sim", "policy band\n# ok\nbogus 3\n", &cfg,
+			      err, sizeof(err));
+	tap_ok(rc && strstr(err, "x.sim:3: unknown directive 'bogus'"),
+	       "scenario: unknown directive reported at line 3 (%s)", err);
+	rc = sim_parse_string("x.sim", "tenant a kind=loop kernel=2xs\n",
+			      &cfg, err, sizeof(err));
+	tap_ok(rc && strstr(err, "x.sim:1: kernel: '2xs' is not a time"),
+	       "scenario: bad time reported at line 1 (%s)", err);
+	rc = sim_parse_string("x.sim", "policy band\ntenant a kind=loop kernel=2ms weight=3\n",
+			      &cfg, err, sizeof(err));
+	tap_ok(!rc && cfg.nr_tenants == 1 && cfg.t[0].weight == 3 &&
+	       cfg.t[0].kernel_ns == MS(2) && cfg.p.policy == GSP_POLICY_BAND,
+	       "scenario: a valid file parses (1 tenant, weight 3, 2 ms)");
+}
+
 int main(void)
 {
 	test_params();
+	test_scenario_errors();
 	test_fifo_shares();
 	test_fifo_order();
 	test_tenant_order();

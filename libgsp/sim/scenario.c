@@ -224,6 +224,10 @@ static int parse_line(struct parse *ps, struct sim_cfg *cfg, char *line)
 		}
 		return 0;
 	}
+	if (strcmp(key, "duration") && strcmp(key, "warmup") &&
+	    strcmp(key, "window") && strcmp(key, "period") &&
+	    strcmp(key, "band_wait") && strcmp(key, "switch"))
+		return perr(ps, "unknown directive '%s'", key);
 	if (parse_time(val, &v))
 		return perr(ps, "%s: '%s' is not a time (e.g. 500us, 2ms)",
 			    key, val);
