@@ -880,6 +880,19 @@ TEST_F(abi, complete_out_of_range_einval)
 	ASSERT_EQ(GSPACE_COST_MAX_NS, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
 }
 
+TEST_F(abi, complete_after_cancel_ealready)
+{
+	uint64_t h;
+
+	need_lease(_metadata, self);
+	h = make_queued(_metadata, self);
+	ASSERT_OK(cancel_raw(self->fd, h));
+	ASSERT_ERRNO(EALREADY, complete_raw(self->fd, h, 1, 0));
+	/* Not forgotten by the failed COMPLETE. */
+	ASSERT_EQ(-ECANCELED, t_wait_end(_metadata, self->fd, h, GSP_SLOW_NS,
+					 NULL));
+}
+
 /* CANCEL. */
 
 TEST_F(abi, cancel_queued_happy)
