@@ -64,5 +64,11 @@ $(BUILD)/bench-core: tests/bench_core.c $(CORE_SRCS) $(CORE_HDRS)
 bench-core: $(BUILD)/bench-core
 	@mkdir -p bench/results/core-decision
 	$(BUILD)/bench-core > bench/results/core-decision/decision.csv
-	@tools/../bench/results/core-decision/env.sh \
-		> bench/results/core-decision/env.txt 2>/dev/null || true
+	@{ echo "command: make bench-core"; \
+	   echo "cpu: $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"; \
+	   echo "cpus: $$(nproc)"; \
+	   echo "kernel: $$(uname -sr)"; \
+	   echo "compiler: $$($(CC) --version | head -n 1)"; \
+	   echo "cflags: $(USER_CFLAGS)"; \
+	   echo "date: $$(date -u +%Y-%m-%d)"; \
+	 } > bench/results/core-decision/env.txt
