@@ -97,3 +97,21 @@ vm-run: vm-module $(VM_BUILD)/gsp-demo
 	@echo "# booting $(VM_KERNEL) in qemu (TCG, no KVM) with gspace.ko $(VM_MODPARAMS)"
 	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_BUILD)/run.img \
 		-t $(VM_TIMEOUT) -d $(VM_BUILD)/run
+
+# make bench-vm: the ioctl benchmark (selftests/gspace_bench.c) in the VM,
+# recorded with its setup under bench/results/ (not part of make check).
+BENCH_VM_OUT ?= bench/results/$(shell date +%Y-%m-%d)-qemu-tcg-ioctl
+BENCH_VM_ARGS ?=
+
+.PHONY: bench-vm
+bench-vm: vm-module $(SELFTEST_BENCH_BIN)
+	@echo "/bin/$(notdir $(SELFTEST_BENCH_BIN))$(if $(BENCH_VM_ARGS), $(BENCH_VM_ARGS))" \
+		>$(VM_BUILD)/bench.cmds
+	@tools/vm/mkinitramfs.sh -o $(VM_BUILD)/bench.img -m gspace.ko \
+		-p '$(VM_MODPARAMS)' -c $(VM_BUILD)/bench.cmds \
+		-t $(VM_CMD_TIMEOUT) $(SELFTEST_BENCH_BIN)
+	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_BUILD)/bench.img \
+		-t $(VM_TIMEOUT) -d $(VM_BUILD)/bench | tee $(VM_BUILD)/bench.out
+	@tools/vm/record-bench.sh $(VM_BUILD)/bench.out $(BENCH_VM_OUT) \
+		"make bench-vm$(if $(BENCH_VM_ARGS), BENCH_VM_ARGS='$(BENCH_VM_ARGS)')" \
+		$(VM_KERNEL) '$(VM_MODPARAMS)'
