@@ -600,10 +600,10 @@ int main(int argc, char **argv)
 	printf("A job cannot be preempted once it runs, so an LC job that arrives while a\n"
 	       "long BE job runs waits for it: the policies decide who runs next, not\n"
 	       "what is running. Columns: \"GPU ms\" is the time charged to the tenant\n"
-	       "(STATS), \"ms/job\" that per job: the sim engine charges the time a job\n"
-	       "really held the device, so where timers fire late (e.g. under QEMU's\n"
-	       "TCG emulation) it exceeds the job's cost. \"share\" is each tenant's part\n"
-	       "of all time charged; LC latency is WAIT's latency_ns, submit to end.\n");
+	       "(STATS), \"ms/job\" that per job: the sim engine charges each job its\n"
+	       "cost; a timer that fires late (QEMU's TCG emulation) adds latency, not\n"
+	       "GPU time. \"share\" is each tenant's part of all time charged; LC\n"
+	       "latency is WAIT's latency_ns, submit to end.\n");
 	printf("Tenants, one open file of %s each:\n", DEV_PATH);
 	for (i = 0; i < NUM_TENANTS; i++) {
 		const struct tenant *t = &scenario[i];
