@@ -140,6 +140,22 @@ static inline void t_info(struct __test_meta *_metadata, int fd,
 		info->lease_dev = info->sim_devices;
 }
 
+/* SKIPs the test when the arbiter has no lease device. */
+static inline void t_need_lease(struct __test_meta *_metadata,
+				const struct gsp_info *info)
+{
+	if (info->lease_dev < 0)
+		SKIP("no lease device");
+}
+
+/* Closes *fd if it is open and marks it closed: for teardowns. */
+static inline void t_close(int *fd)
+{
+	if (*fd >= 0)
+		gsp_close(*fd);
+	*fd = -1;
+}
+
 static inline int ctx_set_raw(int fd, uint32_t device, uint32_t class,
 			      uint32_t weight, uint64_t lc_target_ns)
 {

@@ -27,16 +27,8 @@ FIXTURE_SETUP(abi)
 
 FIXTURE_TEARDOWN(abi)
 {
-	if (self->fd2 >= 0)
-		gsp_close(self->fd2);
-	if (self->fd >= 0)
-		gsp_close(self->fd);
-}
-
-static void need_lease(struct __test_meta *_metadata, FIXTURE_DATA(abi) *self)
-{
-	if (self->info.lease_dev < 0)
-		SKIP("no lease device");
+	t_close(&self->fd2);
+	t_close(&self->fd);
 }
 
 /*
@@ -150,7 +142,7 @@ static void prep_complete(struct __test_meta *_metadata,
 	struct gspace_complete *c = buf;
 
 	if (!self->handle) {
-		need_lease(_metadata, self);
+		t_need_lease(_metadata, &self->info);
 		t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 		self->handle = t_submit(_metadata, self->fd, 1000);
 		t_wait_granted(_metadata, self->fd, self->handle, GSP_SLOW_NS);
@@ -679,7 +671,7 @@ TEST_F(abi, submit_cost_range)
 	t_stats(_metadata, self->fd, &st);
 	ASSERT_EQ(0, st.queued + st.running + st.completed);
 	/* The maximum itself is valid; on a lease device it is a hint only. */
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	h = t_submit(_metadata, self->fd, GSPACE_COST_MAX_NS);
 	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
@@ -809,7 +801,7 @@ TEST_F(abi, complete_happy)
 	struct gspace_stats st;
 	uint64_t h;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	h = t_submit_fl(_metadata, self->fd, GSPACE_ENGINE_COPY_H2D, 5000, 0,
 			-1, NULL);
@@ -847,7 +839,7 @@ TEST_F(abi, complete_not_running_ebusy)
 {
 	uint64_t a, b;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	a = t_submit(_metadata, self->fd, 0);
 	t_wait_granted(_metadata, self->fd, a, GSP_SLOW_NS);
@@ -864,7 +856,7 @@ TEST_F(abi, complete_out_of_range_einval)
 	struct gspace_stats st;
 	uint64_t h;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	h = t_submit(_metadata, self->fd, 0);
 	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
@@ -884,7 +876,7 @@ TEST_F(abi, complete_after_cancel_ealready)
 {
 	uint64_t h;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	h = make_queued(_metadata, self);
 	ASSERT_OK(cancel_raw(self->fd, h));
 	ASSERT_ERRNO(EALREADY, complete_raw(self->fd, h, 1, 0));
@@ -996,7 +988,7 @@ TEST_F(abi, stats_queued_and_running)
 	struct gspace_stats st;
 	uint64_t a, b;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	a = t_submit(_metadata, self->fd, 0);
 	t_wait_granted(_metadata, self->fd, a, GSP_SLOW_NS);

@@ -36,18 +36,9 @@ FIXTURE_SETUP(fence)
 
 FIXTURE_TEARDOWN(fence)
 {
-	if (self->fd >= 0)
-		gsp_close(self->fd);
-	if (self->sim >= 0)
-		gsp_close(self->sim);
-	if (self->sim1 >= 0)
-		gsp_close(self->sim1);
-}
-
-static void need_lease(struct __test_meta *_metadata, FIXTURE_DATA(fence) *self)
-{
-	if (self->info.lease_dev < 0)
-		SKIP("no lease device");
+	t_close(&self->fd);
+	t_close(&self->sim);
+	t_close(&self->sim1);
 }
 
 /* A running lease job with an out fence. */
@@ -56,7 +47,7 @@ static uint64_t lease_running(struct __test_meta *_metadata,
 {
 	uint64_t h;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	h = t_submit_fl(_metadata, self->fd, GSPACE_ENGINE_COMPUTE, 0,
 			fence ? GSPACE_SUBMIT_FENCE_OUT : 0, -1, fence);
 	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
@@ -397,7 +388,7 @@ TEST_F(fence, in_fence_merged_waits_for_all)
 	uint64_t a, b, c, tb, tc;
 	int fa, fb, fc;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	a = t_submit_fl(_metadata, self->sim, GSPACE_ENGINE_COMPUTE,
 			50 * NSEC_PER_MSEC, GSPACE_SUBMIT_FENCE_OUT, -1, &fa);
 	b = lease_running(_metadata, self, &fb);

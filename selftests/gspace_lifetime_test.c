@@ -18,23 +18,15 @@ FIXTURE(life) {
 
 FIXTURE_SETUP(life)
 {
-	self->fd = self->fd2 = -1;
+	self->fd2 = -1;
 	self->fd = t_open(_metadata);
 	t_info(_metadata, self->fd, &self->info);
 }
 
 FIXTURE_TEARDOWN(life)
 {
-	if (self->fd2 >= 0)
-		gsp_close(self->fd2);
-	if (self->fd >= 0)
-		gsp_close(self->fd);
-}
-
-static void need_lease(struct __test_meta *_metadata, FIXTURE_DATA(life) *self)
-{
-	if (self->info.lease_dev < 0)
-		SKIP("no lease device");
+	t_close(&self->fd2);
+	t_close(&self->fd);
 }
 
 /* CTX_SET device changes. */
@@ -44,7 +36,7 @@ TEST_F(life, ctx_set_device_busy_while_running)
 	struct gspace_stats st;
 	uint64_t h;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	h = t_submit(_metadata, self->fd, 0);
 	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
@@ -66,7 +58,7 @@ TEST_F(life, ctx_set_device_busy_while_queued)
 {
 	uint64_t a, b;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	a = t_submit(_metadata, self->fd, 0);
 	t_wait_granted(_metadata, self->fd, a, GSP_SLOW_NS);
@@ -100,7 +92,7 @@ TEST_F(life, close_cancels_queued_job_fence)
 	uint64_t a;
 	int f;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	a = t_submit(_metadata, self->fd, 0);
 	t_wait_granted(_metadata, self->fd, a, GSP_SLOW_NS);
@@ -120,7 +112,7 @@ TEST_F(life, close_ends_running_lease_job)
 	uint64_t h;
 	int f;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
 	h = t_submit_fl(_metadata, self->fd, GSPACE_ENGINE_COMPUTE, 0,
 			GSPACE_SUBMIT_FENCE_OUT, -1, &f);
@@ -323,11 +315,8 @@ static void survivor_runs(struct __test_meta *_metadata,
 static void quiet_baseline(struct __test_meta *_metadata,
 			   FIXTURE_DATA(life) *self, struct gsp_objects *base)
 {
-	if (self->fd >= 0)
-		gsp_close(self->fd);
-	if (self->fd2 >= 0)
-		gsp_close(self->fd2);
-	self->fd = self->fd2 = -1;
+	t_close(&self->fd);
+	t_close(&self->fd2);
 	t_objects_baseline(_metadata, base);
 }
 
@@ -337,11 +326,8 @@ static void expect_baseline(struct __test_meta *_metadata,
 {
 	struct gsp_objects now;
 
-	if (self->fd >= 0)
-		gsp_close(self->fd);
-	if (self->fd2 >= 0)
-		gsp_close(self->fd2);
-	self->fd = self->fd2 = -1;
+	t_close(&self->fd);
+	t_close(&self->fd2);
 	if (!objects_settle(base, &now, 1000))
 		gsp_diag("baseline contexts %lld jobs %lld fences %lld, after 1 s contexts %lld jobs %lld fences %lld",
 			 base->contexts, base->jobs, base->fences,
@@ -419,7 +405,7 @@ TEST_F(life, exit_with_in_fence_waiters)
 	int fa, st;
 	pid_t pid;
 
-	need_lease(_metadata, self);
+	t_need_lease(_metadata, &self->info);
 	if (geteuid() == 0 && objects_read(&base) == 0) {
 		quiet_baseline(_metadata, self, &base);
 		self->fd = t_open(_metadata);
