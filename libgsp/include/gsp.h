@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libgsp: the client library of the gspace arbiter.
+ *
+ * A struct gsp is one tenant of the arbiter: an open file of /dev/gspace
+ * (the kernel arbiter, gspace.ko) or a connection to gspaced (the
+ * userspace arbiter). The requests and their semantics are those of
+ * uapi/gspace.h; see Documentation/libgsp.rst.
+ *
+ * Every function returns 0 (or a non-negative result) on success and a
+ * negative errno on failure; errno itself is left alone. Every function
+ * may be called from several threads at once on the same struct gsp: a
+ * WAIT blocks only its caller.
+ */
+#ifndef GSP_H
+#define GSP_H
+
+#include <stdint.h>
+
+#include <gspace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GSP_LIB_MAJOR	1
+#define GSP_LIB_MINOR	0
+
+/* Default paths; the environment overrides them (see gsp_open()). */
+#define GSP_DEFAULT_DEV		"/dev/gspace"
+#define GSP_DEFAULT_SOCKET	"/run/gspace/gspaced.sock"
+
+enum gsp_arbiter {
+	GSP_ARBITER_AUTO,	/* the device if it exists, else the daemon */
+	GSP_ARBITER_KERNEL,	/* /dev/gspace only */
+	GSP_ARBITER_DAEMON,	/* gspaced only */
+};
+
+/**
+ * struct gsp_open_opts - where to find the arbiter
+ * @size: sizeof(struct gsp_open_opts)
+ * @arbiter: GSP_ARBITER_*
+ * @dev_path: NULL for $GSPACE_DEV, else GSP_DEFAULT_DEV
+ * @socket_path: NULL for $GSP_SOCKET, else GSP_DEFAULT_SOCKET
+ */
+struct gsp_open_opts {
+	uint32_t size;
+	uint32_t arbiter;
+	const char *dev_path;
+	const char *socket_path;
+};
+
+struct gsp;
+
+/*
+ * Opens a new tenant. With @opts NULL the arbiter comes from
+ * $GSP_ARBITER (kernel, daemon or auto; auto if unset) and the paths from
+ * $GSPACE_DEV and $GSP_SOCKET. -EINVAL: a bad option or environment value;
+ * -ENOENT: no arbiter of the kind asked for; -EPROTO: the arbiter speaks
+ * another major ABI version.
+ */
+int gsp_open(struct gsp **out, const struct gsp_open_opts *opts);
+
+/* Ends the tenant: its queued and running jobs are cancelled. */
+void gsp_close(struct gsp *g);
+
+/* "kernel" or "daemon". */
+const char *gsp_arbiter_name(const struct gsp *g);
+
+/* Parses "kernel", "daemon" or "auto"; -EINVAL for anything else. */
+int gsp_arbiter_parse(const char *s, enum gsp_arbiter *out);
+
+/* The uapi requests, one each. @arg->size must be set by the caller. */
+int gsp_version(struct gsp *g, struct gspace_version *arg);
+int gsp_ctx_set(struct gsp *g, struct gspace_ctx_set *arg);
+int gsp_submit(struct gsp *g, struct gspace_submit *arg);
+int gsp_wait(struct gsp *g, struct gspace_wait *arg);
+int gsp_complete(struct gsp *g, struct gspace_complete *arg);
+int gsp_cancel(struct gsp *g, struct gspace_cancel *arg);
+int gsp_stats(struct gsp *g, struct gspace_stats *arg);
+
+/*
+ * Shorthand for CTX_SET on device 0: class GSPACE_CLASS_*, weight, and the
+ * LC target (0 for BE).
+ */
+int gsp_set_class(struct gsp *g, uint32_t cls, uint32_t weight,
+		  uint64_t lc_target_ns);
+
+/* Parses "be" or "lc"; -EINVAL for anything else. */
+int gsp_class_parse(const char *s, uint32_t *out);
+
+/*
+ * The arbiter's board (gsp_board.h): a shared page through which LC
+ * tenants tell BE tenants, without a request, that LC work is on the GPU,
+ * and the arbiter publishes the partition BE kernels give up. NULL if the
+ * arbiter has none (gspace.ko has none in ABI 1.0).
+ *
+ * gsp_board_lc_slot() is this tenant's LC slot, which only it writes,
+ * through the pointer that gsp_board_rw() returns: a tenant that set the
+ * LC class gets one; else -ENOENT. The arbiter clears a slot when its
+ * tenant ends.
+ */
+struct gsp_board;
+const struct gsp_board *gsp_board(struct gsp *g);
+struct gsp_board *gsp_board_rw(struct gsp *g);
+int gsp_board_lc_slot(struct gsp *g);
+
+/* CLOCK_MONOTONIC now, in ns: the arbiter's clock for deadlines. */
+uint64_t gsp_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GSP_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The board: one shared page, mapped by every tenant of an arbiter that
+ * has one (gspaced). Plain fields, read and written with __atomic builtins
+ * (gsp_board_load/store below), so C and C++ see the same layout.
+ *
+ * Who writes what:
+ * - the header, dev[].lc_jobs and dev[].part_*: the arbiter;
+ * - lc[i].inflight and lc[i].stamp_ns: the LC tenant that owns slot i
+ *   (lc[i].owner != 0); the arbiter zeroes a slot when its owner ends, so
+ *   a dead LC tenant never holds BE work back.
+ *
+ * How a BE tenant reads it (gsp_board_lc_active()): LC work is active on
+ * a device while some slot of that device has inflight > 0 and was
+ * stamped less than lc_max_ns ago, or was stamped less than lc_hold_ns
+ * ago. The lc_max_ns bound means a hung LC tenant stalls BE work for at
+ * most that long.
+ */
+#ifndef GSP_BOARD_H
+#define GSP_BOARD_H
+
+#include <stdint.h>
+
+#define GSP_BOARD_MAGIC		0x62707367u	/* "gspb" */
+#define GSP_BOARD_VERSION	1
+#define GSP_BOARD_MAX_DEVICES	16
+#define GSP_BOARD_LC_SLOTS	32
+#define GSP_BOARD_SIZE		4096
+
+/* Per device, written by the arbiter. 64 bytes. */
+struct gsp_board_dev {
+	uint64_t lc_jobs;	/* LC jobs queued or running on the arbiter */
+	uint32_t part_n;	/* partition plane: SMs that BE gives up */
+	uint32_t part_k;	/* ... block slots per such SM */
+	uint64_t part_epoch;	/* bumped on every change of (n, k) */
+	uint64_t reserved[5];
+};
+
+/* One LC tenant's slot. 64 bytes. */
+struct gsp_board_lc {
+	uint32_t owner;		/* arbiter: 0 free, else a tenant id */
+	uint32_t device;	/* arbiter: the owner's device */
+	uint64_t inflight;	/* owner: its GPU operations not yet seen done */
+	uint64_t stamp_ns;	/* owner: CLOCK_MONOTONIC of its last issue */
+	uint64_t reserved[5];
+};
+
+struct gsp_board {
+	uint32_t magic;		/* GSP_BOARD_MAGIC */
+	uint32_t version;	/* GSP_BOARD_VERSION */
+	uint32_t num_devices;
+	uint32_t pad;
+	uint64_t lc_hold_ns;	/* knob lc_hold_us */
+	uint64_t lc_max_ns;	/* knob lc_max_ms */
+	uint64_t reserved[5];
+	struct gsp_board_dev dev[GSP_BOARD_MAX_DEVICES];
+	struct gsp_board_lc lc[GSP_BOARD_LC_SLOTS];
+};
+
+_Static_assert(sizeof(struct gsp_board) <= GSP_BOARD_SIZE, "board size");
+
+#define gsp_board_load(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define gsp_board_store(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* 1 if LC work is active on @device at @now_ns (see above). */
+static inline int gsp_board_lc_active(const struct gsp_board *b,
+				      uint32_t device, uint64_t now_ns)
+{
+	uint64_t hold = gsp_board_load(&b->lc_hold_ns);
+	uint64_t max = gsp_board_load(&b->lc_max_ns);
+	int i;
+
+	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
+		const struct gsp_board_lc *s = &b->lc[i];
+		uint64_t stamp, age;
+
+		if (!gsp_board_load(&s->owner) ||
+		    gsp_board_load(&s->device) != device)
+			continue;
+		stamp = gsp_board_load(&s->stamp_ns);
+		age = now_ns > stamp ? now_ns - stamp : 0;
+		if (age < hold)
+			return 1;
+		if (gsp_board_load(&s->inflight) && age < max)
+			return 1;
+	}
+	return 0;
+}
+
+#endif /* GSP_BOARD_H */
