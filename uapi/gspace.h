@@ -37,7 +37,7 @@ extern "C" {
  */
 
 #define GSPACE_ABI_MAJOR	1
-#define GSPACE_ABI_MINOR	0
+#define GSPACE_ABI_MINOR	1
 
 /* Not in Documentation/userspace-api/ioctl/ioctl-number.rst: out of tree. */
 #define GSPACE_IOCTL_TYPE	0xB9
@@ -62,6 +62,7 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_POLICY_BAND		(1ULL << 5)
 #define GSPACE_FEAT_LC_PRIORITY		(1ULL << 6)
 #define GSPACE_FEAT_REORDER		(1ULL << 7)
+#define GSPACE_FEAT_BOARD		(1ULL << 8)	/* ABI 1.1: mmap board */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -270,6 +271,9 @@ struct gspace_cancel {
  * @gpu_ns: out: GPU time charged, per engine
  * @credit_ns: out: current credit per engine (CREDIT and BAND policies;
  *	0 under FIFO)
+ * @lc_slot: out (ABI 1.1): this tenant's slot in &gspace_board.lc while
+ *	its class is LC, or -1 (BE, or every slot taken)
+ * @pad: out: 0
  */
 struct gspace_stats {
 	__u32 size;
@@ -285,6 +289,69 @@ struct gspace_stats {
 	__aligned_u64 qos_violations;
 	__aligned_u64 gpu_ns[GSPACE_ENGINE_COUNT];
 	__s64 credit_ns[GSPACE_ENGINE_COUNT];	/* 8-aligned: follows __u64s */
+	/* ABI 1.1 */
+	__s32 lc_slot;
+	__u32 pad;
+};
+
+/**
+ * DOC: Board (ABI 1.1, GSPACE_FEAT_BOARD)
+ *
+ * mmap(NULL, GSPACE_BOARD_SIZE, PROT_READ, MAP_SHARED, fd, 0) maps the
+ * board, one page shared by every tenant, through which LC work is seen
+ * without a request:
+ *
+ * - The arbiter fills the header and, per device, @lc_jobs: the LC jobs
+ *   submitted and not yet ended.
+ * - An LC tenant owns one slot of @lc (STATS reports which). It writes
+ *   @inflight (its GPU operations not yet seen done) and @stamp_ns
+ *   (CLOCK_MONOTONIC of its last issue) there with plain atomic stores,
+ *   without entering the kernel. The arbiter zeroes the slot when the
+ *   tenant goes back to BE or its file is released, so a dead LC tenant
+ *   never holds BE work back.
+ * - A BE tenant reads: LC work is active on a device while a slot of that
+ *   device has @inflight > 0 and is younger than @lc_max_ns, or is younger
+ *   than @lc_hold_ns.
+ *
+ * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
+ * anyone else gets EACCES. @pgoff must be 0 and the length at most
+ * GSPACE_BOARD_SIZE, else EINVAL. Fields are naturally aligned; read and
+ * write them with single atomic loads and stores.
+ */
+#define GSPACE_BOARD_SIZE		4096
+#define GSPACE_BOARD_MAGIC		0x62707367	/* "gspb" */
+#define GSPACE_BOARD_VERSION		1
+#define GSPACE_BOARD_MAX_DEVICES	16
+#define GSPACE_BOARD_LC_SLOTS		32
+
+/* Per device, written by the arbiter. */
+struct gspace_board_dev {
+	__aligned_u64 lc_jobs;
+	__u32 part_n;		/* partition plane: SMs BE gives up */
+	__u32 part_k;		/* block slots per such SM */
+	__aligned_u64 part_epoch;
+	__aligned_u64 reserved[5];
+};
+
+/* One LC tenant's slot: owner and device by the arbiter, the rest by it. */
+struct gspace_board_lc {
+	__u32 owner;		/* 0: free; else the tenant's pid */
+	__u32 device;
+	__aligned_u64 inflight;
+	__aligned_u64 stamp_ns;
+	__aligned_u64 reserved[5];
+};
+
+struct gspace_board {
+	__u32 magic;
+	__u32 version;
+	__u32 num_devices;
+	__u32 pad;
+	__aligned_u64 lc_hold_ns;
+	__aligned_u64 lc_max_ns;
+	__aligned_u64 reserved[5];
+	struct gspace_board_dev dev[GSPACE_BOARD_MAX_DEVICES];
+	struct gspace_board_lc lc[GSPACE_BOARD_LC_SLOTS];
 };
 
 #define GSPACE_IOCTL_VERSION	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_VERSION)

@@ -93,7 +93,9 @@ int gsp_class_parse(const char *s, uint32_t *out);
  * The arbiter's board (gsp_board.h): a shared page through which LC
  * tenants tell BE tenants, without a request, that LC work is on the GPU,
  * and the arbiter publishes the partition BE kernels give up. NULL if the
- * arbiter has none (gspace.ko has none in ABI 1.0).
+ * arbiter has none (gspace.ko before ABI 1.1: no GSPACE_FEAT_BOARD). With
+ * gspace.ko it is an mmap of the tenant's file, and the slot is STATS'
+ * lc_slot.
  *
  * gsp_board_lc_slot() is this tenant's LC slot, which only it writes,
  * through the pointer that gsp_board_rw() returns: a tenant that set the

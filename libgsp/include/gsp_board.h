@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The board: one shared page, mapped by every tenant of an arbiter that
- * has one (gspaced). Plain fields, read and written with __atomic builtins
+ * has one (gspaced, and gspace.ko from ABI 1.1: mmap of /dev/gspace). Plain fields, read and written with __atomic builtins
  * (gsp_board_load/store below), so C and C++ see the same layout.
  *
  * Who writes what:
  * - the header, dev[].lc_jobs and dev[].part_*: the arbiter;
  * - lc[i].inflight and lc[i].stamp_ns: the LC tenant that owns slot i
- *   (lc[i].owner != 0); the arbiter zeroes a slot when its owner ends, so
+ *   (lc[i].owner != 0: its pid); the arbiter zeroes a slot when its owner ends, so
  *   a dead LC tenant never holds BE work back.
  *
  * How a BE tenant reads it (gsp_board_lc_active()): LC work is active on
@@ -19,8 +19,12 @@
 #ifndef GSP_BOARD_H
 #define GSP_BOARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include <gspace.h>
+
+/* The same layout as struct gspace_board in uapi/gspace.h (checked below). */
 #define GSP_BOARD_MAGIC		0x62707367u	/* "gspb" */
 #define GSP_BOARD_VERSION	1
 #define GSP_BOARD_MAX_DEVICES	16
@@ -58,6 +62,18 @@ struct gsp_board {
 };
 
 _Static_assert(sizeof(struct gsp_board) <= GSP_BOARD_SIZE, "board size");
+_Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
+	       GSP_BOARD_SIZE == GSPACE_BOARD_SIZE &&
+	       GSP_BOARD_MAGIC == GSPACE_BOARD_MAGIC &&
+	       GSP_BOARD_LC_SLOTS == GSPACE_BOARD_LC_SLOTS &&
+	       GSP_BOARD_MAX_DEVICES == GSPACE_BOARD_MAX_DEVICES &&
+	       offsetof(struct gsp_board, lc_max_ns) ==
+	       offsetof(struct gspace_board, lc_max_ns) &&
+	       offsetof(struct gsp_board, dev[1].part_epoch) ==
+	       offsetof(struct gspace_board, dev[1].part_epoch) &&
+	       offsetof(struct gsp_board, lc[1].stamp_ns) ==
+	       offsetof(struct gspace_board, lc[1].stamp_ns),
+	       "struct gsp_board matches uapi struct gspace_board");
 
 #define gsp_board_load(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define gsp_board_store(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
