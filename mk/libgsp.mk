@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# libgsp.so (the client library), gspctl, their tests and `make install`.
+#
+#   $(LIBGSP_SO)        libgsp.so.1.0, soname libgsp.so.1, exports exactly
+#                       the gsp_* functions of gsp.h (libgsp/lib/libgsp.map)
+#   $(GSPCTL)           status, top and knobs of the arbiter
+#   make check-libgsp   tests/libgsp/run.sh, TAP only
+#   make install        PREFIX (default /usr/local) and DESTDIR
+#
+# Other fragments add their files to `make install` through INSTALL_BINS
+# (to $(BINDIR)), INSTALL_LIBS (to $(LIBDIR)) and INSTALL_HEADERS (to
+# $(INCLUDEDIR)). See Documentation/libgsp.rst.
+
+LIBGSP_OUT := $(BUILD)/lib
+LIBGSP_VERSION := 1.0
+LIBGSP_SONAME := libgsp.so.1
+LIBGSP_SO := $(LIBGSP_OUT)/libgsp.so.$(LIBGSP_VERSION)
+LIBGSP_MAP := libgsp/lib/libgsp.map
+LIBGSP_SRCS := libgsp/lib/gsp.c libgsp/proto/gspd_client.c
+LIBGSP_HDRS := $(wildcard libgsp/lib/*.h) libgsp/include/gsp.h \
+	libgsp/include/gsp_board.h libgsp/proto/gspd_proto.h uapi/gspace.h
+LIBGSP_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib \
+	-pthread
+GSPCTL := $(BUILD)/gspctl
+LIBGSP_TEST_DIR := $(BUILD)/tests/libgsp
+# The daemon the end-to-end test starts (mk/daemon.mk); skipped without it.
+GSPACED := $(BUILD)/gspaced
+
+USER_TARGETS += $(LIBGSP_SO) $(GSPCTL)
+CHECK_SUITES += libgsp
+
+.PHONY: check-libgsp install
+
+$(LIBGSP_SO): $(LIBGSP_SRCS) $(LIBGSP_HDRS) $(LIBGSP_MAP)
+	@mkdir -p $(@D)
+	$(CC) $(LIBGSP_CFLAGS) -fPIC -fvisibility=hidden -shared \
+		-Wl,-soname,$(LIBGSP_SONAME) -Wl,--version-script=$(LIBGSP_MAP) \
+		-Wl,-z,defs -o $@ $(LIBGSP_SRCS)
+	ln -sf $(notdir $@) $(@D)/$(LIBGSP_SONAME)
+	ln -sf $(LIBGSP_SONAME) $(@D)/libgsp.so
+
+# gspctl is built from libgsp's objects, not against libgsp.so: it needs
+# the daemon's control requests (gspd_ctl_*), which the library hides.
+$(GSPCTL): libgsp/tools/gspctl.c $(LIBGSP_SRCS) $(LIBGSP_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBGSP_CFLAGS) -o $@ $< $(LIBGSP_SRCS)
+
+# The tests: sanitized builds of the same sources.
+$(LIBGSP_TEST_DIR)/%: tests/libgsp/%.c tests/tap.h $(LIBGSP_SRCS) \
+		$(LIBGSP_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBGSP_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< $(LIBGSP_SRCS)
+
+$(LIBGSP_TEST_DIR)/gspctl: libgsp/tools/gspctl.c $(LIBGSP_SRCS) \
+		$(LIBGSP_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBGSP_CFLAGS) $(SAN_FLAGS) -o $@ $< $(LIBGSP_SRCS)
+
+LIBGSP_TESTS := $(LIBGSP_TEST_DIR)/test_api $(LIBGSP_TEST_DIR)/test_e2e \
+	$(LIBGSP_TEST_DIR)/gspctl
+
+check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) \
+		$(if $(wildcard libgsp/daemon/*.c),$(GSPACED))
+	@BUILD=$(BUILD) CC="$(CC)" GSPACED=$(GSPACED) \
+		tests/libgsp/run.sh
+
+# make install. The variables are lists so other fragments can append;
+# secondary expansion lets fragments included after this one count too.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL ?= install
+INSTALL_BINS += $(GSPCTL)
+INSTALL_LIBS += $(LIBGSP_SO)
+INSTALL_HEADERS += libgsp/include/gsp.h libgsp/include/gsp_board.h \
+	uapi/gspace.h
+
+.SECONDEXPANSION:
+install: $$(INSTALL_BINS) $$(INSTALL_LIBS) $$(INSTALL_HEADERS) \
+		libgsp/lib/libgsp.pc.in
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 755 $(INSTALL_BINS) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 755 $(INSTALL_LIBS) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	ln -sf $(notdir $(LIBGSP_SO)) $(DESTDIR)$(LIBDIR)/$(LIBGSP_SONAME)
+	ln -sf $(LIBGSP_SONAME) $(DESTDIR)$(LIBDIR)/libgsp.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(LIBGSP_VERSION)|' libgsp/lib/libgsp.pc.in \
+		>$(DESTDIR)$(PKGCONFIGDIR)/libgsp.pc
