@@ -81,6 +81,7 @@ static int gsp_open(struct inode *inode, struct file *file)
 	xa_init_flags(&ctx->jobs, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&ctx->wq);
 	ctx->class = GSPACE_CLASS_BE;
+	ctx->lc_slot = -1;
 	ctx->weight = GSPACE_WEIGHT_DEFAULT;
 	ctx->pid = task_tgid_nr(current);
 	ctx->gdev = gdev;
@@ -111,6 +112,8 @@ static int gsp_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&ctx->lock);
 	gsp_ctx_cancel_all(ctx);
+	WRITE_ONCE(ctx->class, GSPACE_CLASS_BE);
+	gsp_board_update_slot(ctx);
 	mutex_unlock(&ctx->lock);
 	gsp_ctx_put(ctx);
 	return 0;
@@ -122,6 +125,7 @@ static const struct file_operations gsp_fops = {
 	.release = gsp_release,
 	.unlocked_ioctl = gsp_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = gsp_board_mmap,
 	.llseek = noop_llseek,
 };
 
@@ -174,6 +178,9 @@ static int __init gsp_init(void)
 	gsp->nr_sim = sim_devices;
 	gsp->nr_lease = lease_devices;
 	gsp->lc_gid = INVALID_GID;
+	ret = gsp_board_init(gsp);
+	if (ret)
+		goto err_free_gsp;
 	for (i = 0; i < GSP_MAX_DEVICES; i++)
 		gsp_device_init(gsp, &gsp->dev[i], i);
 	gsp_drv = gsp;
@@ -202,6 +209,8 @@ err_remove_debugfs:
 	for (i = 0; i < GSP_MAX_DEVICES; i++)
 		gsp_device_fini(&gsp->dev[i]);
 	gsp_drv = NULL;
+	gsp_board_fini(gsp);
+err_free_gsp:
 	kfree(gsp);
 	return ret;
 }
@@ -219,6 +228,7 @@ static void __exit gsp_exit(void)
 	WARN_ON(atomic_read(&gsp->nr_ctx) || atomic_read(&gsp->nr_jobs) ||
 		atomic_read(&gsp->nr_fences));
 	gsp_drv = NULL;
+	gsp_board_fini(gsp);
 	kfree(gsp);
 }
 

@@ -86,6 +86,8 @@ struct gsp_dev_engine {
  * @fence_lock: lock of the fences of this device's jobs
  * @ready: jobs whose last dependency signalled, for @ready_work
  * @ready_work: moves @ready jobs into the scheduler
+ * @lc_live: LC jobs submitted and not ended, published on the board.
+ *	Protected by @lock.
  */
 struct gsp_device {
 	u32 index;
@@ -96,6 +98,7 @@ struct gsp_device {
 	spinlock_t fence_lock;
 	struct llist_head ready;
 	struct work_struct ready_work;
+	u64 lc_live;
 };
 
 /**
@@ -114,6 +117,11 @@ struct gsp_device {
  * @nr_jobs: live job objects
  * @nr_fences: live fence objects, which may outlive their job and file
  * @debugfs: gspace's debugfs folder
+ * @board_page: the board (uapi DOC: Board), mapped by tenants
+ * @board: its kernel address; fields written with WRITE_ONCE()
+ * @board_lock: protects @board_slots and the slots' ownership. Innermost:
+ *	nests inside &gsp_ctx.lock, taken from process context only.
+ * @board_slots: LC slots in use
  * @dev: the devices
  */
 struct gspace {
@@ -130,6 +138,10 @@ struct gspace {
 	atomic_t nr_jobs;
 	atomic_t nr_fences;
 	struct dentry *debugfs;
+	struct page *board_page;
+	struct gspace_board *board;
+	spinlock_t board_lock;
+	DECLARE_BITMAP(board_slots, GSPACE_BOARD_LC_SLOTS);
 	struct gsp_device dev[GSP_MAX_DEVICES];
 };
 
@@ -145,7 +157,9 @@ extern struct gspace *gsp_drv;
  * @lock: see DOC: Locking
  * @gdev: bound device. Written under @lock and &gsp_device.lock while the
  *	tenant has no live job; read under either.
- * @class: GSPACE_CLASS_*. Protected by @lock.
+ * @class: GSPACE_CLASS_*. Written under @lock with WRITE_ONCE(); mmap
+ *	reads it locklessly.
+ * @lc_slot: its board slot while LC, or -1. Protected by @lock.
  * @weight: Protected by @lock.
  * @lc_target_ns: Protected by @lock.
  * @ent: the tenant in @gdev's scheduler. Protected by &gsp_device.lock.
@@ -171,6 +185,7 @@ struct gsp_ctx {
 	struct mutex lock;
 	struct gsp_device *gdev;
 	u32 class;
+	int lc_slot;
 	u32 weight;
 	u64 lc_target_ns;
 	struct gsp_entity ent;
@@ -254,6 +269,14 @@ static inline struct gsp_kjob *to_gsp_kjob(struct gsp_job *j)
 {
 	return container_of(j, struct gsp_kjob, base);
 }
+
+/* gsp_board.c */
+int gsp_board_init(struct gspace *gsp);
+void gsp_board_fini(struct gspace *gsp);
+void gsp_board_set_devices(struct gspace *gsp);
+void gsp_board_update_slot(struct gsp_ctx *ctx);
+void gsp_board_lc_jobs_locked(struct gsp_device *gdev, int delta);
+int gsp_board_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* gsp_drv.c */
 void gsp_ctx_put(struct gsp_ctx *ctx);

@@ -27,7 +27,8 @@ static int gsp_ucmd_respond(const struct gsp_ucmd *ucmd, const void *cmd,
 #define GSP_FEATURES	(GSPACE_FEAT_SIM_ENGINE | GSPACE_FEAT_LEASE_ENGINE | \
 			 GSPACE_FEAT_SYNC_FILE | GSPACE_FEAT_POLICY_FIFO | \
 			 GSPACE_FEAT_POLICY_CREDIT | GSPACE_FEAT_POLICY_BAND | \
-			 GSPACE_FEAT_LC_PRIORITY | GSPACE_FEAT_REORDER)
+			 GSPACE_FEAT_LC_PRIORITY | GSPACE_FEAT_REORDER | \
+			 GSPACE_FEAT_BOARD)
 
 /*
  * gsp_ioctl_version (GSPACE_IOCTL_VERSION): the ABI version, features, the
@@ -112,9 +113,10 @@ static int gsp_ioctl_ctx_set(struct gsp_ctx *ctx, void *cmd,
 		}
 		gsp_ctx_rebind(ctx, gdev);
 	}
-	ctx->class = args->class;
+	WRITE_ONCE(ctx->class, args->class);
 	ctx->weight = args->weight;
 	ctx->lc_target_ns = args->lc_target_ns;
+	gsp_board_update_slot(ctx);
 	spin_lock_bh(&gdev->lock);
 	gsp_sched_set_entity(&gdev->sched, &ctx->ent, ctx->weight,
 			     ctx->class == GSPACE_CLASS_LC, ktime_get_ns());
@@ -287,6 +289,8 @@ static int gsp_ioctl_stats(struct gsp_ctx *ctx, void *cmd,
 	args->device = gdev->index;
 	args->class = ctx->class;
 	args->weight = ctx->weight;
+	args->lc_slot = ctx->lc_slot;
+	args->pad = 0;
 	spin_lock_bh(&gdev->lock);
 	args->ctx_flags = ctx->hung ? GSPACE_CTX_F_HUNG : 0;
 	args->queued = ctx->nr_queued;

@@ -161,6 +161,8 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 	job->gpu_ns = gpu_ns;
 	job->latency_ns = now - job->submit_ns;
 	ctx->nr_live--;
+	if (job->lc)
+		gsp_board_lc_jobs_locked(gdev, -1);
 	ctx->nr_completed++;
 	if (status)
 		ctx->nr_failed++;
@@ -364,6 +366,8 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 	spin_lock_bh(&gdev->lock);
 	ctx->nr_live++;
 	ctx->nr_queued++;
+	if (job->lc)
+		gsp_board_lc_jobs_locked(gdev, 1);
 	spin_unlock_bh(&gdev->lock);
 
 	kref_get(&job->ref);	/* the table's, taken over by the store */

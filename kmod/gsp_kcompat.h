@@ -7,6 +7,7 @@
 #define _GSP_KCOMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 
 /*
  * v6.13 "hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()".
@@ -19,6 +20,24 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 {
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = fn;
+}
+#endif
+
+/*
+ * v6.3 "mm: introduce vma->vm_flags wrapper functions". Kbuild defines
+ * GSP_HAVE_VM_FLAGS_SET when the headers declare them; before, the flags
+ * were written directly under the mmap lock, as here.
+ */
+#ifndef GSP_HAVE_VM_FLAGS_SET
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void vm_flags_clear(struct vm_area_struct *vma,
+				  vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
 }
 #endif
 

@@ -170,6 +170,35 @@ static ssize_t watchdog_ms_store(struct device *dev,
 static DEVICE_ATTR_RW(watchdog_ms);
 
 /*
+ * The board's LC knobs live in the board itself, where BE tenants read
+ * them: lc_hold_us up to 100 ms, lc_max_ms from 1 ms to 1 min.
+ */
+#define GSP_BOARD_ATTR(_name, _field, _unit, _min, _max)			\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%llu\n",				\
+			  READ_ONCE(gsp_drv->board->_field) / (_unit));	\
+}									\
+static ssize_t _name##_store(struct device *dev,			\
+			     struct device_attribute *attr,		\
+			     const char *buf, size_t count)		\
+{									\
+	u64 val;							\
+									\
+	if (gsp_parse(buf, _max, &val) || val < (_min))			\
+		return -EINVAL;						\
+	down_write(&gsp_drv->cfg_rwsem);				\
+	WRITE_ONCE(gsp_drv->board->_field, val * (_unit));		\
+	up_write(&gsp_drv->cfg_rwsem);					\
+	return count;							\
+}									\
+static DEVICE_ATTR_RW(_name)
+
+GSP_BOARD_ATTR(lc_hold_us, lc_hold_ns, NSEC_PER_USEC, 0, 100000);
+GSP_BOARD_ATTR(lc_max_ms, lc_max_ns, NSEC_PER_MSEC, 1, 60000);
+
+/*
  * Device counts renumber the lease devices, so they only change while no
  * job exists at all (EBUSY otherwise).
  */
@@ -196,6 +225,7 @@ static ssize_t gsp_devices_store(const char *buf, size_t count, bool lease)
 	}
 	gsp->nr_sim = sim;
 	gsp->nr_lease = nlease;
+	gsp_board_set_devices(gsp);
 	for (i = 0; i < GSP_MAX_DEVICES; i++) {
 		struct gsp_device *gdev = &gsp->dev[i];
 
@@ -285,6 +315,8 @@ static struct attribute *gsp_attrs[] = {
 	&dev_attr_sim_devices.attr,
 	&dev_attr_lease_devices.attr,
 	&dev_attr_lc_group.attr,
+	&dev_attr_lc_hold_us.attr,
+	&dev_attr_lc_max_ms.attr,
 	NULL,
 };
 

@@ -41,6 +41,7 @@ struct op {
 	const char *name;
 	unsigned long req;
 	size_t ssz;
+	size_t msz;		/* smallest accepted: the ABI 1.0 size */
 	uint32_t known_flags;
 	int pad_off;		/* offset of the MBZ pad, or -1 */
 	int writes_out;		/* only copies back, no side effect */
@@ -230,11 +231,13 @@ static void check_stats(struct __test_meta *_metadata,
 	ASSERT_EQ(GSPACE_CLASS_BE, st->class);
 }
 
-#define OP(n, R, S, KF, PAD, OUT) {					\
-	.name = #n, .req = R, .ssz = sizeof(struct S),			\
+#define OP_V10(n, R, S, KF, PAD, OUT, MSZ) {				\
+	.name = #n, .req = R, .ssz = sizeof(struct S), .msz = MSZ,	\
 	.known_flags = KF, .pad_off = PAD, .writes_out = OUT,		\
 	.prep = prep_##n, .check = check_##n,				\
 }
+#define OP(n, R, S, KF, PAD, OUT)					\
+	OP_V10(n, R, S, KF, PAD, OUT, sizeof(struct S))
 
 static const struct op op_version =
 	OP(version, GSPACE_IOCTL_VERSION, gspace_version, 0, -1, 1);
@@ -253,7 +256,8 @@ static const struct op op_complete =
 static const struct op op_cancel =
 	OP(cancel, GSPACE_IOCTL_CANCEL, gspace_cancel, 0, -1, 0);
 static const struct op op_stats =
-	OP(stats, GSPACE_IOCTL_STATS, gspace_stats, 0, -1, 1);
+	OP_V10(stats, GSPACE_IOCTL_STATS, gspace_stats, 0, -1, 1,
+	       offsetof(struct gspace_stats, lc_slot));
 
 #define BUF_SZ 512
 
@@ -304,8 +308,8 @@ static void run_size_short(struct __test_meta *_metadata,
 			   FIXTURE_DATA(abi) *self, const struct op *op)
 {
 	uint64_t arg[BUF_SZ / 8];
-	uint32_t sizes[] = { 0, 4, 8, (uint32_t)op->ssz - 8,
-			     (uint32_t)op->ssz - 1 };
+	uint32_t sizes[] = { 0, 4, 8, (uint32_t)op->msz - 8,
+			     (uint32_t)op->msz - 1 };
 	unsigned int i;
 
 	op->prep(_metadata, self, arg);
@@ -981,6 +985,22 @@ TEST_F(abi, stats_counts_and_charges)
 		  st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
 	ASSERT_EQ(0, st.gpu_ns[GSPACE_ENGINE_COPY_H2D]);
 	ASSERT_LE(4 * NSEC_PER_MSEC, st.gpu_ns[GSPACE_ENGINE_COPY_D2H]);
+}
+
+/* A client built against ABI 1.0 gets its counters and nothing more. */
+TEST_F(abi, stats_abi_1_0_size)
+{
+	unsigned char buf[sizeof(struct gspace_stats) + 8];
+	struct gspace_stats *st = (struct gspace_stats *)buf;
+	size_t v10 = offsetof(struct gspace_stats, lc_slot), i;
+
+	memset(buf, 0xa5, sizeof(buf));
+	memset(buf, 0, v10);
+	st->size = v10;
+	ASSERT_OK(gsp_ioctl(self->fd, GSPACE_IOCTL_STATS, st));
+	ASSERT_EQ(GSPACE_WEIGHT_DEFAULT, st->weight);
+	for (i = v10; i < sizeof(buf); i++)
+		ASSERT_EQ(0xa5, buf[i]);
 }
 
 TEST_F(abi, stats_queued_and_running)

@@ -314,8 +314,8 @@ struct gspace_stats {
  *   than @lc_hold_ns.
  *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
- * anyone else gets EACCES. @pgoff must be 0 and the length at most
- * GSPACE_BOARD_SIZE, else EINVAL. Fields are naturally aligned; read and
+ * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
+ * the length at most GSPACE_BOARD_SIZE, else EINVAL. Fields are naturally aligned; read and
  * write them with single atomic loads and stores.
  */
 #define GSPACE_BOARD_SIZE		4096
