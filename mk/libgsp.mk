@@ -61,8 +61,8 @@ LIBGSP_TESTS := $(LIBGSP_TEST_DIR)/test_api $(LIBGSP_TEST_DIR)/test_e2e \
 	$(LIBGSP_TEST_DIR)/gspctl
 
 check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) \
-		$(if $(wildcard libgsp/daemon/*.c),$(GSPACED))
-	@BUILD=$(BUILD) CC="$(CC)" GSPACED=$(GSPACED) \
+		$(if $(wildcard mk/daemon.mk),$(GSPACED))
+	@BUILD=$(BUILD) CC="$(CC)" SAN_FLAGS="$(SAN_FLAGS)" GSPACED=$(GSPACED) \
 		tests/libgsp/run.sh
 
 # make install. The variables are lists so other fragments can append;
