@@ -168,7 +168,7 @@ sim_devices = 1
 lease_devices = 1
 lc_uids = $(id -u)
 EOF
-"$GSPACED" --config "$tmp/gspaced.conf" --socket "$sock" \
+"$GSPACED" --foreground --config "$tmp/gspaced.conf" --socket "$sock" \
 	>"$tmp/gspaced.log" 2>&1 &
 daemon_pid=$!
 for _ in $(seq 100); do

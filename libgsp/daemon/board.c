@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The board (gsp_board.h): a memfd page that every tenant maps. gspaced
+ * writes the header and dev[].lc_jobs; an LC tenant writes its own slot,
+ * which gspaced zeroes when the tenant stops being LC or goes away.
+ *
+ * Each tenant gets its own open file of the memfd, re-opened through
+ * /proc/self/fd: read-write for the holder of an LC slot, read-only for
+ * everyone else, so a BE tenant's mapping cannot be written. The board is
+ * cooperative, like the launch gate: a process can re-open its own
+ * read-only descriptor read-write through /proc, which is why nothing in
+ * it is trusted by the arbiter (see Documentation/gspaced.rst).
+ *
+ * dev[].part_n, part_k and part_epoch stay 0: they belong to the
+ * partition plane (a later issue), which will store them here, beside
+ * gd_board_lc_jobs(), and bump part_epoch last.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gspaced.h"
+
+int gd_board_init(void)
+{
+	struct gsp_board *b;
+	int fd;
+
+	fd = memfd_create("gspace-board", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0) {
+		gd_log(GD_LOG_ERR, "memfd_create: %s\n", strerror(errno));
+		return -1;
+	}
+	if (ftruncate(fd, GSP_BOARD_SIZE) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		gd_log(GD_LOG_ERR, "board: %s\n", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	b = mmap(NULL, GSP_BOARD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0);
+	if (b == MAP_FAILED) {
+		gd_log(GD_LOG_ERR, "board mmap: %s\n", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	gd_state.board_fd = fd;
+	gd_state.board = b;
+	b->magic = GSP_BOARD_MAGIC;
+	b->version = GSP_BOARD_VERSION;
+	gd_board_update_knobs();
+	return 0;
+}
+
+void gd_board_fini(void)
+{
+	if (gd_state.board)
+		munmap(gd_state.board, GSP_BOARD_SIZE);
+	if (gd_state.board_fd >= 0)
+		close(gd_state.board_fd);
+	gd_state.board = NULL;
+	gd_state.board_fd = -1;
+}
+
+/* The header fields that follow knobs. */
+void gd_board_update_knobs(void)
+{
+	struct gsp_board *b = gd_state.board;
+
+	if (!b)
+		return;
+	gsp_board_store(&b->num_devices, gd_nr_devices());
+	gsp_board_store(&b->lc_hold_ns, gd_state.cfg.lc_hold_ns);
+	gsp_board_store(&b->lc_max_ns, gd_state.cfg.lc_max_ns);
+}
+
+void gd_board_lc_jobs(struct gd_dev *d)
+{
+	if (gd_state.board)
+		gsp_board_store(&gd_state.board->dev[d->index].lc_jobs,
+				d->lc_jobs);
+}
+
+static void slot_clear(struct gsp_board_lc *s)
+{
+	gsp_board_store(&s->owner, 0);
+	gsp_board_store(&s->inflight, 0);
+	gsp_board_store(&s->stamp_ns, 0);
+}
+
+/*
+ * gsp_board_update_slot(): an LC tenant holds a slot on its device (when
+ * one is free), anyone else none. The owner is the tenant's pid, stored
+ * last, since readers check it first.
+ */
+void gd_board_update_slot(struct gd_tenant *t)
+{
+	struct gsp_board *b = gd_state.board;
+	struct gsp_board_lc *s;
+	int i;
+
+	if (!b)
+		return;
+	if (t->class != GSPACE_CLASS_LC) {
+		if (t->lc_slot >= 0) {
+			slot_clear(&b->lc[t->lc_slot]);
+			t->lc_slot = -1;
+		}
+		return;
+	}
+	if (t->lc_slot < 0) {
+		for (i = 0; i < GSP_BOARD_LC_SLOTS; i++)
+			if (!gsp_board_load(&b->lc[i].owner))
+				break;
+		if (i == GSP_BOARD_LC_SLOTS)
+			return;	/* all taken: STATS says -1 */
+		slot_clear(&b->lc[i]);
+		t->lc_slot = i;
+	}
+	s = &b->lc[t->lc_slot];
+	gsp_board_store(&s->device, t->dev->index);
+	gsp_board_store(&s->owner, t->pid > 0 ? (uint32_t)t->pid : 1);
+}
+
+int gd_board_fd_for(struct gd_tenant *t, struct gspd_board_reply *r)
+{
+	char path[64];
+	int fd;
+
+	if (!gd_state.board)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", gd_state.board_fd);
+	fd = open(path, (t->lc_slot >= 0 ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(r, 0, sizeof(*r));
+	r->size = GSP_BOARD_SIZE;
+	r->lc_slot = t->lc_slot;
+	r->device = t->dev->index;
+	return fd;
+}

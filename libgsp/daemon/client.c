@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspaced connections: one per tenant. Identity from SO_PEERCRED (and the
+ * supplementary groups in /proc/<pid>/status, read at connect time), the
+ * wire protocol of gspd_proto.h, and teardown when the peer goes.
+ *
+ * A client that breaks the protocol (bad magic, version or length, a
+ * truncated packet, a descriptor where none belongs) is logged and
+ * dropped. So is one that stops reading: replies are sent without
+ * blocking, and a full socket buffer ends the tenant, which then loses
+ * its jobs exactly as if it had closed the socket.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "gspaced.h"
+
+/* Biggest request: a header, an ioctl request and an argument, or text. */
+#define GD_REQ_MAX	(sizeof(struct gspd_msg) + 4096)
+
+static bool idlist_has(const struct gd_idlist *l, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->id[i] == id)
+			return true;
+	return false;
+}
+
+/* Supplementary groups of @pid from /proc; 0 or -1. */
+static int read_groups(pid_t pid, struct gd_idlist *out)
+{
+	char path[64], line[4096];
+	FILE *f;
+
+	out->n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+
+		if (strncmp(line, "Groups:", 7))
+			continue;
+		for (p = line + 7; out->n < GD_MAX_GROUPS; p = end) {
+			unsigned long g = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			out->id[out->n++] = (uint32_t)g;
+		}
+		break;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Does the peer's uid, gid or a supplementary group match the lists? */
+static bool peer_matches(const struct gd_tenant *t,
+			 const struct gd_idlist *groups,
+			 const struct gd_idlist *uids,
+			 const struct gd_idlist *supp)
+{
+	uint32_t i;
+
+	if (idlist_has(uids, t->uid) || idlist_has(groups, t->gid))
+		return true;
+	for (i = 0; i < supp->n; i++)
+		if (idlist_has(groups, supp->id[i]))
+			return true;
+	return false;
+}
+
+void gd_client_accept(void)
+{
+	struct gd_idlist supp;
+	struct gd_tenant *t;
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int fd;
+
+	fd = accept4(gd_state.listen_fd, NULL, NULL,
+		     SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			gd_log(GD_LOG_ERR, "accept: %s\n", strerror(errno));
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) {
+		gd_log(GD_LOG_ERR, "SO_PEERCRED: %s\n", strerror(errno));
+		close(fd);
+		return;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		close(fd);
+		return;
+	}
+	t->fd = fd;
+	t->id = ++gd_state.next_tenant_id ? gd_state.next_tenant_id :
+					    ++gd_state.next_tenant_id;
+	t->pid = cr.pid;
+	t->uid = cr.uid;
+	t->gid = cr.gid;
+	/*
+	 * Groups are read once, now: a process that changes its groups later
+	 * keeps the rights it connected with. If /proc cannot be read, only
+	 * the primary gid counts.
+	 */
+	if (read_groups(cr.pid, &supp))
+		supp.n = 0;
+	t->lc_allowed = cr.uid == 0 ||
+			peer_matches(t, &gd_state.cfg.lc_groups,
+				     &gd_state.cfg.lc_uids, &supp);
+	t->admin = cr.uid == 0 || cr.uid == gd_state.self_uid ||
+		   peer_matches(t, &gd_state.cfg.admin_groups,
+				&gd_state.cfg.admin_uids, &supp);
+	t->class = GSPACE_CLASS_BE;
+	t->weight = GSPACE_WEIGHT_DEFAULT;
+	t->next_handle = 1;
+	t->lc_slot = -1;
+	gd_tenant_init_sched(t);
+	if (gd_epoll_add(fd, GD_TAG_CLIENT, t)) {
+		gd_tenant_cancel_all(t);
+		close(fd);
+		free(t);
+		return;
+	}
+	t->next = gd_state.tenants;
+	if (t->next)
+		t->next->prev = t;
+	gd_state.tenants = t;
+	gd_state.nr_tenants++;
+	gd_log(GD_LOG_DEBUG, "tenant %u: pid %d uid %u%s\n", t->id, (int)t->pid,
+	       (unsigned int)t->uid, t->lc_allowed ? " (LC allowed)" : "");
+}
+
+/* Marks @t for teardown at the end of this loop iteration. */
+static void drop(struct gd_tenant *t, const char *why)
+{
+	if (t->dead)
+		return;
+	if (why)
+		gd_log(GD_LOG_INFO, "tenant %u (pid %d): dropped: %s\n", t->id,
+		       (int)t->pid, why);
+	t->dead = true;
+}
+
+void gd_reply(struct gd_tenant *t, uint32_t seq, uint16_t op, int status,
+	      const void *payload, size_t len, int fd)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cbuf;
+	struct gspd_msg h = {
+		.magic = GSPD_MAGIC, .version = GSPD_VERSION, .op = op,
+		.seq = seq, .len = (uint32_t)len, .status = status,
+	};
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	if (t->dead)
+		return;
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		m.msg_control = cbuf.buf;
+		m.msg_controllen = sizeof(cbuf.buf);
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	do {
+		n = sendmsg(t->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		drop(t, errno == EAGAIN ? "does not read its replies" :
+		     strerror(errno));
+}
+
+size_t gd_tenants_text(char *out, size_t cap)
+{
+	static const char head[] = "uid pid dev class weight queued running completed failed qos_violations gpu_ns_compute gpu_ns_h2d gpu_ns_d2h credit_ns_compute hung\n";
+	struct gd_tenant *t;
+	size_t off;
+
+	off = snprintf(out, cap, "%s", head);
+	if (off >= cap)
+		return 0;
+	for (t = gd_state.tenants; t; t = t->next) {
+		int n;
+
+		if (t->dead)
+			continue;
+		n = snprintf(out + off, cap - off,
+			     "%u %d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d\n",
+			     (unsigned int)t->uid, (int)t->pid, t->dev->index,
+			     t->class == GSPACE_CLASS_LC ? "lc" : "be",
+			     t->weight,
+			     (unsigned long long)t->nr_queued,
+			     (unsigned long long)t->nr_running,
+			     (unsigned long long)t->nr_completed,
+			     (unsigned long long)t->nr_failed,
+			     (unsigned long long)t->nr_qos_violations,
+			     (unsigned long long)t->gpu_ns[GSP_ENGINE_COMPUTE],
+			     (unsigned long long)t->gpu_ns[GSP_ENGINE_H2D],
+			     (unsigned long long)t->gpu_ns[GSP_ENGINE_D2H],
+			     (long long)gsp_entity_credit_ns(&t->ent,
+							     GSP_ENGINE_COMPUTE),
+			     t->hung);
+		/* What does not fit is left out, whole lines only. */
+		if (n < 0 || (size_t)n >= cap - off) {
+			out[off] = 0;
+			break;
+		}
+		off += n;
+	}
+	return off;
+}
+
+/* A NUL-terminated text payload: the text, or NULL. */
+static const char *payload_text(const char *p, size_t len)
+{
+	if (!len || p[len - 1] || strlen(p) != len - 1)
+		return NULL;
+	return p;
+}
+
+static void handle_ctl(struct gd_tenant *t, const struct gspd_msg *h,
+		       const char *p)
+{
+	char buf[512];
+	const char *text = payload_text(p, h->len);
+	char *eq;
+	int ret;
+
+	if (!text) {
+		gd_reply(t, h->seq, h->op, -EINVAL, NULL, 0, -1);
+		return;
+	}
+	if (h->op == GSPD_OP_CTL_GET) {
+		ret = gd_knob_get(text, buf, sizeof(buf));
+		gd_reply(t, h->seq, h->op, ret, ret ? NULL : buf,
+			 ret ? 0 : strlen(buf) + 1, -1);
+		return;
+	}
+	if (!t->admin) {
+		gd_reply(t, h->seq, h->op, -EPERM, NULL, 0, -1);
+		return;
+	}
+	if (strlen(text) >= sizeof(buf) || !strchr(text, '=')) {
+		gd_reply(t, h->seq, h->op, -EINVAL, NULL, 0, -1);
+		return;
+	}
+	strcpy(buf, text);
+	eq = strchr(buf, '=');
+	*eq = 0;
+	ret = gd_knob_set(buf, eq + 1);
+	if (!ret)
+		gd_log(GD_LOG_INFO, "uid %u set %s=%s\n", (unsigned int)t->uid,
+		       buf, eq + 1);
+	gd_reply(t, h->seq, h->op, ret, NULL, 0, -1);
+}
+
+static void handle_msg(struct gd_tenant *t, const struct gspd_msg *h,
+		       const unsigned char *p, int fd)
+{
+	switch (h->op) {
+	case GSPD_OP_IOCTL: {
+		struct gspd_ioctl io;
+		uint32_t size;
+		size_t arglen, want;
+		int ret;
+
+		if (h->len < sizeof(io) + sizeof(uint32_t)) {
+			drop(t, "short ioctl request");
+			break;
+		}
+		memcpy(&io, p, sizeof(io));
+		arglen = h->len - sizeof(io);
+		memcpy(&size, p + sizeof(io), sizeof(size));
+		want = size < sizeof(size) ? sizeof(size) :
+		       size > GSPD_ARG_MAX ? GSPD_ARG_MAX : size;
+		if (arglen != want) {
+			drop(t, "ioctl argument length does not match its size");
+			break;
+		}
+		if (fd >= 0 && io.request != GSPACE_IOCTL_SUBMIT) {
+			drop(t, "descriptor passed with a request that takes none");
+			break;
+		}
+		ret = gd_ioctl(t, h->seq, io.request, p + sizeof(io), arglen,
+			       fd);
+		fd = -1;
+		if (ret)
+			gd_reply(t, h->seq, h->op, ret, NULL, 0, -1);
+		break;
+	}
+	case GSPD_OP_BOARD: {
+		struct gspd_board_reply r;
+		int bfd;
+
+		if (h->len) {
+			drop(t, "BOARD with a payload");
+			break;
+		}
+		bfd = gd_board_fd_for(t, &r);
+		if (bfd < 0) {
+			gd_reply(t, h->seq, h->op, bfd, NULL, 0, -1);
+			break;
+		}
+		gd_reply(t, h->seq, h->op, 0, &r, sizeof(r), bfd);
+		close(bfd);
+		break;
+	}
+	case GSPD_OP_CTL_GET:
+	case GSPD_OP_CTL_SET:
+		handle_ctl(t, h, (const char *)p);
+		break;
+	case GSPD_OP_CTL_TENANTS: {
+		char *buf;
+		size_t n;
+
+		if (h->len) {
+			drop(t, "CTL_TENANTS with a payload");
+			break;
+		}
+		buf = malloc(GSPD_PAYLOAD_MAX);
+		if (!buf) {
+			gd_reply(t, h->seq, h->op, -ENOMEM, NULL, 0, -1);
+			break;
+		}
+		n = gd_tenants_text(buf, GSPD_PAYLOAD_MAX);
+		gd_reply(t, h->seq, h->op, 0, buf, n + 1, -1);
+		free(buf);
+		break;
+	}
+	default:
+		gd_reply(t, h->seq, h->op, -EOPNOTSUPP, NULL, 0, -1);
+		break;
+	}
+	if (fd >= 0) {
+		if (!t->dead)
+			drop(t, "descriptor passed with a request that takes none");
+		close(fd);
+	}
+}
+
+/* Reads and handles every request waiting on @t's socket. */
+void gd_client_readable(struct gd_tenant *t)
+{
+	/* One request at a time; a single-threaded loop can share it. */
+	static unsigned char buf[GD_REQ_MAX + 1]
+		__attribute__((aligned(8)));
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(int) * 8)];
+	} cbuf;
+
+	while (!t->dead) {
+		struct iovec iov = { buf, GD_REQ_MAX };
+		struct msghdr m = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
+		};
+		struct gspd_msg h;
+		struct cmsghdr *cm;
+		int fd = -1, nfds = 0;
+		ssize_t n;
+
+		n = recvmsg(t->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				drop(t, strerror(errno));
+			return;
+		}
+		if (n == 0) {
+			drop(t, NULL);	/* closed: the normal end */
+			return;
+		}
+		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+			size_t i, k;
+
+			if (cm->cmsg_level != SOL_SOCKET ||
+			    cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (i = 0; i < k; i++) {
+				int x;
+
+				memcpy(&x, CMSG_DATA(cm) + i * sizeof(int),
+				       sizeof(x));
+				if (!nfds++)
+					fd = x;
+				else
+					close(x);
+			}
+		}
+		if (nfds > 1) {
+			close(fd);
+			drop(t, "more than one descriptor in a request");
+			return;
+		}
+		if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+		    (size_t)n < sizeof(h)) {
+			if (fd >= 0)
+				close(fd);
+			drop(t, (size_t)n < sizeof(h) ? "short packet" :
+			     "oversized packet");
+			return;
+		}
+		memcpy(&h, buf, sizeof(h));
+		if (h.magic != GSPD_MAGIC || h.version != GSPD_VERSION ||
+		    h.len != (size_t)n - sizeof(h) || h.status || h.pad) {
+			if (fd >= 0)
+				close(fd);
+			drop(t, h.magic != GSPD_MAGIC ? "bad magic" :
+			     h.version != GSPD_VERSION ? "protocol version" :
+			     "bad header");
+			return;
+		}
+		/* The text ops need their NUL inside the buffer. */
+		buf[n] = 0;
+		handle_msg(t, &h, buf + sizeof(h), fd);
+		gd_run_timers(gd_now());
+	}
+}
+
+/* gsp_release(): the tenant is gone; nothing of it may stall anyone. */
+void gd_tenant_teardown(struct gd_tenant *t)
+{
+	gd_tenant_cancel_all(t);
+	t->class = GSPACE_CLASS_BE;
+	gd_board_update_slot(t);
+	gd_epoll_del(t->fd);
+	close(t->fd);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		gd_state.tenants = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	gd_state.nr_tenants--;
+	gd_log(GD_LOG_DEBUG, "tenant %u: gone\n", t->id);
+	free(t);
+}
+
+/* Tears down every dropped tenant; repeats, as teardown may drop more. */
+void gd_client_reap_dead(void)
+{
+	bool again = true;
+
+	while (again) {
+		struct gd_tenant *t, *n;
+
+		again = false;
+		for (t = gd_state.tenants; t; t = n) {
+			n = t->next;
+			if (t->dead) {
+				gd_tenant_teardown(t);
+				again = true;
+				break;
+			}
+		}
+	}
+}

@@ -1,0 +1,933 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspaced jobs, engines and fences: the uapi requests with the semantics
+ * of gspace.ko. The kernel function each part mirrors is named, so that a
+ * change there is easy to carry over.
+ *
+ * Fences are eventfds (gspd_proto.h): the daemon writes 1 when a job
+ * succeeds and 1 + (-error) when it fails, and watches an in-fence with
+ * epoll without reading it.
+ *
+ * Freed jobs go to a graveyard emptied at the end of each loop iteration,
+ * because an epoll batch may still carry an event that names them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "gspaced.h"
+
+#define GD_FEATURES	(GSPACE_FEAT_SIM_ENGINE | GSPACE_FEAT_LEASE_ENGINE | \
+			 GSPACE_FEAT_POLICY_FIFO | GSPACE_FEAT_POLICY_CREDIT | \
+			 GSPACE_FEAT_POLICY_BAND | GSPACE_FEAT_LC_PRIORITY | \
+			 GSPACE_FEAT_REORDER)
+
+/*
+ * Jobs whose dependencies have all signalled, for gd_run_timers(): as the
+ * module's ready worker, it keeps a long CHAIN from recursing. Single
+ * event-loop thread: no lock.
+ */
+static struct gd_job **ready_list;
+static size_t ready_n, ready_cap;
+/* Freed jobs, released at the end of the loop iteration (see above). */
+static struct gd_job *graveyard;
+
+void gd_devices_init(void)
+{
+	uint64_t now = gd_now();
+	uint32_t i, e;
+
+	for (i = 0; i < GD_MAX_DEVICES; i++) {
+		struct gd_dev *d = &gd_state.dev[i];
+
+		d->index = i;
+		gsp_sched_init(&d->sched, &gd_state.cfg.params, now);
+		for (e = 0; e < GSP_ENGINE_COUNT; e++) {
+			d->eng[e].dev = d;
+			d->eng[e].id = e;
+		}
+	}
+}
+
+static void engine_kick(struct gd_engine *eng, uint64_t now);
+
+static void device_kick(struct gd_dev *d, uint64_t now)
+{
+	int e;
+
+	for (e = 0; e < GSP_ENGINE_COUNT; e++)
+		engine_kick(&d->eng[e], now);
+}
+
+/* gsp_params_apply(): new tunables on every device's scheduler. */
+void gd_params_apply(void)
+{
+	int i;
+
+	for (i = 0; i < GD_MAX_DEVICES; i++) {
+		struct gd_dev *d = &gd_state.dev[i];
+		uint64_t now = gd_now();
+
+		if (gsp_sched_set_params(&d->sched, &gd_state.cfg.params, now))
+			gd_log(GD_LOG_ERR, "core refused validated params\n");
+		device_kick(d, now);
+	}
+}
+
+void gd_tenant_init_sched(struct gd_tenant *t)
+{
+	t->dev = &gd_state.dev[0];
+	gsp_entity_init(&t->ent, t->weight, false);
+	gsp_sched_attach(&t->dev->sched, &t->ent, gd_now());
+}
+
+/* The handle table. */
+
+static struct gd_job **bucket(struct gd_tenant *t, uint32_t handle)
+{
+	return &t->jobs[handle % GD_JOB_BUCKETS];
+}
+
+static struct gd_job *job_lookup(struct gd_tenant *t, uint64_t handle)
+{
+	struct gd_job *j;
+
+	if (!handle || handle > UINT32_MAX)
+		return NULL;
+	for (j = *bucket(t, handle); j; j = j->hnext)
+		if (j->handle == handle)
+			return j;
+	return NULL;
+}
+
+/* A free handle, cyclic as xa_alloc_cyclic() (never 0). */
+static uint32_t handle_alloc(struct gd_tenant *t)
+{
+	for (;;) {
+		uint32_t h = t->next_handle++;
+
+		if (!h)
+			continue;
+		if (!job_lookup(t, h))
+			return h;
+	}
+}
+
+static void ready_remove(struct gd_job *job)
+{
+	size_t i;
+
+	for (i = 0; i < ready_n; i++)
+		if (ready_list[i] == job)
+			ready_list[i] = NULL;
+}
+
+/* Out of the table and gone; the job has ended and nothing waits on it. */
+static void job_free(struct gd_job *job)
+{
+	struct gd_tenant *t = job->t;
+	struct gd_job **pp;
+
+	for (pp = bucket(t, job->handle); *pp; pp = &(*pp)->hnext)
+		if (*pp == job) {
+			*pp = job->hnext;
+			break;
+		}
+	if (t->last == job) {
+		t->last = NULL;
+		t->last_valid = true;
+		t->last_status = job->status;
+	}
+	ready_remove(job);
+	job->hnext = graveyard;
+	graveyard = job;
+	gd_state.nr_jobs--;
+}
+
+void gd_graveyard_empty(void)
+{
+	while (graveyard) {
+		struct gd_job *j = graveyard;
+
+		graveyard = j->hnext;
+		free(j);
+	}
+}
+
+/* Fences. */
+
+static void fence_signal(int fd, int status)
+{
+	uint64_t v = 1 + (uint64_t)(status < 0 ? -status : 0);
+
+	if (write(fd, &v, sizeof(v)) != sizeof(v))
+		gd_log(GD_LOG_ERR, "fence write: %s\n", strerror(errno));
+}
+
+static void in_fence_drop(struct gd_job *job)
+{
+	if (job->in_fence < 0)
+		return;
+	gd_epoll_del(job->in_fence);
+	close(job->in_fence);
+	job->in_fence = -1;
+}
+
+/* A dependency ended, with @err (0 or -errno). */
+static void dep_signalled(struct gd_job *job, int err)
+{
+	if (err && !job->dep_error)
+		job->dep_error = err;
+	if (--job->pending)
+		return;
+	if (ready_n == ready_cap) {
+		size_t cap = ready_cap ? ready_cap * 2 : 64;
+		struct gd_job **n = realloc(ready_list, cap * sizeof(*n));
+
+		if (!n) {
+			/* Out of memory: fail the job rather than lose it. */
+			gd_log(GD_LOG_ERR, "out of memory queueing a ready job\n");
+			job->dep_error = -ENOMEM;
+			return;
+		}
+		ready_list = n;
+		ready_cap = cap;
+	}
+	ready_list[ready_n++] = job;
+}
+
+/* The in-fence eventfd became readable. */
+void gd_fence_ready(struct gd_job *job)
+{
+	int sig = 0, err = 0;
+
+	if (job->in_fence < 0)
+		return;	/* dropped earlier in this batch */
+	if (gspd_fence_status(job->in_fence, &sig, &err) || !sig)
+		return;
+	in_fence_drop(job);
+	dep_signalled(job, err);
+}
+
+/* WAIT replies. */
+
+static void wait_unlink_global(struct gd_wait *w)
+{
+	if (w->gprev)
+		w->gprev->gnext = w->gnext;
+	else
+		gd_state.waits = w->gnext;
+	if (w->gnext)
+		w->gnext->gprev = w->gprev;
+}
+
+static void wait_reply(struct gd_tenant *t, uint32_t seq, uint32_t user_size,
+		       struct gspace_wait *arg, const struct gd_job *job)
+{
+	if (job->state == GD_JOB_DONE) {
+		arg->status = job->status;
+		arg->gpu_ns = job->gpu_ns;
+		arg->latency_ns = job->latency_ns;
+	} else {
+		arg->status = 0;
+		arg->gpu_ns = 0;
+		arg->latency_ns = 0;
+	}
+	gd_reply(t, seq, GSPD_OP_IOCTL, 0, arg,
+		 user_size < sizeof(*arg) ? user_size : sizeof(*arg), -1);
+}
+
+/*
+ * Answers the parked WAITs that @job's new state satisfies; reaps it if
+ * one of them waited for the end.
+ */
+static void job_answer_waits(struct gd_job *job)
+{
+	struct gd_wait **pp = &job->waits, *w;
+	bool reap = false;
+
+	while ((w = *pp)) {
+		bool granted = w->arg.flags & GSPACE_WAIT_GRANTED;
+
+		if (!granted && job->state != GD_JOB_DONE) {
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		wait_unlink_global(w);
+		wait_reply(job->t, w->seq, w->user_size, &w->arg, job);
+		if (!granted)
+			reap = true;
+		free(w);
+	}
+	if (reap)
+		job_free(job);
+}
+
+/* Frees @job's parked WAITs without answering: its tenant is gone. */
+static void job_drop_waits(struct gd_job *job)
+{
+	struct gd_wait *w;
+
+	while ((w = job->waits)) {
+		job->waits = w->next;
+		wait_unlink_global(w);
+		free(w);
+	}
+}
+
+/* gsp_job_end_locked(): end a job that has not ended yet. */
+static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
+		    uint64_t now)
+{
+	struct gd_dev *d = job->dev;
+	struct gd_engine *eng = &d->eng[job->base.engine];
+	struct gd_tenant *t = job->t;
+	bool was_running = false;
+
+	switch (job->state) {
+	case GD_JOB_RUNNING:
+		gsp_sched_complete(&d->sched, &job->base, gpu_ns, now);
+		eng->running = NULL;
+		t->nr_running--;
+		t->gpu_ns[job->base.engine] += gpu_ns;
+		was_running = true;
+		break;
+	case GD_JOB_QUEUED:
+		gsp_sched_dequeue(&d->sched, &job->base, now);
+		/* fallthrough */
+	case GD_JOB_PENDING:
+		t->nr_queued--;
+		gpu_ns = 0;
+		break;
+	case GD_JOB_DONE:
+		gd_log(GD_LOG_ERR, "job %u ended twice\n", job->handle);
+		return;
+	}
+
+	job->status = status;
+	job->gpu_ns = gpu_ns;
+	job->latency_ns = now - job->submit_ns;
+	t->nr_live--;
+	t->nr_completed++;
+	if (status)
+		t->nr_failed++;
+	if (job->lc && job->lc_target_ns && job->latency_ns > job->lc_target_ns)
+		t->nr_qos_violations++;
+	if (job->lc) {
+		d->lc_jobs--;
+		gd_board_lc_jobs(d);
+	}
+	job->state = GD_JOB_DONE;
+
+	in_fence_drop(job);
+	if (job->out_fence >= 0) {
+		fence_signal(job->out_fence, status);
+		close(job->out_fence);
+		job->out_fence = -1;
+	}
+	/* The chained successor learns our status; we leave our predecessor. */
+	if (job->chain_next) {
+		struct gd_job *n = job->chain_next;
+
+		n->chain_prev = NULL;
+		job->chain_next = NULL;
+		dep_signalled(n, status);
+	}
+	if (job->chain_prev) {
+		job->chain_prev->chain_next = NULL;
+		job->chain_prev = NULL;
+	}
+
+	job_answer_waits(job);	/* may free the job */
+	if (was_running)
+		engine_kick(eng, now);
+}
+
+/* gsp_job_ready_locked(): dependencies done, hand it to the scheduler. */
+static void job_ready(struct gd_job *job, uint64_t now)
+{
+	if (job->state != GD_JOB_PENDING)
+		return;	/* cancelled while it waited */
+	if (job->dep_error) {
+		job_end(job, job->dep_error, 0, now);
+		return;
+	}
+	job->state = GD_JOB_QUEUED;
+	gsp_sched_enqueue(&job->dev->sched, &job->base, now);
+	engine_kick(&job->dev->eng[job->base.engine], now);
+}
+
+/* gsp_engine_kick_locked(): start the next job if the engine is idle. */
+static void engine_kick(struct gd_engine *eng, uint64_t now)
+{
+	struct gd_dev *d = eng->dev;
+	struct gd_job *job;
+	struct gsp_job *j;
+	uint64_t retry = 0;
+
+	if (eng->running)
+		return;
+	j = gsp_sched_pick(&d->sched, eng->id, now, &retry);
+	eng->retry_ns = j ? 0 : retry;
+	if (!j)
+		return;
+	job = (struct gd_job *)((char *)j - offsetof(struct gd_job, base));
+	job->state = GD_JOB_RUNNING;
+	job->start_ns = now;
+	job->t->nr_queued--;
+	job->t->nr_running++;
+	eng->running = job;
+	if (gd_dev_is_lease(d))
+		eng->deadline_ns = now + gd_state.cfg.watchdog_ns;
+	else
+		eng->deadline_ns = now + job->base.cost_ns;
+	/* A lease holder waits for the grant. */
+	job_answer_waits(job);
+}
+
+/*
+ * The hrtimers of the module: sim ends, watchdogs, BAND retries, WAIT
+ * deadlines, and the ready jobs. Loops until nothing is due, because
+ * ending a job can start one that is due at once (cost 0).
+ */
+void gd_run_timers(uint64_t now)
+{
+	bool again;
+
+	do {
+		struct gd_wait *w, *wn;
+		uint32_t i, e, n = gd_nr_devices();
+		size_t k;
+
+		again = false;
+		for (k = 0; k < ready_n; k++) {
+			struct gd_job *job = ready_list[k];
+
+			if (job) {
+				ready_list[k] = NULL;
+				job_ready(job, now);
+				again = true;
+			}
+		}
+		ready_n = 0;
+		for (i = 0; i < n; i++) {
+			struct gd_dev *d = &gd_state.dev[i];
+
+			for (e = 0; e < GSP_ENGINE_COUNT; e++) {
+				struct gd_engine *eng = &d->eng[e];
+				struct gd_job *job = eng->running;
+
+				if (job && now >= eng->deadline_ns) {
+					if (gd_dev_is_lease(d)) {
+						job->t->hung = true;
+						job_end(job, -ETIMEDOUT,
+							now - job->start_ns, now);
+					} else {
+						job_end(job, 0,
+							job->base.cost_ns, now);
+					}
+					again = true;
+				} else if (!job && eng->retry_ns &&
+					   now >= eng->retry_ns) {
+					eng->retry_ns = 0;
+					engine_kick(eng, now);
+					again = true;
+				}
+			}
+		}
+		for (w = gd_state.waits; w; w = wn) {
+			struct gd_wait **pp;
+
+			wn = w->gnext;
+			if (now < w->arg.deadline_ns)
+				continue;
+			for (pp = &w->job->waits; *pp != w; pp = &(*pp)->next)
+				;
+			*pp = w->next;
+			wait_unlink_global(w);
+			gd_reply(w->job->t, w->seq, GSPD_OP_IOCTL, -ETIME, NULL,
+				 0, -1);
+			free(w);
+			again = true;
+		}
+		if (again)
+			now = gd_now();
+	} while (again || ready_n);
+}
+
+/* The earliest time gd_run_timers() has something to do; 0 for none. */
+uint64_t gd_next_deadline(void)
+{
+	uint64_t best = 0;
+	struct gd_wait *w;
+	uint32_t i, e, n = gd_nr_devices();
+
+#define GD_CONSIDER(t) do { if ((t) && (!best || (t) < best)) best = (t); } while (0)
+	for (i = 0; i < n; i++)
+		for (e = 0; e < GSP_ENGINE_COUNT; e++) {
+			struct gd_engine *eng = &gd_state.dev[i].eng[e];
+
+			if (eng->running)
+				GD_CONSIDER(eng->deadline_ns ? eng->deadline_ns : 1);
+			else
+				GD_CONSIDER(eng->retry_ns);
+		}
+	for (w = gd_state.waits; w; w = w->gnext)
+		GD_CONSIDER(w->arg.deadline_ns);
+#undef GD_CONSIDER
+	return best;
+}
+
+/* The requests: each validates, then looks up, then acts (gsp_ioctl.c). */
+
+static int reply_arg(struct gd_tenant *t, uint32_t seq, const void *arg,
+		     size_t ksize, uint32_t user_size, int fd)
+{
+	gd_reply(t, seq, GSPD_OP_IOCTL, 0, arg,
+		 user_size < ksize ? user_size : ksize, fd);
+	return 0;
+}
+
+static int do_version(struct gd_tenant *t, uint32_t seq, void *cmd,
+		      uint32_t user_size)
+{
+	struct gspace_version *a = cmd;
+
+	if (a->flags)
+		return -EINVAL;
+	a->abi_major = GSPACE_ABI_MAJOR;
+	a->abi_minor = GSPACE_ABI_MINOR;
+	a->features = GD_FEATURES;
+	a->num_devices = gd_nr_devices();
+	a->lc_allowed = t->lc_allowed;
+	return reply_arg(t, seq, a, sizeof(*a), user_size, -1);
+}
+
+static int do_ctx_set(struct gd_tenant *t, uint32_t seq, void *cmd,
+		      uint32_t user_size)
+{
+	struct gspace_ctx_set *a = cmd;
+	struct gd_dev *d;
+	uint64_t now = gd_now();
+
+	(void)user_size;
+	if (a->flags || a->pad)
+		return -EINVAL;
+	if (a->class != GSPACE_CLASS_BE && a->class != GSPACE_CLASS_LC)
+		return -EINVAL;
+	if (a->weight < GSPACE_WEIGHT_MIN || a->weight > GSPACE_WEIGHT_MAX)
+		return -EINVAL;
+	if (a->class == GSPACE_CLASS_BE && a->lc_target_ns)
+		return -EINVAL;
+	if (a->class == GSPACE_CLASS_LC && !t->lc_allowed)
+		return -EPERM;
+	if (a->device >= gd_nr_devices())
+		return -ENODEV;
+	d = &gd_state.dev[a->device];
+	if (d != t->dev) {
+		if (t->nr_live)
+			return -EBUSY;
+		gsp_sched_detach(&t->dev->sched, &t->ent, now);
+		gsp_entity_init(&t->ent, t->weight,
+				t->class == GSPACE_CLASS_LC);
+		gsp_sched_attach(&d->sched, &t->ent, now);
+		t->dev = d;
+	}
+	t->class = a->class;
+	t->weight = a->weight;
+	t->lc_target_ns = a->lc_target_ns;
+	gd_board_update_slot(t);
+	gsp_sched_set_entity(&d->sched, &t->ent, t->weight,
+			     t->class == GSPACE_CLASS_LC, now);
+	device_kick(d, now);
+	gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
+	return 0;
+}
+
+/* gsp_submit_validate() */
+static int submit_validate(const struct gspace_submit *a)
+{
+	if (a->flags & ~GSPACE_SUBMIT_FLAGS)
+		return -EINVAL;
+	if (a->pad)
+		return -EINVAL;
+	if (a->engine >= GSPACE_ENGINE_COUNT)
+		return -EINVAL;
+	if (a->cost_ns > GSPACE_COST_MAX_NS)
+		return -EINVAL;
+	if (!(a->flags & GSPACE_SUBMIT_FENCE_IN) && a->in_fence_fd)
+		return -EINVAL;
+	if (a->flags & GSPACE_SUBMIT_TASK_HEAD) {
+		if (a->engine != GSPACE_ENGINE_COPY_H2D ||
+		    a->task_compute_ns > GSPACE_COST_MAX_NS ||
+		    a->task_d2h_ns > GSPACE_COST_MAX_NS)
+			return -EINVAL;
+	} else if (a->task_compute_ns || a->task_d2h_ns) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* gsp_job_submit(); takes over @in_fd (closed on error). */
+static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
+		     uint32_t user_size, int *in_fd)
+{
+	struct gspace_submit *a = cmd;
+	struct gd_job *job;
+	int sig = 0, err = 0, out_fd = -1, ret;
+
+	ret = submit_validate(a);
+	if (ret)
+		return ret;
+	if (a->flags & GSPACE_SUBMIT_FENCE_IN) {
+		/* An eventfd, passed along, and nothing else. */
+		if (*in_fd < 0 || a->in_fence_fd < 0 ||
+		    gspd_fence_status(*in_fd, &sig, &err))
+			return -EINVAL;
+	}
+	if (t->dev->index >= gd_nr_devices())
+		return -ENODEV;
+	if (t->hung)
+		return -EBUSY;
+	if (t->nr_live >= GD_TENANT_MAX_JOBS)
+		return -ENOSPC;
+
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return -ENOMEM;
+	if (a->flags & GSPACE_SUBMIT_FENCE_OUT) {
+		out_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (out_fd < 0) {
+			ret = -errno;
+			free(job);
+			return ret;
+		}
+	}
+	job->t = t;
+	job->dev = t->dev;
+	job->handle = handle_alloc(t);
+	job->lc = t->class == GSPACE_CLASS_LC;
+	job->lc_target_ns = t->lc_target_ns;
+	job->state = GD_JOB_PENDING;
+	job->out_fence = out_fd;
+	job->in_fence = -1;
+	job->user_tag = a->user_tag;
+	job->base.ent = &t->ent;
+	job->base.engine = a->engine;
+	job->base.cost_ns = a->cost_ns;
+	if (a->flags & GSPACE_SUBMIT_TASK_HEAD) {
+		job->base.task_ns[GSP_ENGINE_H2D] = a->cost_ns;
+		job->base.task_ns[GSP_ENGINE_COMPUTE] = a->task_compute_ns;
+		job->base.task_ns[GSP_ENGINE_D2H] = a->task_d2h_ns;
+	}
+
+	a->handle = job->handle;
+	a->out_fence_fd = -1;	/* the client puts its own fd number here */
+	reply_arg(t, seq, a, sizeof(*a), user_size, out_fd);
+
+	/* Publish. */
+	gd_state.nr_jobs++;
+	job->submit_ns = gd_now();
+	job->pending = 1;
+	t->nr_live++;
+	t->nr_queued++;
+	if (job->lc) {
+		job->dev->lc_jobs++;
+		gd_board_lc_jobs(job->dev);
+	}
+	job->hnext = *bucket(t, job->handle);
+	*bucket(t, job->handle) = job;
+
+	if (a->flags & GSPACE_SUBMIT_FENCE_IN) {
+		if (sig) {
+			close(*in_fd);
+			if (err)
+				job->dep_error = err;
+		} else {
+			job->pending++;
+			job->in_fence = *in_fd;
+			if (gd_epoll_add(job->in_fence, GD_TAG_FENCE, job)) {
+				/* Cannot watch it: fail the job, never hang. */
+				close(job->in_fence);
+				job->in_fence = -1;
+				job->pending--;
+				job->dep_error = -ENOMEM;
+			}
+		}
+		*in_fd = -1;
+	}
+	if (a->flags & GSPACE_SUBMIT_CHAIN) {
+		if (t->last && t->last->state != GD_JOB_DONE) {
+			job->pending++;
+			job->chain_prev = t->last;
+			t->last->chain_next = job;
+		} else if (t->last && t->last->status) {
+			if (!job->dep_error)
+				job->dep_error = t->last->status;
+		} else if (!t->last && t->last_valid && t->last_status) {
+			if (!job->dep_error)
+				job->dep_error = t->last_status;
+		}
+	}
+	t->last = job;
+
+	if (!--job->pending)
+		job_ready(job, gd_now());
+	return 0;
+}
+
+static int do_wait(struct gd_tenant *t, uint32_t seq, void *cmd,
+		   uint32_t user_size)
+{
+	struct gspace_wait *a = cmd;
+	struct gd_job *job;
+	struct gd_wait *w;
+	bool done;
+	int64_t left;
+
+	if (a->flags & ~GSPACE_WAIT_FLAGS || a->pad)
+		return -EINVAL;
+	job = job_lookup(t, a->handle);
+	if (!job)
+		return -ENOENT;
+	if (a->flags & GSPACE_WAIT_GRANTED)
+		done = job->state >= GD_JOB_RUNNING;
+	else
+		done = job->state == GD_JOB_DONE;
+	left = (int64_t)(a->deadline_ns - gd_now());
+	if (done) {
+		wait_reply(t, seq, user_size, a, job);
+		if (!(a->flags & GSPACE_WAIT_GRANTED))
+			job_free(job);
+		return 0;
+	}
+	if (!a->deadline_ns || left <= 0)
+		return -ETIME;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->job = job;
+	w->seq = seq;
+	w->user_size = user_size;
+	w->arg = *a;
+	w->next = job->waits;
+	job->waits = w;
+	w->gnext = gd_state.waits;
+	if (w->gnext)
+		w->gnext->gprev = w;
+	gd_state.waits = w;
+	return 0;
+}
+
+static int do_complete(struct gd_tenant *t, uint32_t seq, void *cmd,
+		       uint32_t user_size)
+{
+	struct gspace_complete *a = cmd;
+	struct gd_job *job;
+
+	(void)user_size;
+	if (a->flags || a->pad)
+		return -EINVAL;
+	if (a->error > 0 || a->error < -4095)
+		return -EINVAL;
+	if (a->gpu_ns > GSPACE_COST_MAX_NS)
+		return -EINVAL;
+	job = job_lookup(t, a->handle);
+	if (!job)
+		return -ENOENT;
+	if (!gd_dev_is_lease(job->dev))
+		return -EINVAL;
+	if (job->state == GD_JOB_DONE)
+		return -EALREADY;
+	if (job->state != GD_JOB_RUNNING)
+		return -EBUSY;
+	gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
+	job_end(job, a->error, a->gpu_ns, gd_now());
+	/* job_end() reaped it if a WAIT was parked on it. */
+	job = job_lookup(t, a->handle);
+	if (job)
+		job_free(job);
+	return 0;
+}
+
+static int do_cancel(struct gd_tenant *t, uint32_t seq, void *cmd,
+		     uint32_t user_size)
+{
+	struct gspace_cancel *a = cmd;
+	struct gd_job *job;
+
+	(void)user_size;
+	if (a->flags)
+		return -EINVAL;
+	job = job_lookup(t, a->handle);
+	if (!job)
+		return -ENOENT;
+	switch (job->state) {
+	case GD_JOB_PENDING:
+	case GD_JOB_QUEUED:
+		break;
+	case GD_JOB_RUNNING:
+		return -EBUSY;
+	case GD_JOB_DONE:
+		return -EALREADY;
+	}
+	gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
+	job_end(job, -ECANCELED, 0, gd_now());
+	return 0;
+}
+
+static int do_stats(struct gd_tenant *t, uint32_t seq, void *cmd,
+		    uint32_t user_size)
+{
+	struct gspace_stats *a = cmd;
+	int i;
+
+	if (a->flags)
+		return -EINVAL;
+	a->device = t->dev->index;
+	a->class = t->class;
+	a->weight = t->weight;
+	a->lc_slot = t->lc_slot;
+	a->pad = 0;
+	a->ctx_flags = t->hung ? GSPACE_CTX_F_HUNG : 0;
+	a->queued = t->nr_queued;
+	a->running = t->nr_running;
+	a->completed = t->nr_completed;
+	a->failed = t->nr_failed;
+	a->qos_violations = t->nr_qos_violations;
+	for (i = 0; i < GSP_ENGINE_COUNT; i++) {
+		a->gpu_ns[i] = t->gpu_ns[i];
+		a->credit_ns[i] = gsp_entity_credit_ns(&t->ent, i);
+	}
+	return reply_arg(t, seq, a, sizeof(*a), user_size, -1);
+}
+
+union gd_cmd {
+	struct gspace_version version;
+	struct gspace_ctx_set ctx_set;
+	struct gspace_submit submit;
+	struct gspace_wait wait;
+	struct gspace_complete complete;
+	struct gspace_cancel cancel;
+	struct gspace_stats stats;
+};
+
+struct gd_op {
+	uint32_t size;
+	uint32_t min_size;	/* end of the last field of ABI 1.0 */
+	int (*fn)(struct gd_tenant *t, uint32_t seq, void *cmd,
+		  uint32_t user_size);
+};
+
+#define GD_OFFSETOFEND(s, f)	(offsetof(struct s, f) + sizeof(((struct s *)0)->f))
+#define GD_OP(id, fn_, s, last) \
+	[GSPACE_CMD_##id] = { sizeof(struct s), GD_OFFSETOFEND(s, last), fn_ }
+
+static const struct gd_op gd_ops[] = {
+	GD_OP(VERSION, do_version, gspace_version, lc_allowed),
+	GD_OP(CTX_SET, do_ctx_set, gspace_ctx_set, lc_target_ns),
+	GD_OP(SUBMIT, NULL, gspace_submit, pad),
+	GD_OP(WAIT, do_wait, gspace_wait, latency_ns),
+	GD_OP(COMPLETE, do_complete, gspace_complete, pad),
+	GD_OP(CANCEL, do_cancel, gspace_cancel, handle),
+	GD_OP(STATS, do_stats, gspace_stats, credit_ns),
+};
+
+_Static_assert(sizeof(union gd_cmd) <= GSPD_ARG_MAX, "uapi argument size");
+
+/*
+ * gsp_ioctl(): one request. @arg holds min(size, GSPD_ARG_MAX) bytes of
+ * the argument (the client checked that any bytes beyond are zero).
+ * Replies (or parks a WAIT) itself; returns the status of an immediate
+ * error reply, which the caller sends, or 0. Takes over @in_fd.
+ */
+int gd_ioctl(struct gd_tenant *t, uint32_t seq, uint64_t request,
+	     const void *arg, size_t arglen, int in_fd)
+{
+	union gd_cmd buf;
+	const struct gd_op *op;
+	uint32_t nr, user_size;
+	size_t i;
+	int ret;
+
+	nr = (request >> _IOC_NRSHIFT) & _IOC_NRMASK;
+	if (((request >> _IOC_TYPESHIFT) & _IOC_TYPEMASK) != GSPACE_IOCTL_TYPE ||
+	    nr >= sizeof(gd_ops) / sizeof(gd_ops[0]) ||
+	    request != _IO(GSPACE_IOCTL_TYPE, nr)) {
+		ret = -ENOTTY;
+		goto out;
+	}
+	op = &gd_ops[nr];
+	memcpy(&user_size, arg, sizeof(user_size));
+	if (user_size < op->min_size) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* copy_struct_from_user(): a bigger caller's tail must be zero. */
+	for (i = op->size; i < arglen; i++)
+		if (((const unsigned char *)arg)[i]) {
+			ret = -E2BIG;
+			goto out;
+		}
+	memset(&buf, 0, sizeof(buf));
+	memcpy(&buf, arg, arglen < op->size ? arglen : op->size);
+	if (nr == GSPACE_CMD_SUBMIT)
+		ret = do_submit(t, seq, &buf, user_size, &in_fd);
+	else
+		ret = op->fn(t, seq, &buf, user_size);
+out:
+	if (in_fd >= 0)
+		close(in_fd);
+	return ret;
+}
+
+/*
+ * gsp_ctx_cancel_all(): the tenant is gone. Queued jobs are cancelled
+ * first, so ending the running ones hands the engines to other tenants;
+ * running jobs are aborted and charged for the time they held the engine
+ * (a sim job never more than its cost).
+ */
+void gd_tenant_cancel_all(struct gd_tenant *t)
+{
+	uint64_t now = gd_now();
+	struct gd_job *j, *n;
+	int b;
+
+	for (b = 0; b < GD_JOB_BUCKETS; b++)
+		for (j = t->jobs[b]; j; j = j->hnext)
+			job_drop_waits(j);
+	for (b = 0; b < GD_JOB_BUCKETS; b++)
+		for (j = t->jobs[b]; j; j = j->hnext)
+			if (j->state == GD_JOB_PENDING ||
+			    j->state == GD_JOB_QUEUED)
+				job_end(j, -ECANCELED, 0, now);
+	for (b = 0; b < GD_JOB_BUCKETS; b++)
+		for (j = t->jobs[b]; j; j = j->hnext)
+			if (j->state == GD_JOB_RUNNING) {
+				uint64_t ran = now - j->start_ns;
+
+				if (!gd_dev_is_lease(j->dev) &&
+				    ran > j->base.cost_ns)
+					ran = j->base.cost_ns;
+				job_end(j, -ECANCELED, ran, now);
+			}
+	gsp_sched_detach(&t->dev->sched, &t->ent, now);
+	for (b = 0; b < GD_JOB_BUCKETS; b++)
+		for (j = t->jobs[b]; j; j = n) {
+			n = j->hnext;
+			job_free(j);
+		}
+	t->last = NULL;
+}
+
+void gd_jobs_fini(void)
+{
+	gd_graveyard_empty();
+	free(ready_list);
+	ready_list = NULL;
+	ready_n = ready_cap = 0;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspaced: the userspace gspace arbiter.
+ *
+ *   gspaced [--foreground] [--config FILE] [--socket PATH] [-v]...
+ *
+ * Serves uapi/gspace.h over a UNIX SOCK_SEQPACKET socket
+ * (libgsp/proto/gspd_proto.h) with the scheduling core of gspace.ko.
+ * One thread runs everything from one epoll loop. Documentation/gspaced.rst.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gspaced.h"
+#include "gsp.h"
+
+#define GD_DEFAULT_CONFIG	"/etc/gspace/gspaced.conf"
+
+/* The one daemon instance; see struct gd. */
+struct gd gd_state = { .epfd = -1, .listen_fd = -1, .timer_fd = -1,
+		       .signal_fd = -1, .board_fd = -1,
+		       .log_level = GD_LOG_INFO };
+
+void gd_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > gd_state.log_level)
+		return;
+	fputs("gspaced: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+uint64_t gd_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int gd_epoll_add(int fd, enum gd_tag tag, void *ptr)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN,
+		.data.u64 = (uint64_t)(uintptr_t)ptr | tag,
+	};
+
+	if (epoll_ctl(gd_state.epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		gd_log(GD_LOG_ERR, "epoll_ctl: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void gd_epoll_del(int fd)
+{
+	epoll_ctl(gd_state.epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gspaced [--foreground] [--config FILE] [--socket PATH] [-v]...\n"
+		"  --foreground  stay attached (systemd, tests); else detach once listening\n"
+		"  --config FILE configuration (default %s; missing = defaults)\n"
+		"  --socket PATH listening socket (default %s)\n"
+		"  -v            more log lines on stderr (repeat for more)\n",
+		GD_DEFAULT_CONFIG, GSP_DEFAULT_SOCKET);
+}
+
+/*
+ * Binds @path: refuses if another daemon answers there, replaces a stale
+ * socket, and opens it to every user (access control is by credentials).
+ */
+static int listen_on(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[sizeof(sa.sun_path)];
+	struct stat st;
+	int fd, probe;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		gd_log(GD_LOG_ERR, "socket path too long (%zu bytes at most): %s\n",
+		       sizeof(sa.sun_path) - 1, path);
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	strcpy(dir, path);
+	if (stat(dirname(dir), &st) && errno == ENOENT &&
+	    mkdir(dir, 0755) && errno != EEXIST) {
+		gd_log(GD_LOG_ERR, "cannot create %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe < 0)
+		return -1;
+	if (!connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(probe);
+		gd_log(GD_LOG_ERR, "another gspaced is listening on %s; stop it or use --socket\n",
+		       path);
+		return -1;
+	}
+	close(probe);
+	if (errno == ECONNREFUSED && !lstat(path, &st) && S_ISSOCK(st.st_mode))
+		unlink(path);	/* stale: its daemon is gone */
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		gd_log(GD_LOG_ERR, "bind %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (chmod(path, 0666) || listen(fd, 128)) {
+		gd_log(GD_LOG_ERR, "listen %s: %s\n", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return fd;
+}
+
+static void timer_arm(uint64_t when)
+{
+	struct itimerspec its = { 0 };
+
+	if (when == gd_state.timer_armed_ns)
+		return;
+	its.it_value.tv_sec = when / 1000000000ULL;
+	its.it_value.tv_nsec = when % 1000000000ULL;
+	if (timerfd_settime(gd_state.timer_fd, TFD_TIMER_ABSTIME, &its, NULL))
+		gd_log(GD_LOG_ERR, "timerfd_settime: %s\n", strerror(errno));
+	gd_state.timer_armed_ns = when;
+}
+
+/* Runs until SIGTERM or SIGINT. */
+static void loop(void)
+{
+	struct epoll_event ev[64];
+
+	for (;;) {
+		int i, n;
+
+		timer_arm(gd_next_deadline());
+		n = epoll_wait(gd_state.epfd, ev, 64, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			gd_log(GD_LOG_ERR, "epoll_wait: %s\n", strerror(errno));
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t d = ev[i].data.u64;
+			void *ptr = (void *)(uintptr_t)(d & ~((1ULL << GD_TAG_BITS) - 1));
+			struct signalfd_siginfo si;
+			uint64_t exp;
+
+			switch (d & ((1ULL << GD_TAG_BITS) - 1)) {
+			case GD_TAG_LISTEN:
+				gd_client_accept();
+				break;
+			case GD_TAG_TIMER:
+				if (read(gd_state.timer_fd, &exp, sizeof(exp)) > 0)
+					gd_state.timer_armed_ns = 0;
+				break;
+			case GD_TAG_SIGNAL:
+				if (read(gd_state.signal_fd, &si, sizeof(si)) ==
+				    sizeof(si)) {
+					gd_log(GD_LOG_INFO, "signal %u: shutting down\n",
+					       si.ssi_signo);
+					return;
+				}
+				break;
+			case GD_TAG_CLIENT: {
+				struct gd_tenant *t = ptr;
+
+				if (!t->dead)
+					gd_client_readable(t);
+				break;
+			}
+			case GD_TAG_FENCE:
+				gd_fence_ready(ptr);
+				break;
+			}
+		}
+		gd_run_timers(gd_now());
+		gd_client_reap_dead();
+		gd_run_timers(gd_now());
+		gd_graveyard_empty();
+	}
+}
+
+/* Detaches once listening; the parent's exit status says it worked. */
+static int daemonize(void)
+{
+	int p[2];
+	pid_t pid;
+	char ok;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		_exit(read(p[0], &ok, 1) == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	setsid();
+	if (chdir("/"))
+		return -1;
+	/* The caller learns we are up when this end closes with a byte. */
+	return p[1];
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *sock = NULL;
+	bool foreground = false;
+	int ready_fd = -1, status = 1, c, devnull;
+	sigset_t mask;
+
+	while ((c = getopt_long(argc, argv, "fc:s:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			foreground = true;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'v':
+			gd_state.log_level++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gspaced: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if ((config && !*config) || (sock && !*sock)) {
+		fprintf(stderr, "gspaced: --config and --socket need a non-empty path\n");
+		return 2;
+	}
+
+	gd_config_default(&gd_state.cfg);
+	if (gd_config_load(config ? config : GD_DEFAULT_CONFIG, config != NULL))
+		return 2;
+	gd_state.self_uid = getuid();
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (gd_board_init())
+		return 1;
+	gd_devices_init();
+	gd_config_set_live();
+	gd_state.epfd = epoll_create1(EPOLL_CLOEXEC);
+	gd_state.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	gd_state.timer_fd = timerfd_create(CLOCK_MONOTONIC,
+					   TFD_CLOEXEC | TFD_NONBLOCK);
+	if (gd_state.epfd < 0 || gd_state.signal_fd < 0 || gd_state.timer_fd < 0) {
+		gd_log(GD_LOG_ERR, "setup: %s\n", strerror(errno));
+		goto out;
+	}
+	sock = sock ? sock : GSP_DEFAULT_SOCKET;
+	if (!foreground) {
+		ready_fd = daemonize();
+		if (ready_fd < 0) {
+			gd_log(GD_LOG_ERR, "cannot detach: %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	gd_state.listen_fd = listen_on(sock);
+	if (gd_state.listen_fd < 0)
+		goto out;
+	if (gd_epoll_add(gd_state.listen_fd, GD_TAG_LISTEN, NULL) ||
+	    gd_epoll_add(gd_state.timer_fd, GD_TAG_TIMER, NULL) ||
+	    gd_epoll_add(gd_state.signal_fd, GD_TAG_SIGNAL, NULL))
+		goto out_unlink;
+	gd_log(GD_LOG_INFO, "listening on %s: %u sim and %u lease devices, policy %s\n",
+	       sock, gd_state.cfg.nr_sim, gd_state.cfg.nr_lease,
+	       gsp_policy_names[gd_state.cfg.params.policy]);
+	if (ready_fd >= 0) {
+		devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (devnull >= 0) {
+			dup2(devnull, STDIN_FILENO);
+			dup2(devnull, STDOUT_FILENO);
+			close(devnull);
+		}
+		if (write(ready_fd, "1", 1) != 1)
+			gd_log(GD_LOG_ERR, "cannot tell the parent we are up\n");
+		close(ready_fd);
+	}
+
+	loop();
+	status = 0;
+
+	/* Every tenant ends as if its socket had closed. */
+	while (gd_state.tenants)
+		gd_tenant_teardown(gd_state.tenants);
+out_unlink:
+	unlink(sock);
+out:
+	if (gd_state.listen_fd >= 0)
+		close(gd_state.listen_fd);
+	if (gd_state.epfd >= 0)
+		close(gd_state.epfd);
+	if (gd_state.timer_fd >= 0)
+		close(gd_state.timer_fd);
+	if (gd_state.signal_fd >= 0)
+		close(gd_state.signal_fd);
+	gd_jobs_fini();
+	gd_board_fini();
+	return status;
+}
