@@ -566,7 +566,7 @@ static void print_features(uint64_t f)
 {
 	static const char *const names[] = {
 		"sim", "lease", "sync_file", "fifo", "credit", "band",
-		"lc_priority", "reorder",
+		"lc_priority", "reorder", "board",
 	};
 	size_t i;
 
