@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Argument checks of the GPU experiment's tools that need no GPU: each bad
+# invocation must exit 2 with a message on stderr. Prints TAP lines only.
+# gsp-load links only the static CUDA runtime, so it starts without a
+# driver; gsp-check and launch-overhead need libcuda.so.1 and are left out.
+BUILD=${BUILD:-build}
+cd "$(dirname "$0")/../.." || exit 1
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+
+expect2() {	# WHAT COMMAND...: exit status 2 and a non-empty stderr
+	local what=$1 rc
+	shift
+	"$@" >/dev/null 2>"$err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ -s "$err" ]; then
+		echo "ok - cli: $what"
+	else
+		echo "not ok - cli: $what (exit $rc)"
+		sed 's/^/# /' "$err"
+	fi
+}
+
+L=$BUILD/gpu/gsp-load
+expect2 "gsp-load without --kernel-us" "$L" --out /dev/null
+expect2 "gsp-load --kernel-us 0" "$L" --kernel-us 0 --out /dev/null
+expect2 "gsp-load --kernel-us 12x" "$L" --kernel-us 12x --out /dev/null
+expect2 "gsp-load period shorter than the kernel" "$L" --kernel-us 500 --period-us 100 --out /dev/null
+expect2 "gsp-load without --out" "$L" --kernel-us 100
+expect2 "gsp-load unknown option" "$L" --kernel-us 100 --out /dev/null --bogus
+expect2 "gsp-load --tag with a comma" "$L" --kernel-us 100 --out /dev/null --tag a,b
+expect2 "gsp-load --duration-s without a value" "$L" --kernel-us 100 --out /dev/null --duration-s
+R=bench/gpu/run-experiment.sh
+expect2 "run-experiment.sh without OUT" env -u OUT bash "$R"
+expect2 "run-experiment.sh unknown part" env OUT=/nonexistent/x bash "$R" everything
+expect2 "run-experiment.sh DUR=0" env OUT=/nonexistent/x DUR=0 bash "$R"
+expect2 "analyze.py without a directory" python3 bench/gpu/analyze.py /nonexistent/x

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The GPU experiment for libgsp, gspaced and the interposer (bench/gpu/,
+# Documentation/gpu-experiment.rst). The programs build with nvcc against
+# the libcuda stub, so CI builds them; they run only on a GPU host
+# (bench/gpu/run-experiment.sh).
+#
+#   make $(BUILD)/gpu/gsp-check $(BUILD)/gpu/gsp-load $(BUILD)/gpu/launch-overhead
+#   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
+#                          scripts parse, analyze.py's unit test, argument
+#                          checks (no GPU is used)
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+GPU_ARCH ?= -arch=sm_90
+GPU_OUT := $(BUILD)/gpu
+GPU_NVCCFLAGS := $(GPU_ARCH) -O2 -std=c++17 -I$(GPU_OUT) \
+	-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings
+GPU_STUBS := -L$(CUDA_HOME)/lib64/stubs -lcuda
+GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead
+GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh
+GPU_PY := $(wildcard bench/gpu/*.py)
+
+# spin.ptx as a C string: the file has no quotes or backslashes, but
+# escape them anyway so an edit cannot break the build silently.
+$(GPU_OUT)/spin_ptx.h: bench/gpu/spin.ptx
+	@mkdir -p $(@D)
+	{ echo '/* Generated from bench/gpu/spin.ptx by mk/gpu.mk. */'; \
+	  echo 'static const char spin_ptx[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/' $<; echo ';'; } > $@
+
+# gsp-check calls cuLaunchKernel and needs the driver library at link
+# time; gsp-load uses only the (static) runtime.
+$(GPU_OUT)/gsp-check: bench/gpu/gsp-check.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_STUBS) -lpthread
+
+$(GPU_OUT)/gsp-load: bench/gpu/gsp-load.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $<
+
+$(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu $(GPU_OUT)/spin_ptx.h
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_STUBS)
+
+USER_TARGETS += $(GPU_PROGS)
+CHECK_SUITES += gpu-progs
+
+# One TAP line per check; the numbering is added at the end.
+.PHONY: check-gpu-progs
+check-gpu-progs:
+	@mkdir -p $(GPU_OUT)/ci
+	@{ for p in $(GPU_PROGS); do \
+		if $(MAKE) --no-print-directory -s $$p >$(GPU_OUT)/ci/build.log 2>&1; \
+		then echo "ok - nvcc builds and links $$p (libcuda stub)"; \
+		else echo "not ok - nvcc builds and links $$p"; sed 's/^/# /' $(GPU_OUT)/ci/build.log; fi; \
+	   done; \
+	   if $(CUDA_HOME)/bin/ptxas -arch=sm_90 bench/gpu/spin.ptx -o $(GPU_OUT)/ci/spin.cubin \
+		>$(GPU_OUT)/ci/ptxas.log 2>&1; \
+	   then echo "ok - ptxas assembles bench/gpu/spin.ptx for sm_90"; \
+	   else echo "not ok - ptxas assembles bench/gpu/spin.ptx"; sed 's/^/# /' $(GPU_OUT)/ci/ptxas.log; fi; \
+	   for s in $(GPU_SCRIPTS); do \
+		if bash -n $$s 2>$(GPU_OUT)/ci/sh.log; then echo "ok - bash -n $$s"; \
+		else echo "not ok - bash -n $$s"; sed 's/^/# /' $(GPU_OUT)/ci/sh.log; fi; \
+	   done; \
+	   for s in $(GPU_PY); do \
+		if python3 -c 'import sys, py_compile; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
+			$$s $(GPU_OUT)/ci/$$(basename $$s)c 2>$(GPU_OUT)/ci/py.log; \
+		then echo "ok - python3 compiles $$s"; \
+		else echo "not ok - python3 compiles $$s"; sed 's/^/# /' $(GPU_OUT)/ci/py.log; fi; \
+	   done; \
+	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_analyze.py 2>&1 || \
+		echo "not ok - test_analyze.py exited with an error"; \
+	   BUILD=$(BUILD) bash bench/gpu/test_cli.sh 2>&1 || \
+		echo "not ok - test_cli.sh exited with an error"; \
+	} | awk '/^(ok|not ok) -/ { n++; sub(/^ok -/, "ok " n " -"); sub(/^not ok -/, "not ok " n " -") } \
+		{ print } END { print "1.." n }'
