@@ -6,7 +6,7 @@ need=""
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 linux-headers-amd64 linux-source busybox-static cpio kmod \
-	 gnuplot-nox; do
+	 gnuplot-nox pkgconf; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0
