@@ -1,0 +1,1164 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The process's tenant: configuration from the environment, the arbiter
+ * (libgsp, loaded at first use), the BE FIFO and its dispatcher thread
+ * with leases, synchronous gates, the LC reporter thread, and the
+ * counters written at exit. See Documentation/interposer.rst.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsp.h>
+#include <gsp_board.h>
+
+#include "preload.h"
+
+#define POLL_NS		20000ULL	/* BE: board and event polls */
+#define LC_FAST_NS	50000ULL	/* LC reporter poll while LC is busy */
+#define LC_SLOW_NS	2000000ULL	/* ... after 100 ms without LC work */
+#define LC_BUSY_NS	100000000ULL
+#define IDLE_LEASE_NS	200000ULL	/* keep an idle lease this long */
+#define EXIT_DRAIN_NS	5000000000ULL	/* at exit, wait this long at most */
+#define LC_SAMPLE	16		/* time every 16th LC op of a key */
+#define LC_RING		4096
+#define KEYS		4096
+#define MAX_DEPTH	64
+
+struct gsp_stats_ctr gsp_ctr;
+
+/* libgsp, resolved at run time so the interposer loads without it. */
+struct gsp_api {
+	int (*open)(struct gsp **, const struct gsp_open_opts *);
+	void (*close)(struct gsp *);
+	int (*ctx_set)(struct gsp *, struct gspace_ctx_set *);
+	int (*submit)(struct gsp *, struct gspace_submit *);
+	int (*wait)(struct gsp *, struct gspace_wait *);
+	int (*complete)(struct gsp *, struct gspace_complete *);
+	const struct gsp_board *(*board)(struct gsp *);
+	struct gsp_board *(*board_rw)(struct gsp *);
+	int (*lc_slot)(struct gsp *);
+};
+
+struct gsp_gate {
+	int state;		/* 0 queued, 1 go, 2 issued */
+	uint32_t engine;
+	CUstream stream;	/* NULL: synchronous, timed on the host */
+	CUevent start, end;	/* from the dispatcher; start only if first */
+	uint64_t host_ns;
+	int issued_ok;
+};
+
+/*
+ * The one tenant of this process. Global because the driver API has no
+ * handle we could hang it on; set up once (pthread_once) and torn down
+ * at exit.
+ */
+static struct {
+	pthread_once_t once;
+	_Atomic int mode;		/* enum gsp_mode */
+	int log;
+	uint32_t device, cls, weight;
+	uint64_t lc_target_ns, quantum_ns;
+	unsigned int depth;
+	const char *stats_file;
+	struct gsp_api api;
+	struct gsp *g;
+	const struct gsp_board *board;
+	struct gsp_board *board_rw;
+	int lc_slot;
+	atomic_int warned_arbiter;
+
+	/* BE FIFO, in program order across threads. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct gsp_op *head, *tail;
+	uint64_t enq, issued;
+	atomic_ullong pending;		/* enq - issued, for a cheap check */
+	CUresult sticky;
+	int stop, dispatcher_running, reporter_running;
+	pthread_t dispatcher, reporter;
+	int capturing;			/* streams in capture, all contexts */
+
+	/* LC ring: many app threads push, the reporter pops. */
+	struct lc_rec {
+		atomic_ullong seq;
+		CUcontext ctx;
+		CUstream stream;
+		const void *key;
+		uint32_t engine;
+		CUevent s, e;
+	} ring[LC_RING];
+	atomic_ullong ring_head, ring_tail;
+	atomic_ullong lc_overflow;
+	atomic_ullong lc_last_ns;
+} S = {
+	.once = PTHREAD_ONCE_INIT,
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.cv = PTHREAD_COND_INITIALIZER,
+	.lc_slot = -1,
+};
+
+static struct gsp_key keys[KEYS];	/* see gsp_key() */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	nanosleep(&ts, NULL);
+}
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "gsp: %s\n", buf);
+}
+
+void gsp_warn_once(atomic_int *once, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_exchange(once, 1))
+		return;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void gsp_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (S.log < level)
+		return;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+/* Fall back to pass-through for good: the arbiter is gone or unusable. */
+static void arbiter_lost(const char *what, int err)
+{
+	gsp_warn_once(&S.warned_arbiter,
+		      "%s failed (%s); passing every CUDA call through from now on",
+		      what, strerror(-err));
+	atomic_store(&S.mode, GSP_MODE_OFF);
+}
+
+struct gsp_key *gsp_key(const void *key)
+{
+	uintptr_t h = (uintptr_t)key;
+	unsigned int i, n;
+
+	h ^= h >> 17;
+	h *= 0x9e3779b97f4a7c15ULL;
+	for (n = 0, i = (unsigned int)(h >> 52) % KEYS; n < KEYS;
+	     n++, i = (i + 1) % KEYS) {
+		const void *k = atomic_load_explicit(&keys[i].key,
+						     memory_order_acquire);
+		const void *expect = NULL;
+
+		if (k == key)
+			return &keys[i];
+		if (k)
+			continue;
+		if (atomic_compare_exchange_strong(&keys[i].key, &expect, key) ||
+		    expect == key)
+			return &keys[i];
+	}
+	return NULL;
+}
+
+void gsp_cost_put(const void *key, uint64_t ns)
+{
+	struct gsp_key *k = gsp_key(key);
+	uint64_t old;
+
+	if (!k)
+		return;
+	old = atomic_load_explicit(&k->ewma_ns, memory_order_relaxed);
+	/* EWMA, 1/8 new; the first measurement seeds it. */
+	atomic_store_explicit(&k->ewma_ns, old ? old - old / 8 + ns / 8 : ns,
+			      memory_order_relaxed);
+}
+
+static uint64_t cost_get(const void *key)
+{
+	struct gsp_key *k = gsp_key(key);
+
+	return k ? atomic_load_explicit(&k->ewma_ns, memory_order_relaxed) : 0;
+}
+
+/* Configuration ------------------------------------------------------- */
+
+static int env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr,
+			"gsp: %s=%s is not a number in %" PRIu64 "..%" PRIu64
+			"; fix it (see gsp-run --help); passing every CUDA call through\n",
+			name, s, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int read_config(void)
+{
+	const char *cls = getenv("GSP_CLASS");
+	uint64_t v;
+	int bad = 0;
+
+	S.cls = GSPACE_CLASS_BE;
+	if (cls && !strcmp(cls, "lc"))
+		S.cls = GSPACE_CLASS_LC;
+	else if (cls && strcmp(cls, "be")) {
+		fprintf(stderr, "gsp: GSP_CLASS=%s is not be or lc; passing every CUDA call through\n",
+			cls);
+		bad = 1;
+	}
+	v = 0;
+	bad |= env_u64("GSP_LOG", 0, 2, &v) < 0;
+	S.log = (int)v;
+	v = GSPACE_WEIGHT_DEFAULT;
+	bad |= env_u64("GSP_WEIGHT", GSPACE_WEIGHT_MIN, GSPACE_WEIGHT_MAX, &v) < 0;
+	S.weight = (uint32_t)v;
+	v = 0;
+	bad |= env_u64("GSP_LC_TARGET_US", 0, GSPACE_COST_MAX_NS / 1000, &v) < 0;
+	S.lc_target_ns = v * 1000;
+	v = 0;
+	bad |= env_u64("GSP_DEVICE", 0, GSP_BOARD_MAX_DEVICES - 1, &v) < 0;
+	S.device = (uint32_t)v;
+	v = 2000;
+	bad |= env_u64("GSP_QUANTUM_US", 10, 10000000, &v) < 0;
+	S.quantum_ns = v * 1000;
+	v = 2;
+	bad |= env_u64("GSP_BE_DEPTH", 1, MAX_DEPTH, &v) < 0;
+	S.depth = (unsigned int)v;
+	v = 0;
+	bad |= env_u64("GSP_DISABLE", 0, 1, &v) < 0;
+	S.stats_file = getenv("GSP_STATS_FILE");
+	if (S.cls == GSPACE_CLASS_BE && S.lc_target_ns) {
+		fprintf(stderr, "gsp: GSP_LC_TARGET_US is for GSP_CLASS=lc only; passing every CUDA call through\n");
+		bad = 1;
+	}
+	return bad || v ? -1 : 0;
+}
+
+static int load_libgsp(void)
+{
+	char path[PATH_MAX];
+	Dl_info di;
+	void *h = NULL;
+
+	/* Next to us first: build/lib/ and the install directory alike. */
+	if (dladdr((void *)load_libgsp, &di) && di.dli_fname) {
+		const char *slash = strrchr(di.dli_fname, '/');
+
+		if (slash && (size_t)(slash - di.dli_fname) + 14 < sizeof(path)) {
+			snprintf(path, sizeof(path), "%.*s/libgsp.so.1",
+				 (int)(slash - di.dli_fname), di.dli_fname);
+			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		}
+	}
+	if (!h)
+		h = dlopen("libgsp.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -ENOENT;
+#define API(field, name)						\
+	do {								\
+		*(void **)&S.api.field = dlsym(h, name);		\
+		if (!S.api.field)					\
+			return -ENOSYS;					\
+	} while (0)
+	API(open, "gsp_open");
+	API(close, "gsp_close");
+	API(ctx_set, "gsp_ctx_set");
+	API(submit, "gsp_submit");
+	API(wait, "gsp_wait");
+	API(complete, "gsp_complete");
+	API(board, "gsp_board");
+	API(board_rw, "gsp_board_rw");
+	API(lc_slot, "gsp_board_lc_slot");
+#undef API
+	return 0;
+}
+
+/* Real driver functions the dispatcher and reporter call. */
+typedef CUresult (*ctx_get_fn)(CUcontext *);
+typedef CUresult (*ctx_set_fn)(CUcontext);
+typedef CUresult (*ev_create_fn)(CUevent *, unsigned int);
+typedef CUresult (*ev_destroy_fn)(CUevent);
+typedef CUresult (*ev_record_fn)(CUevent, CUstream);
+typedef CUresult (*ev_query_fn)(CUevent);
+typedef CUresult (*ev_elapsed_fn)(float *, CUevent, CUevent);
+
+/* Set once in setup(), read-only afterwards. */
+static struct {
+	ctx_get_fn ctx_get;
+	ctx_set_fn ctx_set;
+	ev_create_fn ev_create;
+	ev_destroy_fn ev_destroy;
+	ev_record_fn ev_record;
+	ev_query_fn ev_query;
+	ev_elapsed_fn ev_elapsed;
+} D;
+
+static int find_driver(void)
+{
+	*(void **)&D.ctx_get = gsp_real_sym("cuCtxGetCurrent");
+	D.ctx_set = (ctx_set_fn)gsp_real(H_cuCtxSetCurrent);
+	*(void **)&D.ev_create = gsp_real_sym("cuEventCreate");
+	D.ev_destroy = (ev_destroy_fn)gsp_real(H_cuEventDestroy_v2);
+	D.ev_record = (ev_record_fn)gsp_real(H_cuEventRecord);
+	D.ev_query = (ev_query_fn)gsp_real(H_cuEventQuery);
+	D.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime_v2);
+	if (!D.ev_elapsed)
+		D.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime);
+	return D.ctx_get && D.ctx_set && D.ev_create && D.ev_destroy &&
+	       D.ev_record && D.ev_query && D.ev_elapsed ? 0 : -ENOSYS;
+}
+
+static uint64_t elapsed_ns(CUevent a, CUevent b)
+{
+	float ms = 0;
+
+	if (D.ev_elapsed(&ms, a, b) != CUDA_SUCCESS || ms < 0)
+		return 0;
+	return (uint64_t)((double)ms * 1e6);
+}
+
+/* Waits for @ev by polling; the app's own events are its business. */
+static void ev_wait(CUevent ev)
+{
+	CUresult r;
+
+	while ((r = D.ev_query(ev)) == CUDA_ERROR_NOT_READY)
+		sleep_ns(POLL_NS);
+}
+
+static void ensure_ctx(CUcontext ctx)
+{
+	CUcontext cur = NULL;
+
+	if (D.ctx_get(&cur) != CUDA_SUCCESS || cur != ctx)
+		D.ctx_set(ctx);
+}
+
+static int lc_active(void)
+{
+	return S.board && gsp_board_lc_active(S.board, S.device, now_ns());
+}
+
+/* BE leases (dispatcher thread only) ------------------------------------ */
+
+static struct {
+	int open;
+	uint32_t engine;
+	CUcontext ctx;
+	uint64_t handle, t0, est_ns, host_ns;
+	CUcontext ev_ctx;		/* events below belong to it */
+	CUevent start, ring[MAX_DEPTH + 2];
+	const void *rkey[MAX_DEPTH + 2];
+	unsigned int head, count;	/* outstanding ops in ring */
+	int started;
+	CUevent prev;			/* last retired marker */
+	unsigned int nops;
+} L;
+
+static void lease_events(CUcontext ctx)
+{
+	unsigned int i, n = S.depth + 2;
+
+	if (L.ev_ctx == ctx)
+		return;
+	if (L.ev_ctx) {
+		D.ev_destroy(L.start);
+		for (i = 0; i < n; i++)
+			D.ev_destroy(L.ring[i]);
+	}
+	L.ev_ctx = NULL;
+	if (D.ev_create(&L.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+		return;
+	for (i = 0; i < n; i++)
+		if (D.ev_create(&L.ring[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+			while (i--)
+				D.ev_destroy(L.ring[i]);
+			D.ev_destroy(L.start);
+			return;
+		}
+	L.ev_ctx = ctx;
+}
+
+/* Retires the oldest outstanding op: waits for it, learns its cost. */
+static void retire_one(void)
+{
+	unsigned int n = S.depth + 2;
+	CUevent ev = L.ring[L.head];
+
+	ev_wait(ev);
+	if (L.prev && L.rkey[L.head])
+		gsp_cost_put(L.rkey[L.head], elapsed_ns(L.prev, ev));
+	L.prev = ev;
+	L.head = (L.head + 1) % n;
+	L.count--;
+}
+
+/* A slot for the end event of the next op; keeps <= depth outstanding. */
+static CUevent next_end_event(const void *key)
+{
+	unsigned int n = S.depth + 2;
+	unsigned int slot;
+
+	while (L.count >= S.depth)
+		retire_one();
+	slot = (L.head + L.count) % n;
+	L.rkey[slot] = key;
+	L.count++;
+	return L.ring[slot];
+}
+
+static void lease_end(void)
+{
+	struct gspace_complete c = { .size = sizeof(c) };
+	uint64_t gpu = L.host_ns;
+	int err;
+
+	if (!L.open)
+		return;
+	while (L.count)
+		retire_one();
+	if (L.started && L.prev)
+		gpu += elapsed_ns(L.start, L.prev);
+	L.open = 0;
+	if (gpu > GSPACE_COST_MAX_NS)
+		gpu = GSPACE_COST_MAX_NS;
+	c.handle = L.handle;
+	c.gpu_ns = gpu;
+	err = S.api.complete(S.g, &c);
+	gsp_log(2, "lease %" PRIu64 " engine %u: %u ops, %" PRIu64 " ns",
+		L.handle, L.engine, L.nops, gpu);
+	if (err == -EALREADY)
+		gsp_log(1, "lease %" PRIu64 " had already ended (watchdog)",
+			L.handle);
+	else if (err)
+		arbiter_lost("COMPLETE", err);
+}
+
+/* Takes a lease for @engine in @ctx; 0, or <0 if the arbiter is lost. */
+static int lease_begin(uint32_t engine, CUcontext ctx)
+{
+	struct gspace_submit sub = { .size = sizeof(sub) };
+	struct gspace_wait w = { .size = sizeof(w) };
+	int err;
+
+	while (lc_active())
+		sleep_ns(POLL_NS);
+	sub.engine = engine;
+	sub.cost_ns = S.quantum_ns;
+	sub.in_fence_fd = 0;
+	err = S.api.submit(S.g, &sub);
+	if (err) {
+		arbiter_lost("SUBMIT", err);
+		return err;
+	}
+	w.flags = GSPACE_WAIT_GRANTED;
+	w.handle = sub.handle;
+	do {
+		w.deadline_ns = now_ns() + 100000000ULL;
+		err = S.api.wait(S.g, &w);
+	} while (err == -ETIME || err == -EINTR);
+	if (err || w.status) {
+		arbiter_lost("WAIT", err ? err : w.status);
+		return err ? err : w.status;
+	}
+	atomic_fetch_add(&gsp_ctr.leases, 1);
+	atomic_fetch_add(&gsp_ctr.jobs, 1);
+	memset(&L.start, 0, sizeof(L) - offsetof(__typeof__(L), start));
+	L.open = 1;
+	L.engine = engine;
+	L.ctx = ctx;
+	L.handle = sub.handle;
+	L.t0 = now_ns();
+	lease_events(ctx);
+	return 0;
+}
+
+/* Does @op fit in the open lease? */
+static int lease_fits(const struct gsp_op *op)
+{
+	uint64_t c;
+
+	if (!L.open || L.engine != op->engine || L.ctx != op->ctx)
+		return 0;
+	if (now_ns() - L.t0 >= S.quantum_ns)
+		return 0;
+	c = op->key ? cost_get(op->key) : 0;
+	if (L.nops && L.est_ns + c > S.quantum_ns)
+		return 0;
+	return !lc_active();
+}
+
+/* Issues one op under the lease, with events around it. */
+static CUresult issue_leased(struct gsp_op *op)
+{
+	CUstream evs = op->stream;
+	int timed = L.ev_ctx == op->ctx;
+	CUresult r;
+
+	if (op->kind == OP_GATE) {
+		struct gsp_gate *gt = op->u.gate;
+
+		gt->start = NULL;
+		gt->end = NULL;
+		if (timed && gt->stream) {
+			if (!L.started) {
+				gt->start = L.start;
+				L.started = 1;
+				L.prev = L.start;
+			}
+			gt->end = next_end_event(op->key);
+		}
+		pthread_mutex_lock(&S.mu);
+		gt->state = 1;
+		pthread_cond_broadcast(&S.cv);
+		while (gt->state != 2)
+			pthread_cond_wait(&S.cv, &S.mu);
+		pthread_mutex_unlock(&S.mu);
+		if (gt->end && !gt->issued_ok) {
+			/* Nothing was recorded: forget the slot. */
+			L.count--;
+		}
+		L.host_ns += gt->host_ns;
+		return CUDA_SUCCESS;
+	}
+	if (timed && !L.started) {
+		if (D.ev_record(L.start, evs) == CUDA_SUCCESS) {
+			L.started = 1;
+			L.prev = L.start;
+		}
+	}
+	r = gsp_op_issue(op);
+	if (r == CUDA_SUCCESS && timed && L.started) {
+		CUevent e = next_end_event(op->key);
+
+		if (D.ev_record(e, evs) != CUDA_SUCCESS)
+			L.count--;
+	}
+	L.est_ns += op->key ? cost_get(op->key) : 0;
+	return r;
+}
+
+static void dispatch_one(struct gsp_op *op)
+{
+	CUresult r;
+
+	ensure_ctx(op->ctx);
+	if (op->engine >= GSPACE_ENGINE_COUNT) {
+		/* Event records and waits: no GPU time, no lease. */
+		r = gsp_op_issue(op);
+		goto done;
+	}
+	if (atomic_load(&S.mode) == GSP_MODE_BE) {
+		if (L.open && !lease_fits(op))
+			lease_end();
+		if (!L.open && atomic_load(&S.mode) == GSP_MODE_BE)
+			lease_begin(op->engine, op->ctx);
+	}
+	if (L.open) {
+		r = issue_leased(op);
+		L.nops++;
+	} else if (op->kind == OP_GATE) {
+		pthread_mutex_lock(&S.mu);
+		op->u.gate->start = op->u.gate->end = NULL;
+		op->u.gate->state = 1;
+		pthread_cond_broadcast(&S.cv);
+		while (op->u.gate->state != 2)
+			pthread_cond_wait(&S.cv, &S.mu);
+		pthread_mutex_unlock(&S.mu);
+		r = CUDA_SUCCESS;
+	} else {
+		r = gsp_op_issue(op);
+	}
+done:
+	if (r != CUDA_SUCCESS) {
+		gsp_log(1, "deferred call failed with error %d; reported at the next sync point",
+			(int)r);
+		atomic_fetch_add(&gsp_ctr.errors_sticky, 1);
+	}
+	pthread_mutex_lock(&S.mu);
+	if (r != CUDA_SUCCESS && S.sticky == CUDA_SUCCESS)
+		S.sticky = r;
+	S.issued++;
+	atomic_fetch_sub(&S.pending, 1);
+	pthread_cond_broadcast(&S.cv);
+	pthread_mutex_unlock(&S.mu);
+}
+
+static void *dispatcher_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&S.mu);
+	for (;;) {
+		struct gsp_op *op;
+
+		while (!S.head && !S.stop) {
+			if (L.open) {
+				struct timespec ts;
+				uint64_t until = now_ns() + IDLE_LEASE_NS;
+
+				ts.tv_sec = (time_t)(until / 1000000000ULL);
+				ts.tv_nsec = (long)(until % 1000000000ULL);
+				if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) ==
+				    ETIMEDOUT && !S.head) {
+					pthread_mutex_unlock(&S.mu);
+					lease_end();
+					pthread_mutex_lock(&S.mu);
+				}
+			} else {
+				pthread_cond_wait(&S.cv, &S.mu);
+			}
+		}
+		if (!S.head)
+			break;
+		op = S.head;
+		S.head = op->next;
+		if (!S.head)
+			S.tail = NULL;
+		pthread_mutex_unlock(&S.mu);
+		dispatch_one(op);
+		if (op->kind == OP_GATE)
+			free(op->u.gate);
+		free(op->buf);
+		free(op->buf2);
+		free(op);
+		pthread_mutex_lock(&S.mu);
+	}
+	pthread_mutex_unlock(&S.mu);
+	lease_end();
+	return NULL;
+}
+
+void gsp_enqueue(struct gsp_op *op)
+{
+	op->next = NULL;
+	atomic_fetch_add(&gsp_ctr.deferred, 1);
+	pthread_mutex_lock(&S.mu);
+	if (S.tail)
+		S.tail->next = op;
+	else
+		S.head = op;
+	S.tail = op;
+	S.enq++;
+	atomic_fetch_add(&S.pending, 1);
+	pthread_cond_broadcast(&S.cv);
+	pthread_mutex_unlock(&S.mu);
+}
+
+/* Waits until everything enqueued so far is issued, for at most @max_ns. */
+static CUresult drain_for(uint64_t max_ns, int take_sticky)
+{
+	uint64_t target, until = now_ns() + max_ns;
+	CUresult sticky;
+
+	if (!atomic_load(&S.pending) &&
+	    __atomic_load_n(&S.sticky, __ATOMIC_RELAXED) == CUDA_SUCCESS)
+		return CUDA_SUCCESS;
+	atomic_fetch_add(&gsp_ctr.drains, 1);
+	pthread_mutex_lock(&S.mu);
+	target = S.enq;
+	while (S.issued < target && S.dispatcher_running) {
+		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ULL),
+				       .tv_nsec = (long)(until % 1000000000ULL) };
+
+		if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) == ETIMEDOUT)
+			break;
+	}
+	sticky = S.sticky;
+	if (take_sticky)
+		S.sticky = CUDA_SUCCESS;
+	pthread_mutex_unlock(&S.mu);
+	return sticky;
+}
+
+CUresult gsp_drain(void)
+{
+	return drain_for(UINT64_MAX / 2, 1);
+}
+
+/* Synchronous gates -------------------------------------------------------- */
+
+void gsp_gate_begin(struct gsp_gate_ticket *t, uint32_t engine, CUcontext ctx,
+		    CUstream stream, const void *key)
+{
+	struct gsp_gate *gt;
+	struct gsp_op *op;
+
+	t->gate = NULL;
+	t->sticky = gsp_drain();
+	t->t0 = now_ns();
+	if (gsp_mode() != GSP_MODE_BE || !ctx)
+		return;
+	gt = calloc(1, sizeof(*gt));
+	op = calloc(1, sizeof(*op));
+	if (!gt || !op) {
+		free(gt);
+		free(op);
+		return;
+	}
+	gt->engine = engine;
+	gt->stream = stream;
+	op->kind = OP_GATE;
+	op->engine = engine;
+	op->ctx = ctx;
+	op->stream = stream;
+	op->key = key;
+	op->u.gate = gt;
+	gsp_enqueue(op);
+	pthread_mutex_lock(&S.mu);
+	while (gt->state == 0)
+		pthread_cond_wait(&S.cv, &S.mu);
+	pthread_mutex_unlock(&S.mu);
+	t->gate = gt;
+	if (gt->start)
+		D.ev_record(gt->start, stream);
+	t->t0 = now_ns();
+}
+
+void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r)
+{
+	struct gsp_gate *gt = t->gate;
+
+	if (!gt)
+		return;
+	gt->issued_ok = 0;
+	if (gt->end && r == CUDA_SUCCESS)
+		gt->issued_ok = D.ev_record(gt->end, gt->stream) == CUDA_SUCCESS;
+	if (!gt->stream)
+		gt->host_ns = now_ns() - t->t0;
+	pthread_mutex_lock(&S.mu);
+	gt->state = 2;
+	pthread_cond_broadcast(&S.cv);
+	/* From here on the gate is the dispatcher's; it frees it. */
+	pthread_mutex_unlock(&S.mu);
+}
+
+/* LC fast path and reporter ----------------------------------------------- */
+
+void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
+{
+	struct gsp_key *k = key ? gsp_key(key) : NULL;
+	uint64_t now = now_ns();
+
+	t->start = NULL;
+	t->sampled = 0;
+	if (S.board_rw && S.lc_slot >= 0) {
+		struct gsp_board_lc *slot = &S.board_rw->lc[S.lc_slot];
+
+		__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&slot->stamp_ns, now, __ATOMIC_RELAXED);
+	}
+	atomic_store_explicit(&S.lc_last_ns, now, memory_order_relaxed);
+	if (k && atomic_fetch_add_explicit(&k->ticks, 1, memory_order_relaxed) %
+			 LC_SAMPLE == 0 &&
+	    D.ev_create(&t->start, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+		if (D.ev_record(t->start, evstream) == CUDA_SUCCESS) {
+			t->sampled = 1;
+		} else {
+			D.ev_destroy(t->start);
+			t->start = NULL;
+		}
+	}
+}
+
+void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
+		CUstream evstream)
+{
+	CUcontext ctx = NULL;
+	CUevent end = NULL;
+	uint64_t pos, seq;
+	struct lc_rec *r;
+
+	atomic_fetch_add_explicit(&gsp_ctr.lc_ops, 1, memory_order_relaxed);
+	if (t->sampled && (D.ev_create(&end, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+			   D.ev_record(end, evstream) != CUDA_SUCCESS)) {
+		if (end)
+			D.ev_destroy(end);
+		D.ev_destroy(t->start);
+		t->start = end = NULL;
+	}
+	D.ctx_get(&ctx);
+	/* Bounded MPSC ring (sequence numbers per cell). */
+	pos = atomic_load_explicit(&S.ring_head, memory_order_relaxed);
+	for (;;) {
+		r = &S.ring[pos % LC_RING];
+		seq = atomic_load_explicit(&r->seq, memory_order_acquire);
+		if (seq == pos) {
+			if (atomic_compare_exchange_weak(&S.ring_head, &pos,
+							 pos + 1))
+				break;
+		} else if (seq < pos) {
+			/* Full: charge it later from the EWMA, unreported. */
+			atomic_fetch_add(&S.lc_overflow,
+					 key ? cost_get(key) : 0);
+			if (end) {
+				D.ev_destroy(t->start);
+				D.ev_destroy(end);
+			}
+			if (S.board_rw && S.lc_slot >= 0)
+				__atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
+						   1, __ATOMIC_RELAXED);
+			return;
+		} else {
+			pos = atomic_load_explicit(&S.ring_head,
+						   memory_order_relaxed);
+		}
+	}
+	r->ctx = ctx;
+	r->stream = evstream;
+	r->key = key;
+	r->engine = engine;
+	r->s = t->start;
+	r->e = end;
+	atomic_store_explicit(&r->seq, pos + 1, memory_order_release);
+}
+
+/* Reports @gpu_ns of LC work on @engine as one job. */
+static void lc_charge(uint32_t engine, uint64_t gpu_ns)
+{
+	struct gspace_submit sub = { .size = sizeof(sub) };
+	struct gspace_wait w = { .size = sizeof(w) };
+	struct gspace_complete c = { .size = sizeof(c) };
+	int err;
+
+	if (atomic_load(&S.mode) != GSP_MODE_LC)
+		return;
+	if (gpu_ns > GSPACE_COST_MAX_NS)
+		gpu_ns = GSPACE_COST_MAX_NS;
+	sub.engine = engine;
+	sub.cost_ns = gpu_ns;
+	err = S.api.submit(S.g, &sub);
+	if (err) {
+		arbiter_lost("SUBMIT", err);
+		return;
+	}
+	w.flags = GSPACE_WAIT_GRANTED;
+	w.handle = sub.handle;
+	do {
+		w.deadline_ns = now_ns() + 100000000ULL;
+		err = S.api.wait(S.g, &w);
+	} while (err == -ETIME || err == -EINTR);
+	if (err || w.status) {
+		arbiter_lost("WAIT", err ? err : w.status);
+		return;
+	}
+	c.handle = sub.handle;
+	c.gpu_ns = gpu_ns;
+	err = S.api.complete(S.g, &c);
+	if (err && err != -EALREADY) {
+		arbiter_lost("COMPLETE", err);
+		return;
+	}
+	atomic_fetch_add(&gsp_ctr.jobs, 1);
+}
+
+#define LC_BATCH 256
+
+static void *reporter_main(void *arg)
+{
+	static struct lc_rec batch[LC_BATCH];	/* reporter thread only */
+	CUevent marks[LC_BATCH];
+	(void)arg;
+
+	for (;;) {
+		uint64_t charge[GSPACE_ENGINE_COUNT] = { 0 };
+		uint64_t tail = atomic_load(&S.ring_tail), last;
+		unsigned int n = 0, i, e;
+		int stop;
+
+		while (n < LC_BATCH) {
+			struct lc_rec *r = &S.ring[tail % LC_RING];
+
+			if (atomic_load_explicit(&r->seq, memory_order_acquire) !=
+			    tail + 1)
+				break;
+			batch[n++] = *r;
+			atomic_store_explicit(&r->seq, tail + LC_RING,
+					      memory_order_release);
+			tail++;
+		}
+		atomic_store(&S.ring_tail, tail);
+		pthread_mutex_lock(&S.mu);
+		stop = S.stop;
+		pthread_mutex_unlock(&S.mu);
+		if (!n) {
+			uint64_t over = atomic_exchange(&S.lc_overflow, 0);
+
+			if (over)
+				lc_charge(GSPACE_ENGINE_COMPUTE, over);
+			if (stop)
+				break;
+			last = atomic_load_explicit(&S.lc_last_ns,
+						    memory_order_relaxed);
+			sleep_ns(now_ns() - last < LC_BUSY_NS ? LC_FAST_NS
+							      : LC_SLOW_NS);
+			continue;
+		}
+		/* One end marker per record; the ops before it finish first. */
+		for (i = 0; i < n; i++) {
+			marks[i] = NULL;
+			ensure_ctx(batch[i].ctx);
+			if (batch[i].e)
+				continue;
+			if (D.ev_create(&marks[i], CU_EVENT_DISABLE_TIMING) ==
+				    CUDA_SUCCESS &&
+			    D.ev_record(marks[i], batch[i].stream) != CUDA_SUCCESS) {
+				D.ev_destroy(marks[i]);
+				marks[i] = NULL;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			struct lc_rec *r = &batch[i];
+			uint64_t ns;
+
+			ev_wait(r->e ? r->e : marks[i]);
+			if (r->e) {
+				ns = elapsed_ns(r->s, r->e);
+				if (r->key)
+					gsp_cost_put(r->key, ns);
+				D.ev_destroy(r->s);
+				D.ev_destroy(r->e);
+			} else {
+				ns = r->key ? cost_get(r->key) : 0;
+				if (marks[i])
+					D.ev_destroy(marks[i]);
+			}
+			charge[r->engine < GSPACE_ENGINE_COUNT ? r->engine : 0] += ns;
+			if (S.board_rw && S.lc_slot >= 0)
+				__atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
+						   1, __ATOMIC_RELAXED);
+		}
+		for (e = 0; e < GSPACE_ENGINE_COUNT; e++)
+			if (charge[e])
+				lc_charge(e, charge[e]);
+	}
+	return NULL;
+}
+
+/* Stream capture ----------------------------------------------------------- */
+
+void gsp_capture_note(int delta)
+{
+	pthread_mutex_lock(&S.mu);
+	S.capturing += delta;
+	if (S.capturing < 0)
+		S.capturing = 0;
+	pthread_mutex_unlock(&S.mu);
+}
+
+int gsp_capturing(CUstream s, int ptsz)
+{
+	static _Atomic(void *) is_capturing;	/* cached real pointer */
+	CUresult (*fn)(CUstream, CUstreamCaptureStatus *);
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+
+	if (!__atomic_load_n(&S.capturing, __ATOMIC_RELAXED))
+		return 0;
+	*(void **)&fn = atomic_load(&is_capturing);
+	if (!fn) {
+		*(void **)&fn = gsp_real_sym("cuStreamIsCapturing");
+		atomic_store(&is_capturing, *(void **)&fn);
+	}
+	/* Unknown: let it through, capture does not run work anyway. */
+	if (!fn)
+		return 1;
+	if (fn(gsp_event_stream(s, ptsz), &st) != CUDA_SUCCESS)
+		return 1;
+	return st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* Set-up, exit and fork ------------------------------------------------------ */
+
+static void write_stats(void)
+{
+	FILE *f;
+
+	if (!S.stats_file || !*S.stats_file)
+		return;
+	f = fopen(S.stats_file, "w");
+	if (!f) {
+		fprintf(stderr, "gsp: cannot write GSP_STATS_FILE %s: %s\n",
+			S.stats_file, strerror(errno));
+		return;
+	}
+	fprintf(f, "launches %lu\ncopies %lu\njobs %lu\nleases %lu\n"
+		"passthroughs %lu\ndeferred %lu\ndrains %lu\nlc_ops %lu\n"
+		"sticky_errors %lu\n",
+		atomic_load(&gsp_ctr.launches), atomic_load(&gsp_ctr.copies),
+		atomic_load(&gsp_ctr.jobs), atomic_load(&gsp_ctr.leases),
+		atomic_load(&gsp_ctr.passthroughs),
+		atomic_load(&gsp_ctr.deferred), atomic_load(&gsp_ctr.drains),
+		atomic_load(&gsp_ctr.lc_ops),
+		atomic_load(&gsp_ctr.errors_sticky));
+	fclose(f);
+}
+
+static void at_exit(void)
+{
+	int joined_d = 0, joined_r = 0;
+	struct timespec ts;
+
+	/* Deferred work is issued before the program's exit goes on. */
+	drain_for(EXIT_DRAIN_NS, 0);
+	pthread_mutex_lock(&S.mu);
+	S.stop = 1;
+	pthread_cond_broadcast(&S.cv);
+	pthread_mutex_unlock(&S.mu);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	/* Bounded: a driver torn down under us must not hang the exit. */
+	if (S.dispatcher_running)
+		joined_d = !pthread_timedjoin_np(S.dispatcher, NULL, &ts);
+	if (S.reporter_running)
+		joined_r = !pthread_timedjoin_np(S.reporter, NULL, &ts);
+	if (S.dispatcher_running && !joined_d)
+		fprintf(stderr, "gsp: dispatcher did not finish at exit\n");
+	if (S.reporter_running && !joined_r)
+		fprintf(stderr, "gsp: LC reporter did not finish at exit\n");
+}
+
+static void stats_only_exit(void)
+{
+	write_stats();
+}
+
+/*
+ * A forked child has none of our threads; it runs in pass-through and
+ * starts with an empty FIFO (the parent issues its own).
+ */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&S.mu, NULL);
+	pthread_cond_init(&S.cv, NULL);
+	S.head = S.tail = NULL;
+	S.enq = S.issued = 0;
+	atomic_store(&S.pending, 0);
+	S.dispatcher_running = S.reporter_running = 0;
+	S.g = NULL;
+	S.board = NULL;
+	S.board_rw = NULL;
+	atomic_store(&S.mode, GSP_MODE_OFF);
+}
+
+static void setup(void)
+{
+	struct gspace_ctx_set cs = { .size = sizeof(cs) };
+	int err;
+
+	atomic_store(&S.mode, GSP_MODE_OFF);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	if (read_config()) {
+		atexit(stats_only_exit);
+		return;
+	}
+	atexit(stats_only_exit);
+	if (find_driver()) {
+		fprintf(stderr, "gsp: the CUDA driver lacks functions the interposer needs; passing every CUDA call through\n");
+		return;
+	}
+	err = load_libgsp();
+	if (err) {
+		gsp_warn_once(&S.warned_arbiter,
+			      "libgsp.so.1 not found or incomplete (%s); passing every CUDA call through",
+			      strerror(-err));
+		return;
+	}
+	err = S.api.open(&S.g, NULL);
+	if (err) {
+		gsp_warn_once(&S.warned_arbiter,
+			      "no arbiter (%s; start gspaced or load gspace.ko, or set GSP_ARBITER/GSP_SOCKET); passing every CUDA call through",
+			      strerror(-err));
+		return;
+	}
+	cs.device = S.device;
+	cs.class = S.cls;
+	cs.weight = S.weight;
+	cs.lc_target_ns = S.lc_target_ns;
+	err = S.api.ctx_set(S.g, &cs);
+	if (err) {
+		gsp_warn_once(&S.warned_arbiter,
+			      "the arbiter refused class %s weight %u on device %u (%s); passing every CUDA call through",
+			      S.cls == GSPACE_CLASS_LC ? "lc" : "be", S.weight,
+			      S.device, strerror(-err));
+		S.api.close(S.g);
+		S.g = NULL;
+		return;
+	}
+	S.board = S.api.board(S.g);
+	if (S.cls == GSPACE_CLASS_LC) {
+		S.board_rw = S.api.board_rw(S.g);
+		S.lc_slot = S.api.lc_slot(S.g);
+		if (S.lc_slot < 0 || S.lc_slot >= GSP_BOARD_LC_SLOTS)
+			S.board_rw = NULL;
+	}
+	for (err = 0; err < LC_RING; err++)
+		atomic_store(&S.ring[err].seq, (uint64_t)err);
+	if (S.cls == GSPACE_CLASS_LC) {
+		if (pthread_create(&S.reporter, NULL, reporter_main, NULL)) {
+			fprintf(stderr, "gsp: cannot start the LC reporter; passing every CUDA call through\n");
+			return;
+		}
+		S.reporter_running = 1;
+		atomic_store(&S.mode, GSP_MODE_LC);
+	} else {
+		if (pthread_create(&S.dispatcher, NULL, dispatcher_main, NULL)) {
+			fprintf(stderr, "gsp: cannot start the dispatcher; passing every CUDA call through\n");
+			return;
+		}
+		S.dispatcher_running = 1;
+		atomic_store(&S.mode, GSP_MODE_BE);
+	}
+	atexit(at_exit);
+	gsp_log(1, "tenant %s weight %u device %u",
+		S.cls == GSPACE_CLASS_LC ? "lc" : "be", S.weight, S.device);
+}
+
+enum gsp_mode gsp_mode(void)
+{
+	enum gsp_mode m;
+
+	pthread_once(&S.once, setup);
+	m = atomic_load_explicit(&S.mode, memory_order_relaxed);
+	/* Lost the arbiter with work queued: keep program order. */
+	if (m == GSP_MODE_OFF &&
+	    atomic_load_explicit(&S.pending, memory_order_relaxed))
+		drain_for(UINT64_MAX / 2, 0);
+	return m;
+}

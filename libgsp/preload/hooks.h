@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The one table of hooked CUDA driver entry points. It drives the dlsym
+ * override, the directly exported symbols and the cuGetProcAddress
+ * wrappers, so the three cannot disagree (Documentation/interposer.rst).
+ *
+ * X(sym, api, pt, vmin, vmax):
+ *   sym   the driver's exported symbol of this variant, and the name we
+ *         export; our wrapper is w_<sym>
+ *   api   the name a program passes to cuGetProcAddress for it
+ *   pt    PT_LEGACY, PT_PTDS (the per-thread-default-stream variant) or
+ *         PT_ANY (the function has no stream variants)
+ *   vmin, vmax  the cudaVersion range for which cuGetProcAddress(api)
+ *         resolves to this variant
+ *
+ * Variant rules (cuda.h of 13.0, and the driver's documented mapping):
+ * the size_t copies and memsets became _v2 in 3.2; the per-thread
+ * variants carry _ptds (synchronous) or _ptsz (stream) suffixes;
+ * cuEventElapsedTime became _v2 in 13.0; cuGetProcAddress became _v2 in
+ * 12.0. A cudaVersion below vmin of every entry of an api (a pre-3.2
+ * program) resolves to a variant we do not implement: it passes through.
+ */
+#ifndef GSP_PRELOAD_HOOKS_H
+#define GSP_PRELOAD_HOOKS_H
+
+#include <limits.h>
+
+#define PT_LEGACY	0
+#define PT_PTDS		1
+#define PT_ANY		2
+
+#define VMAX	INT_MAX
+
+/* A function with a legacy and a per-thread variant, both since vmin. */
+#define GSP_PAIR(X, sym, ptsym, api, vmin)			\
+	X(sym, api, PT_LEGACY, vmin, VMAX)			\
+	X(ptsym, api, PT_PTDS, (vmin) > 7000 ? (vmin) : 7000, VMAX)
+
+#define GSP_HOOKS(X)							\
+	X(cuGetProcAddress, "cuGetProcAddress", PT_ANY, 11030, 11999)	\
+	X(cuGetProcAddress_v2, "cuGetProcAddress", PT_ANY, 12000, VMAX)	\
+	/* launches */							\
+	GSP_PAIR(X, cuLaunchKernel, cuLaunchKernel_ptsz, "cuLaunchKernel", 4000) \
+	GSP_PAIR(X, cuLaunchKernelEx, cuLaunchKernelEx_ptsz, "cuLaunchKernelEx", 11060) \
+	GSP_PAIR(X, cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz, \
+		 "cuLaunchCooperativeKernel", 9000)			\
+	GSP_PAIR(X, cuGraphLaunch, cuGraphLaunch_ptsz, "cuGraphLaunch", 10000) \
+	/* synchronous copies and memsets */				\
+	GSP_PAIR(X, cuMemcpy, cuMemcpy_ptds, "cuMemcpy", 4000)		\
+	GSP_PAIR(X, cuMemcpyHtoD_v2, cuMemcpyHtoD_v2_ptds, "cuMemcpyHtoD", 3020) \
+	GSP_PAIR(X, cuMemcpyDtoH_v2, cuMemcpyDtoH_v2_ptds, "cuMemcpyDtoH", 3020) \
+	GSP_PAIR(X, cuMemcpyDtoD_v2, cuMemcpyDtoD_v2_ptds, "cuMemcpyDtoD", 3020) \
+	GSP_PAIR(X, cuMemcpyPeer, cuMemcpyPeer_ptds, "cuMemcpyPeer", 4000) \
+	GSP_PAIR(X, cuMemcpy2D_v2, cuMemcpy2D_v2_ptds, "cuMemcpy2D", 3020) \
+	GSP_PAIR(X, cuMemcpy2DUnaligned_v2, cuMemcpy2DUnaligned_v2_ptds, \
+		 "cuMemcpy2DUnaligned", 3020)				\
+	GSP_PAIR(X, cuMemcpy3D_v2, cuMemcpy3D_v2_ptds, "cuMemcpy3D", 3020) \
+	GSP_PAIR(X, cuMemcpy3DPeer, cuMemcpy3DPeer_ptds, "cuMemcpy3DPeer", 4000) \
+	GSP_PAIR(X, cuMemsetD8_v2, cuMemsetD8_v2_ptds, "cuMemsetD8", 3020) \
+	GSP_PAIR(X, cuMemsetD16_v2, cuMemsetD16_v2_ptds, "cuMemsetD16", 3020) \
+	GSP_PAIR(X, cuMemsetD32_v2, cuMemsetD32_v2_ptds, "cuMemsetD32", 3020) \
+	GSP_PAIR(X, cuMemsetD2D8_v2, cuMemsetD2D8_v2_ptds, "cuMemsetD2D8", 3020) \
+	GSP_PAIR(X, cuMemsetD2D16_v2, cuMemsetD2D16_v2_ptds, "cuMemsetD2D16", 3020) \
+	GSP_PAIR(X, cuMemsetD2D32_v2, cuMemsetD2D32_v2_ptds, "cuMemsetD2D32", 3020) \
+	/* asynchronous copies and memsets */				\
+	GSP_PAIR(X, cuMemcpyAsync, cuMemcpyAsync_ptsz, "cuMemcpyAsync", 4000) \
+	GSP_PAIR(X, cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync_v2_ptsz,	\
+		 "cuMemcpyHtoDAsync", 3020)				\
+	GSP_PAIR(X, cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz,	\
+		 "cuMemcpyDtoHAsync", 3020)				\
+	GSP_PAIR(X, cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz,	\
+		 "cuMemcpyDtoDAsync", 3020)				\
+	GSP_PAIR(X, cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz, "cuMemcpyPeerAsync", 4000) \
+	GSP_PAIR(X, cuMemcpy2DAsync_v2, cuMemcpy2DAsync_v2_ptsz, "cuMemcpy2DAsync", 3020) \
+	GSP_PAIR(X, cuMemcpy3DAsync_v2, cuMemcpy3DAsync_v2_ptsz, "cuMemcpy3DAsync", 3020) \
+	GSP_PAIR(X, cuMemcpy3DPeerAsync, cuMemcpy3DPeerAsync_ptsz,	\
+		 "cuMemcpy3DPeerAsync", 4000)				\
+	GSP_PAIR(X, cuMemsetD8Async, cuMemsetD8Async_ptsz, "cuMemsetD8Async", 3020) \
+	GSP_PAIR(X, cuMemsetD16Async, cuMemsetD16Async_ptsz, "cuMemsetD16Async", 3020) \
+	GSP_PAIR(X, cuMemsetD32Async, cuMemsetD32Async_ptsz, "cuMemsetD32Async", 3020) \
+	GSP_PAIR(X, cuMemsetD2D8Async, cuMemsetD2D8Async_ptsz, "cuMemsetD2D8Async", 3020) \
+	GSP_PAIR(X, cuMemsetD2D16Async, cuMemsetD2D16Async_ptsz,	\
+		 "cuMemsetD2D16Async", 3020)				\
+	GSP_PAIR(X, cuMemsetD2D32Async, cuMemsetD2D32Async_ptsz,	\
+		 "cuMemsetD2D32Async", 3020)				\
+	/* stream-ordered event operations (deferred) */		\
+	GSP_PAIR(X, cuEventRecord, cuEventRecord_ptsz, "cuEventRecord", 2000) \
+	GSP_PAIR(X, cuEventRecordWithFlags, cuEventRecordWithFlags_ptsz, \
+		 "cuEventRecordWithFlags", 11010)			\
+	GSP_PAIR(X, cuStreamWaitEvent, cuStreamWaitEvent_ptsz, "cuStreamWaitEvent", 2000) \
+	/* sync points: drain the FIFO, then call the driver */		\
+	X(cuCtxSynchronize, "cuCtxSynchronize", PT_ANY, 2000, VMAX)	\
+	GSP_PAIR(X, cuStreamSynchronize, cuStreamSynchronize_ptsz, "cuStreamSynchronize", 2000) \
+	GSP_PAIR(X, cuStreamQuery, cuStreamQuery_ptsz, "cuStreamQuery", 2000) \
+	X(cuEventSynchronize, "cuEventSynchronize", PT_ANY, 2000, VMAX)	\
+	X(cuEventQuery, "cuEventQuery", PT_ANY, 2000, VMAX)		\
+	X(cuEventElapsedTime, "cuEventElapsedTime", PT_ANY, 2000, 12999) \
+	X(cuEventElapsedTime_v2, "cuEventElapsedTime", PT_ANY, 13000, VMAX) \
+	X(cuMemFree_v2, "cuMemFree", PT_ANY, 3020, VMAX)		\
+	GSP_PAIR(X, cuMemFreeAsync, cuMemFreeAsync_ptsz, "cuMemFreeAsync", 11020) \
+	X(cuMemFreeHost, "cuMemFreeHost", PT_ANY, 2000, VMAX)		\
+	X(cuMemHostUnregister, "cuMemHostUnregister", PT_ANY, 4000, VMAX) \
+	X(cuModuleUnload, "cuModuleUnload", PT_ANY, 2000, VMAX)		\
+	X(cuLibraryUnload, "cuLibraryUnload", PT_ANY, 12000, VMAX)	\
+	X(cuCtxDestroy_v2, "cuCtxDestroy", PT_ANY, 4000, VMAX)		\
+	X(cuStreamDestroy_v2, "cuStreamDestroy", PT_ANY, 4000, VMAX)	\
+	X(cuEventDestroy_v2, "cuEventDestroy", PT_ANY, 4000, VMAX)	\
+	X(cuGraphExecDestroy, "cuGraphExecDestroy", PT_ANY, 10000, VMAX) \
+	GSP_PAIR(X, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz, \
+		 "cuStreamBeginCapture", 10010)				\
+	GSP_PAIR(X, cuStreamEndCapture, cuStreamEndCapture_ptsz, "cuStreamEndCapture", 10000) \
+	GSP_PAIR(X, cuStreamAddCallback, cuStreamAddCallback_ptsz, "cuStreamAddCallback", 2000) \
+	GSP_PAIR(X, cuLaunchHostFunc, cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 10000) \
+	X(cuCtxPopCurrent_v2, "cuCtxPopCurrent", PT_ANY, 4000, VMAX)	\
+	X(cuCtxSetCurrent, "cuCtxSetCurrent", PT_ANY, 4000, VMAX)	\
+	X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", PT_ANY, 11000, VMAX) \
+	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", PT_ANY, 11000, VMAX)
+
+/* H_<sym>: the index of <sym> in gsp_hooks[]. */
+#define GSP_HOOK_ENUM(sym, api, pt, vmin, vmax) H_##sym,
+enum gsp_hook_id { GSP_HOOKS(GSP_HOOK_ENUM) GSP_NHOOKS };
+#undef GSP_HOOK_ENUM
+
+#endif /* GSP_PRELOAD_HOOKS_H */
