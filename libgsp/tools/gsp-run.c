@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * gsp-run: runs an unmodified CUDA program as one tenant of the gspace
+ * arbiter, with libgsp_preload.so in LD_PRELOAD and its settings in the
+ * environment (Documentation/interposer.rst).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
+		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
+		"               [--no-gate] -- PROGRAM [ARGS...]\n"
+		"  --class        be (default) or lc\n"
+		"  --weight       1..10000 (default 100)\n"
+		"  --lc-target-us LC latency target, 0..3600000000 (lc only)\n"
+		"  --device       arbiter device, 0..15 (default 0)\n"
+		"  --arbiter      kernel (/dev/gspace), daemon (gspaced) or auto (default)\n"
+		"  --socket       gspaced's socket\n"
+		"  --quantum-us   BE lease length, 10..10000000 (default 2000)\n"
+		"  --no-gate      load the interposer but pass every call through\n");
+}
+
+static int die_usage(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "gsp-run: ");
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, "; see gsp-run --help\n");
+	return EXIT_USAGE;
+}
+
+/* Decimal in [lo, hi], nothing else. */
+static int parse_num(const char *s, unsigned long long lo,
+		     unsigned long long hi)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	return *end || errno || v < lo || v > hi ? -1 : 0;
+}
+
+/* $(dirname /proc/self/exe)/lib/, then ../lib/gspace/ when installed. */
+static int find_preload(char *out, size_t n)
+{
+	char exe[PATH_MAX - 64];	/* room for the suffixes below */
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (len <= 0)
+		return -1;
+	exe[len] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	if (snprintf(out, n, "%s/lib/libgsp_preload.so", exe) < (int)n &&
+	    !access(out, R_OK))
+		return 0;
+	if (snprintf(out, n, "%s/../lib/gspace/libgsp_preload.so", exe) <
+		    (int)n && !access(out, R_OK))
+		return 0;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "class", required_argument, NULL, 'c' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "lc-target-us", required_argument, NULL, 't' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "arbiter", required_argument, NULL, 'a' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "quantum-us", required_argument, NULL, 'q' },
+		{ "no-gate", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cls = NULL, *target = NULL;
+	char lib[PATH_MAX], *pre;
+	const char *old;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (strcmp(optarg, "be") && strcmp(optarg, "lc"))
+				return die_usage("--class must be be or lc, not '%s'%s",
+						 optarg, "");
+			cls = optarg;
+			setenv("GSP_CLASS", optarg, 1);
+			break;
+		case 'w':
+			if (parse_num(optarg, 1, 10000))
+				return die_usage("--weight must be a number in 1..10000, not '%s'%s",
+						 optarg, "");
+			setenv("GSP_WEIGHT", optarg, 1);
+			break;
+		case 't':
+			if (parse_num(optarg, 0, 3600000000ULL))
+				return die_usage("--lc-target-us must be a number in 0..3600000000, not '%s'%s",
+						 optarg, "");
+			target = optarg;
+			setenv("GSP_LC_TARGET_US", optarg, 1);
+			break;
+		case 'd':
+			if (parse_num(optarg, 0, 15))
+				return die_usage("--device must be a number in 0..15, not '%s'%s",
+						 optarg, "");
+			setenv("GSP_DEVICE", optarg, 1);
+			break;
+		case 'a':
+			if (strcmp(optarg, "kernel") && strcmp(optarg, "daemon") &&
+			    strcmp(optarg, "auto"))
+				return die_usage("--arbiter must be kernel, daemon or auto, not '%s'%s",
+						 optarg, "");
+			setenv("GSP_ARBITER", optarg, 1);
+			break;
+		case 's':
+			if (!*optarg)
+				return die_usage("--socket needs a path%s%s", "", "");
+			setenv("GSP_SOCKET", optarg, 1);
+			break;
+		case 'q':
+			if (parse_num(optarg, 10, 10000000))
+				return die_usage("--quantum-us must be a number in 10..10000000, not '%s'%s",
+						 optarg, "");
+			setenv("GSP_QUANTUM_US", optarg, 1);
+			break;
+		case 'n':
+			setenv("GSP_DISABLE", "1", 1);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt)
+				fprintf(stderr, "gsp-run: option -%c is unknown or lacks its value\n",
+					optopt);
+			else
+				fprintf(stderr, "gsp-run: option '%s' is unknown or lacks its value\n",
+					argv[optind - 1]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (target && (!cls || strcmp(cls, "lc")))
+		return die_usage("--lc-target-us needs --class lc%s%s", "", "");
+	if (optind >= argc)
+		return die_usage("no program given: put it after --%s%s", "", "");
+	if (find_preload(lib, sizeof(lib))) {
+		fprintf(stderr, "gsp-run: libgsp_preload.so is neither in lib/ next to gsp-run nor in ../lib/gspace/; reinstall gspace\n");
+		return EXIT_USAGE;
+	}
+	old = getenv("LD_PRELOAD");
+	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "",
+		     old ? old : "") < 0) {
+		fprintf(stderr, "gsp-run: out of memory\n");
+		return 1;
+	}
+	setenv("LD_PRELOAD", pre, 1);
+	free(pre);
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "gsp-run: cannot run %s: %s\n", argv[optind],
+		strerror(errno));
+	return 127;
+}
