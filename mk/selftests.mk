@@ -13,11 +13,14 @@
 
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_SRCS := $(sort $(wildcard selftests/*_test.c))
-SELFTEST_HDRS := $(wildcard selftests/*.h) uapi/gspace.h
+SELFTEST_HDRS := $(wildcard selftests/*.h) uapi/gspace.h \
+	libgsp/proto/gspd_proto.h
+# The daemon transport's client (gsp_transport.h), linked into each.
+SELFTEST_CLIENT := libgsp/proto/gspd_client.c
 SELFTEST_BINS := $(patsubst selftests/%.c,$(SELFTEST_DIR)/%,$(SELFTEST_SRCS))
 SELFTEST_BENCH_BIN := $(SELFTEST_DIR)/gspace_bench
 SELFTEST_CFLAGS := -static -std=gnu11 -O2 -Wall -Wextra -Werror \
-	-Iuapi -Iselftests
+	-Iuapi -Iselftests -Ilibgsp/proto
 SELFTEST_LDLIBS := -lpthread
 
 USER_TARGETS += $(SELFTEST_BINS) $(SELFTEST_BENCH_BIN)
@@ -25,9 +28,9 @@ USER_TARGETS += $(SELFTEST_BINS) $(SELFTEST_BENCH_BIN)
 .PHONY: selftests
 selftests: $(SELFTEST_BINS) $(SELFTEST_BENCH_BIN)
 
-$(SELFTEST_DIR)/%: selftests/%.c $(SELFTEST_HDRS)
+$(SELFTEST_DIR)/%: selftests/%.c $(SELFTEST_HDRS) $(SELFTEST_CLIENT)
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_LDLIBS)
+	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_CLIENT) $(SELFTEST_LDLIBS)
 
 # gspace_fairness_test runs the vm-*.sim scenarios in gsp-sim and on the
 # module and compares the shares, so it links the simulator and the core
@@ -49,8 +52,8 @@ $(FAIRNESS_GEN): $(FAIRNESS_SCENARIOS) mk/selftests.mk
 
 $(SELFTEST_DIR)/gspace_fairness_test: selftests/gspace_fairness_test.c \
 		$(SELFTEST_HDRS) $(FAIRNESS_GEN) $(SIM_SRCS) $(SIM_HDRS) \
-		$(CORE_SRCS) $(CORE_HDRS)
+		$(CORE_SRCS) $(CORE_HDRS) $(SELFTEST_CLIENT)
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -Ikmod/core -Ilibgsp/sim \
 		-I$(dir $(FAIRNESS_GEN)) -o $@ $< $(SIM_SRCS) $(CORE_SRCS) \
-		$(SELFTEST_LDLIBS) -lm
+		$(SELFTEST_CLIENT) $(SELFTEST_LDLIBS) -lm

@@ -7,7 +7,6 @@
 #ifndef GSP_UTIL_H
 #define GSP_UTIL_H
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -32,7 +31,6 @@
 /* Generous bound for anything that should be "prompt" under QEMU TCG. */
 #define GSP_SLOW_NS	(5 * NSEC_PER_SEC)
 
-#define GSP_SYSFS_DEFAULT	"/sys/class/misc/gspace"
 #define GSP_DEBUGFS_DEFAULT	"/sys/kernel/debug/gspace"
 
 static inline uint64_t now_ns(void)
@@ -51,11 +49,28 @@ static inline void sleep_ms(unsigned int ms)
 		;
 }
 
-static inline const char *sysfs_dir(void)
-{
-	const char *p = getenv("GSPACE_SYSFS");
+/* Knobs: sysfs files on the device, CTL_GET/CTL_SET on the daemon. */
 
-	return p && *p ? p : GSP_SYSFS_DEFAULT;
+/* Reads a knob, trailing newline stripped; 0 or -errno (-ENOENT: none). */
+static inline int knob_read(const char *knob, char *buf, size_t len)
+{
+	const struct gsp_transport *t = gsp_transport();
+
+	return t ? t->knob_read(knob, buf, len) : -EPROTONOSUPPORT;
+}
+
+/* Writes a knob in one request; 0 or -errno. */
+static inline int knob_write(const char *knob, const char *val)
+{
+	const struct gsp_transport *t = gsp_transport();
+
+	return t ? t->knob_write(knob, val) : -EPROTONOSUPPORT;
+}
+
+/* Where the knobs are, for messages: the sysfs folder or the socket. */
+static inline const char *knob_dir(void)
+{
+	return gsp_on_daemon() ? gsp_where() : gsp_sysfs_dir();
 }
 
 /* What the arbiter serves, learned once per test. */
@@ -118,15 +133,14 @@ static inline void t_info(struct __test_meta *_metadata, int fd,
 	t_version(_metadata, fd, &info->v);
 	info->num_devices = info->v.num_devices;
 	/*
-	 * The environment, else the arbiter's sysfs knob, else the module
+	 * The environment, else the arbiter's knob, else the module
 	 * parameter, else the VM's 2.
 	 */
 	e = getenv("GSPACE_SIM_DEVICES");
-	snprintf(path, sizeof(path), "%s/sim_devices", sysfs_dir());
 	if (e && *e)
 		info->sim_devices = atoi(e);
-	else if (read_int_file(path, &v) == 0)
-		info->sim_devices = (int)v;
+	else if (knob_read("sim_devices", path, sizeof(path)) == 0)
+		info->sim_devices = atoi(path);
 	else if (read_int_file("/sys/module/gspace/parameters/sim_devices",
 			       &v) == 0)
 		info->sim_devices = (int)v;
@@ -287,27 +301,32 @@ static inline void t_stats(struct __test_meta *_metadata, int fd,
 	ASSERT_OK(gsp_ioctl(fd, GSPACE_IOCTL_STATS, st));
 }
 
-/* Fences (sync_file). */
+/* Fences: sync_files on the device, eventfds on the daemon. */
 
-/* 1 signaled, 0 pending, < 0 the error; *@ts the signal time, if any. */
+/* 1 if fences carry their signal time (sync_file), so tests can compare. */
+static inline int fence_has_ts(void)
+{
+	const struct gsp_transport *t = gsp_transport();
+
+	return t && t->sync_file;
+}
+
+/*
+ * 1 signaled, 0 pending, < 0 the error; *@ts the signal time where
+ * fence_has_ts(), else 0.
+ */
 static inline int fence_info(struct __test_meta *_metadata, int fence,
 			     uint64_t *ts)
 {
-	struct sync_fence_info fi[4];
-	struct sync_file_info info;
+	const struct gsp_transport *t = gsp_transport();
+	int sig = 0, err = 0;
+	uint64_t when = 0;
 
-	memset(&info, 0, sizeof(info));
-	memset(fi, 0, sizeof(fi));
-	info.num_fences = 4;
-	info.sync_fence_info = (uint64_t)(uintptr_t)fi;
-	ASSERT_OK(ioctl(fence, SYNC_IOC_FILE_INFO, &info));
-	ASSERT_EQ(1, info.num_fences);
+	ASSERT_NE(NULL, t);
+	ASSERT_OK(t->fence_status(fence, &sig, &err, &when));
 	if (ts)
-		*ts = fi[0].timestamp_ns;
-	/* The file's status is the fence's; the fence's carries the error. */
-	if (info.status == 1)
-		ASSERT_EQ(1, fi[0].status);
-	return fi[0].status;
+		*ts = when;
+	return !sig ? 0 : err ? err : 1;
 }
 
 /* 1 if @fence polls readable within @timeout_ms. */
@@ -340,58 +359,6 @@ static inline int has_cap(int cap)
 		SKIP("needs root (uid %u)", (unsigned int)geteuid());	\
 } while (0)
 
-/* sysfs knobs. */
-
-static inline void sysfs_path(char *buf, size_t len, const char *knob)
-{
-	snprintf(buf, len, "%s/%s", sysfs_dir(), knob);
-}
-
-/* Reads a knob, trailing newline stripped; 0 or -errno. */
-static inline int sysfs_read(const char *knob, char *buf, size_t len)
-{
-	char path[256];
-	ssize_t n;
-	int fd;
-
-	sysfs_path(path, sizeof(path), knob);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	close(fd);
-	buf[n] = 0;
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = 0;
-	return 0;
-}
-
-/* Writes a knob in one write(2); 0 or -errno. */
-static inline int sysfs_write(const char *knob, const char *val)
-{
-	char path[256];
-	ssize_t n;
-	int fd, e = 0;
-
-	sysfs_path(path, sizeof(path), knob);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	if (n < 0)
-		e = -errno;
-	else if ((size_t)n != strlen(val))
-		e = -EIO;
-	close(fd);
-	return e;
-}
-
 /*
  * The selected word of a choice knob: "[fifo] credit band" gives "fifo";
  * a plain "fifo" gives "fifo".
@@ -416,19 +383,31 @@ static inline void knob_selected(const char *raw, char *out, size_t len)
 	out[n] = 0;
 }
 
-/* Needs root and the knob; SKIPs otherwise. Saves its value in @saved. */
+/*
+ * Needs the right to set knobs (root on the device, an admin of the
+ * daemon) and the knob; SKIPs otherwise. Saves its value in @saved.
+ */
 static inline void t_knob_save(struct __test_meta *_metadata,
 			       const char *knob, char *saved, size_t len)
 {
 	char raw[256];
 	int r;
 
-	REQUIRE_ROOT();
-	r = sysfs_read(knob, raw, sizeof(raw));
+	if (!gsp_on_daemon())
+		REQUIRE_ROOT();
+	r = knob_read(knob, raw, sizeof(raw));
 	if (r == -ENOENT)
-		SKIP("no %s/%s", sysfs_dir(), knob);
+		SKIP("no %s/%s", knob_dir(), knob);
 	ASSERT_EQ(0, r);
 	knob_selected(raw, saved, len);
+	if (gsp_on_daemon()) {
+		/* Setting it to what it is tells whether we may. */
+		r = knob_write(knob, saved);
+		if (r == -EPERM)
+			SKIP("not an admin of gspaced (uid %u)",
+			     (unsigned int)geteuid());
+		ASSERT_EQ(0, r);
+	}
 }
 
 /* debugfs object counters. */
@@ -447,15 +426,25 @@ static inline const char *debugfs_objects_path(void)
 	return buf;
 }
 
-/* 0, or -errno if the file cannot be read. */
+/*
+ * 0, or -errno if the counters cannot be read: debugfs objects on the
+ * device, the daemon's "objects" (CTL_GET) on gspaced.
+ */
 static inline int objects_read(struct gsp_objects *o)
 {
-	char line[128];
+	char text[256], line[128];
 	FILE *f;
-	int seen = 0;
+	int seen = 0, r;
 
 	o->contexts = o->jobs = o->fences = -1;
-	f = fopen(debugfs_objects_path(), "r");
+	if (gsp_on_daemon()) {
+		r = knob_read("objects", text, sizeof(text));
+		if (r)
+			return r;
+		f = fmemopen(text, strlen(text), "r");
+	} else {
+		f = fopen(debugfs_objects_path(), "r");
+	}
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
@@ -482,9 +471,10 @@ static inline void t_objects_baseline(struct __test_meta *_metadata,
 {
 	int r;
 
-	REQUIRE_ROOT();
+	if (!gsp_on_daemon())
+		REQUIRE_ROOT();
 	r = objects_read(o);
-	if (r == -ENOENT && !getenv("GSPACE_DEBUGFS")) {
+	if (r == -ENOENT && !gsp_on_daemon() && !getenv("GSPACE_DEBUGFS")) {
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 		r = objects_read(o);
 	}

@@ -64,13 +64,13 @@ FIXTURE_TEARDOWN(fair)
 			gsp_close(self->fd[i]);
 	/* period and band_wait are validated together: restore in order. */
 	if (self->band_wait[0])
-		EXPECT_EQ(0, sysfs_write("band_wait_us", "1"));
+		EXPECT_EQ(0, knob_write("band_wait_us", "1"));
 	if (self->period[0])
-		EXPECT_EQ(0, sysfs_write("period_us", self->period));
+		EXPECT_EQ(0, knob_write("period_us", self->period));
 	if (self->band_wait[0])
-		EXPECT_EQ(0, sysfs_write("band_wait_us", self->band_wait));
+		EXPECT_EQ(0, knob_write("band_wait_us", self->band_wait));
 	if (self->policy[0])
-		EXPECT_EQ(0, sysfs_write("policy", self->policy));
+		EXPECT_EQ(0, knob_write("policy", self->policy));
 }
 
 static void *fair_loop(void *arg)
@@ -128,7 +128,7 @@ static void knob_write_u64(struct __test_meta *_metadata, const char *knob,
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	ASSERT_EQ(0, sysfs_write(knob, buf));
+	ASSERT_EQ(0, knob_write(knob, buf));
 }
 
 static void run_scenario(struct __test_meta *_metadata,
@@ -189,10 +189,10 @@ static void run_scenario(struct __test_meta *_metadata,
 	if (self->info.sim_devices < 2)
 		SKIP("needs sim device 1 (%d sim devices)",
 		     self->info.sim_devices);
-	ASSERT_EQ(0, sysfs_write("band_wait_us", "1"));
+	ASSERT_EQ(0, knob_write("band_wait_us", "1"));
 	knob_write_u64(_metadata, "period_us", cfg.p.period_ns / 1000);
 	knob_write_u64(_metadata, "band_wait_us", cfg.p.band_wait_ns / 1000);
-	ASSERT_EQ(0, sysfs_write("policy", gsp_policy_names[cfg.p.policy]));
+	ASSERT_EQ(0, knob_write("policy", gsp_policy_names[cfg.p.policy]));
 	for (i = 0; i < n; i++)
 		t_ctx(_metadata, self->fd[i], 1, cfg.t[i].weight);
 

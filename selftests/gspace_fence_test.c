@@ -24,7 +24,9 @@ FIXTURE_SETUP(fence)
 	self->fd = self->sim = self->sim1 = -1;
 	self->sim = t_open(_metadata);
 	t_info(_metadata, self->sim, &self->info);
-	if (!(self->info.v.features & GSPACE_FEAT_SYNC_FILE))
+	/* gspaced's fences are eventfds: no feature bit for them. */
+	if (!gsp_on_daemon() &&
+	    !(self->info.v.features & GSPACE_FEAT_SYNC_FILE))
 		SKIP("no GSPACE_FEAT_SYNC_FILE");
 	self->sim1 = t_open(_metadata);
 	t_ctx(_metadata, self->sim1, self->info.sim_devices > 1 ?
@@ -83,7 +85,8 @@ TEST_F(fence, out_fence_sim_signals_after_cost)
 	ASSERT_TRUE(fence_readable(f, 10000));
 	ASSERT_LE(cost, now_ns() - t0);
 	ASSERT_EQ(1, fence_info(_metadata, f, &ts));
-	ASSERT_LE(t0 + cost, ts);
+	if (fence_has_ts())
+		ASSERT_LE(t0 + cost, ts);
 	ASSERT_EQ(0, t_wait_end(_metadata, self->sim, h, GSP_SLOW_NS, NULL));
 	close(f);
 }
@@ -116,6 +119,8 @@ TEST_F(fence, out_fence_cloexec_and_file_info)
 	uint64_t h, ts, t0;
 	int f;
 
+	if (gsp_on_daemon())
+		SKIP("kernel only: SYNC_IOC_FILE_INFO (gspaced's fences are eventfds)");
 	h = lease_running(_metadata, self, &f);
 	ASSERT_TRUE(fcntl(f, F_GETFD) & FD_CLOEXEC);
 	/* num_fences 0 asks only for the count. */
@@ -352,7 +357,8 @@ TEST_F(fence, in_fence_orders_jobs)
 	ASSERT_EQ(0, t_wait_end(_metadata, self->sim, b, GSP_SLOW_NS, NULL));
 	ASSERT_EQ(1, fence_info(_metadata, fa, &ta));
 	ASSERT_EQ(1, fence_info(_metadata, fb, &tb));
-	ASSERT_LE(ta, tb);
+	if (fence_has_ts())
+		ASSERT_LE(ta, tb);
 	close(fa);
 	close(fb);
 }
@@ -375,8 +381,10 @@ TEST_F(fence, in_fence_orders_sim_jobs)
 	ASSERT_LE(t0 + cost, now_ns());
 	ASSERT_EQ(1, fence_info(_metadata, fa, &ta));
 	ASSERT_EQ(1, fence_info(_metadata, fb, &tb));
-	ASSERT_LE(ta, tb);
-	ASSERT_LE(t0 + cost, tb);
+	if (fence_has_ts()) {
+		ASSERT_LE(ta, tb);
+		ASSERT_LE(t0 + cost, tb);
+	}
 	ASSERT_EQ(0, t_wait_end(_metadata, self->sim, a, GSP_SLOW_NS, NULL));
 	close(fa);
 	close(fb);
@@ -388,6 +396,8 @@ TEST_F(fence, in_fence_merged_waits_for_all)
 	uint64_t a, b, c, tb, tc;
 	int fa, fb, fc;
 
+	if (gsp_on_daemon())
+		SKIP("kernel only: SYNC_IOC_MERGE (gspaced's fences are eventfds)");
 	t_need_lease(_metadata, &self->info);
 	a = t_submit_fl(_metadata, self->sim, GSPACE_ENGINE_COMPUTE,
 			50 * NSEC_PER_MSEC, GSPACE_SUBMIT_FENCE_OUT, -1, &fa);
@@ -506,7 +516,8 @@ TEST_F(fence, chain_orders_across_engines)
 	ASSERT_LE(t0 + cost, now_ns());
 	ASSERT_EQ(1, fence_info(_metadata, fa, &ta));
 	ASSERT_EQ(1, fence_info(_metadata, fb, &tb));
-	ASSERT_LE(ta, tb);
+	if (fence_has_ts())
+		ASSERT_LE(ta, tb);
 	ASSERT_EQ(0, t_wait_end(_metadata, self->sim, a, GSP_SLOW_NS, NULL));
 	close(fa);
 	close(fb);

@@ -155,6 +155,8 @@ TEST_F(life, dup_keeps_tenant)
 	uint64_t h;
 	int d;
 
+	if (gsp_on_daemon())
+		SKIP("kernel only: a gspaced tenant is a connection object, not a descriptor to dup");
 	h = t_submit(_metadata, self->fd, 20 * NSEC_PER_MSEC);
 	d = dup(self->fd);
 	ASSERT_LE(0, d);

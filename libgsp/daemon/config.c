@@ -177,6 +177,14 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 		snprintf(out, outsz, "%s", gsp_policy_names[c->params.policy]);
 		return 0;
 	}
+	/* Read-only: the module's debugfs "objects", for leak checks. */
+	if (!strcmp(name, "objects")) {
+		snprintf(out, outsz, "contexts %u\njobs %llu\nfences %llu\n",
+			 gd_state.nr_tenants,
+			 (unsigned long long)gd_state.nr_jobs,
+			 (unsigned long long)gd_state.nr_fences);
+		return 0;
+	}
 	if (!strcmp(name, "period_us"))
 		v = c->params.period_ns / NSEC_PER_USEC;
 	else if (!strcmp(name, "band_wait_us"))

@@ -197,6 +197,7 @@ struct gd {
 	struct gd_tenant *tenants;
 	uint32_t nr_tenants;
 	uint64_t nr_jobs;	/* live job objects, all tenants */
+	uint64_t nr_fences;	/* out-fence eventfds not yet signalled */
 	struct gd_wait *waits;	/* parked WAITs, for their deadlines */
 	struct gd_dev dev[GD_MAX_DEVICES];
 	int board_fd;

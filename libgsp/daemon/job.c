@@ -328,6 +328,7 @@ static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
 		fence_signal(job->out_fence, status);
 		close(job->out_fence);
 		job->out_fence = -1;
+		gd_state.nr_fences--;
 	}
 	/* The chained successor learns our status; we leave our predecessor. */
 	if (job->chain_next) {
@@ -606,6 +607,7 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 			free(job);
 			return ret;
 		}
+		gd_state.nr_fences++;
 	}
 	job->t = t;
 	job->dev = t->dev;
