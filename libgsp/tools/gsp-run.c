@@ -53,7 +53,10 @@ static int parse_num(const char *s, unsigned long long lo,
 	return *end || errno || v < lo || v > hi ? -1 : 0;
 }
 
-/* $(dirname /proc/self/exe)/lib/, then ../lib/gspace/ when installed. */
+/*
+ * $(dirname /proc/self/exe)/lib/ (the build tree), then ../lib/gspace/
+ * and ../lib/ (installed: make install puts it in $(LIBDIR)).
+ */
 static int find_preload(char *out, size_t n)
 {
 	char exe[PATH_MAX - 64];	/* room for the suffixes below */
@@ -72,6 +75,9 @@ static int find_preload(char *out, size_t n)
 		return 0;
 	if (snprintf(out, n, "%s/../lib/gspace/libgsp_preload.so", exe) <
 		    (int)n && !access(out, R_OK))
+		return 0;
+	if (snprintf(out, n, "%s/../lib/libgsp_preload.so", exe) < (int)n &&
+	    !access(out, R_OK))
 		return 0;
 	return -1;
 }
@@ -164,7 +170,7 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");
 	if (find_preload(lib, sizeof(lib))) {
-		fprintf(stderr, "gsp-run: libgsp_preload.so is neither in lib/ next to gsp-run nor in ../lib/gspace/; reinstall gspace\n");
+		fprintf(stderr, "gsp-run: libgsp_preload.so is not in lib/ next to gsp-run, ../lib/gspace/ or ../lib/; rebuild or reinstall gspace\n");
 		return EXIT_USAGE;
 	}
 	old = getenv("LD_PRELOAD");

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A fake libcuda.so.1 for the interposer's tests: the driver entry points
+ * the interposer and the tests use, each appending (name, stream, payload,
+ * thread) to an in-memory trace that the test reads through fake_*().
+ * Every GPU operation advances one virtual GPU clock by fake_set_op_ns();
+ * events read that clock, so elapsed times are the sum of the fake
+ * durations between them. Nothing here runs on a GPU.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#undef cuGetProcAddress
+#undef cuEventElapsedTime
+#undef cuMemcpyHtoD
+
+#include "fake_cuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TRACE_MAX 65536
+
+/* The fake's whole state, one driver per process like the real one. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_call trace[TRACE_MAX];
+static unsigned int ntrace;
+static uint64_t gpu_clock, op_ns = 1000;
+static int driver_version = 13000;
+static struct { uintptr_t lo, hi; unsigned int type; } ranges[64];
+static unsigned int nranges;
+static __thread CUcontext cur;
+
+struct fake_event { uint64_t t; int id; };
+struct fake_func { int nparams; size_t size[16]; };
+
+static void rec(const char *name, CUstream s, uint64_t payload, int gpu_op)
+{
+	pthread_mutex_lock(&mu);
+	if (ntrace < TRACE_MAX) {
+		struct fake_call *c = &trace[ntrace++];
+
+		strncpy(c->name, name, sizeof(c->name) - 1);
+		c->stream = (uintptr_t)s;
+		c->payload = payload;
+		c->tid = gettid();
+	}
+	if (gpu_op)
+		gpu_clock += op_ns;
+	pthread_mutex_unlock(&mu);
+}
+
+/* Test controls ------------------------------------------------------------ */
+
+EXPORT unsigned int fake_trace_len(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&mu);
+	n = ntrace;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+EXPORT void fake_trace_get(unsigned int i, struct fake_call *out)
+{
+	pthread_mutex_lock(&mu);
+	*out = trace[i];
+	pthread_mutex_unlock(&mu);
+}
+
+EXPORT void fake_trace_reset(void)
+{
+	pthread_mutex_lock(&mu);
+	ntrace = 0;
+	pthread_mutex_unlock(&mu);
+}
+
+EXPORT void fake_set_op_ns(uint64_t ns) { op_ns = ns; }
+EXPORT void fake_set_version(int v) { driver_version = v; }
+
+EXPORT void fake_register(const void *p, size_t n, unsigned int type)
+{
+	pthread_mutex_lock(&mu);
+	ranges[nranges].lo = (uintptr_t)p;
+	ranges[nranges].hi = (uintptr_t)p + n;
+	ranges[nranges++].type = type;
+	pthread_mutex_unlock(&mu);
+}
+
+EXPORT CUfunction fake_function(int nparams, const size_t *sizes)
+{
+	static struct fake_func funcs[32];	/* handles live forever */
+	static int nfuncs;
+	struct fake_func *f;
+	int i;
+
+	pthread_mutex_lock(&mu);
+	f = &funcs[nfuncs++];
+	pthread_mutex_unlock(&mu);
+	f->nparams = nparams;
+	for (i = 0; i < nparams; i++)
+		f->size[i] = sizes[i];
+	return (CUfunction)f;
+}
+
+/* Driver entry points -------------------------------------------------------- */
+
+EXPORT CUresult cuInit(unsigned int flags)
+{
+	(void)flags;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDriverGetVersion(int *v)
+{
+	*v = driver_version;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *n)
+{
+	rec("cuDeviceGetCount", NULL, 0, 0);
+	*n = 1;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetCurrent(CUcontext *c)
+{
+	*c = cur;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSetCurrent(CUcontext c)
+{
+	cur = c;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSynchronize(void)
+{
+	rec("cuCtxSynchronize", NULL, 0, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t i, size_t *off,
+				   size_t *size)
+{
+	struct fake_func *f = (struct fake_func *)fn;
+	size_t o = 0, k;
+
+	if (f->nparams < 0)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (i >= (size_t)f->nparams)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (k = 0; k < i; k++)
+		o += f->size[k];
+	*off = o;
+	*size = f->size[i];
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a,
+				      CUdeviceptr p)
+{
+	unsigned int i;
+
+	if (a != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < nranges; i++)
+		if (p >= ranges[i].lo && p < ranges[i].hi) {
+			*(unsigned int *)data = ranges[i].type;
+			pthread_mutex_unlock(&mu);
+			return CUDA_SUCCESS;
+		}
+	pthread_mutex_unlock(&mu);
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
+{
+	static int ids;		/* event ids, under mu */
+	struct fake_event *fe = calloc(1, sizeof(*fe));
+
+	(void)flags;
+	if (!fe)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&mu);
+	fe->id = ++ids;
+	pthread_mutex_unlock(&mu);
+	*e = (CUevent)fe;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent e)
+{
+	free(e);
+	return CUDA_SUCCESS;
+}
+
+static CUresult ev_record(const char *name, CUevent e, CUstream s)
+{
+	struct fake_event *fe = (struct fake_event *)e;
+
+	rec(name, s, (uint64_t)fe->id, 0);
+	pthread_mutex_lock(&mu);
+	fe->t = gpu_clock;
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
+{
+	return ev_record("cuEventRecord", e, s);
+}
+
+EXPORT CUresult cuEventRecord_ptsz(CUevent e, CUstream s)
+{
+	return ev_record("cuEventRecord_ptsz", e, s);
+}
+
+EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int f)
+{
+	(void)f;
+	return ev_record("cuEventRecordWithFlags", e, s);
+}
+
+EXPORT CUresult cuEventQuery(CUevent e)
+{
+	(void)e;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent e)
+{
+	rec("cuEventSynchronize", NULL, (uint64_t)((struct fake_event *)e)->id, 0);
+	return CUDA_SUCCESS;
+}
+
+static CUresult elapsed(float *ms, CUevent a, CUevent b)
+{
+	const struct fake_event *x = (void *)a, *y = (void *)b;
+
+	*ms = (float)((double)(y->t - x->t) / 1e6);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
+{
+	return elapsed(ms, a, b);
+}
+
+EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+{
+	return elapsed(ms, a, b);
+}
+
+EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+	rec("cuStreamSynchronize", s, 0, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
+{
+	rec("cuStreamSynchronize_ptsz", s, 0, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamQuery(CUstream s)
+{
+	rec("cuStreamQuery", s, 0, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int f)
+{
+	(void)f;
+	rec("cuStreamWaitEvent", s, (uint64_t)((struct fake_event *)e)->id, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
+{
+	(void)s;
+	*st = CU_STREAM_CAPTURE_STATUS_NONE;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	rec("cuMemFree_v2", NULL, p, 0);
+	return CUDA_SUCCESS;
+}
+
+/* A launch's payload: its first argument read as an int. */
+static uint64_t first_arg(void **params, void **extra)
+{
+	int v = 0;
+
+	if (params)
+		memcpy(&v, params[0], sizeof(v));
+	else if (extra && extra[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+		memcpy(&v, extra[1], sizeof(v));
+	return (uint64_t)(unsigned int)v;
+}
+
+#define LAUNCH(sym)							\
+EXPORT CUresult sym(CUfunction f, unsigned int gx, unsigned int gy,	\
+		    unsigned int gz, unsigned int bx, unsigned int by,	\
+		    unsigned int bz, unsigned int sh, CUstream s,	\
+		    void **params, void **extra)			\
+{									\
+	(void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by;	\
+	(void)bz; (void)sh;						\
+	rec(#sym, s, first_arg(params, extra), 1);			\
+	return CUDA_SUCCESS;						\
+}
+LAUNCH(cuLaunchKernel)
+LAUNCH(cuLaunchKernel_ptsz)
+
+#define COOP(sym)							\
+EXPORT CUresult sym(CUfunction f, unsigned int gx, unsigned int gy,	\
+		    unsigned int gz, unsigned int bx, unsigned int by,	\
+		    unsigned int bz, unsigned int sh, CUstream s,	\
+		    void **params)					\
+{									\
+	(void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by;	\
+	(void)bz; (void)sh;						\
+	rec(#sym, s, first_arg(params, NULL), 1);			\
+	return CUDA_SUCCESS;						\
+}
+COOP(cuLaunchCooperativeKernel)
+COOP(cuLaunchCooperativeKernel_ptsz)
+
+#define LAUNCHEX(sym)							\
+EXPORT CUresult sym(const CUlaunchConfig *c, CUfunction f, void **params, \
+		    void **extra)					\
+{									\
+	(void)f;							\
+	/* payload: first arg, plus 1000 x the first attribute's id */	\
+	rec(#sym, c->hStream, first_arg(params, extra) +		\
+	    (c->numAttrs ? 1000u * c->attrs[0].id : 0), 1);		\
+	return CUDA_SUCCESS;						\
+}
+LAUNCHEX(cuLaunchKernelEx)
+LAUNCHEX(cuLaunchKernelEx_ptsz)
+
+#define GRAPH(sym)							\
+EXPORT CUresult sym(CUgraphExec g, CUstream s)				\
+{									\
+	rec(#sym, s, (uint64_t)(uintptr_t)g, 1);			\
+	return CUDA_SUCCESS;						\
+}
+GRAPH(cuGraphLaunch)
+GRAPH(cuGraphLaunch_ptsz)
+
+#define COPY(sym, dt, st)						\
+EXPORT CUresult sym(dt d, st s_, size_t n)				\
+{									\
+	(void)d; (void)s_;						\
+	rec(#sym, NULL, n, 1);						\
+	return CUDA_SUCCESS;						\
+}
+COPY(cuMemcpyHtoD_v2, CUdeviceptr, const void *)
+COPY(cuMemcpyHtoD_v2_ptds, CUdeviceptr, const void *)
+COPY(cuMemcpyHtoD, CUdeviceptr, const void *)
+COPY(cuMemcpyDtoH_v2, void *, CUdeviceptr)
+COPY(cuMemcpyDtoD_v2, CUdeviceptr, CUdeviceptr)
+
+#define ACOPY(sym, dt, st)						\
+EXPORT CUresult sym(dt d, st s_, size_t n, CUstream s)			\
+{									\
+	(void)d; (void)s_;						\
+	rec(#sym, s, n, 1);						\
+	return CUDA_SUCCESS;						\
+}
+ACOPY(cuMemcpyHtoDAsync_v2, CUdeviceptr, const void *)
+ACOPY(cuMemcpyHtoDAsync_v2_ptsz, CUdeviceptr, const void *)
+ACOPY(cuMemcpyDtoHAsync_v2, void *, CUdeviceptr)
+ACOPY(cuMemcpyDtoDAsync_v2, CUdeviceptr, CUdeviceptr)
+
+EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n,
+				 CUstream s)
+{
+	(void)d;
+	(void)n;
+	rec("cuMemsetD32Async", s, v, 1);
+	return CUDA_SUCCESS;
+}
+
+/* cuGetProcAddress: the driver's variant rules, for what the fake has. */
+
+static const struct { const char *name; void *fn; } syms[] = {
+#define S(x) { #x, (void *)x }
+	S(cuInit), S(cuDriverGetVersion), S(cuDeviceGetCount),
+	S(cuCtxGetCurrent), S(cuCtxSetCurrent), S(cuCtxSynchronize),
+	S(cuFuncGetParamInfo), S(cuPointerGetAttribute), S(cuEventCreate),
+	S(cuEventDestroy_v2), S(cuEventRecord), S(cuEventRecord_ptsz),
+	S(cuEventRecordWithFlags), S(cuEventQuery), S(cuEventSynchronize),
+	S(cuEventElapsedTime), S(cuEventElapsedTime_v2),
+	S(cuStreamSynchronize), S(cuStreamSynchronize_ptsz), S(cuStreamQuery),
+	S(cuStreamWaitEvent), S(cuStreamIsCapturing), S(cuMemFree_v2),
+	S(cuLaunchKernel), S(cuLaunchKernel_ptsz), S(cuLaunchKernelEx),
+	S(cuLaunchKernelEx_ptsz), S(cuLaunchCooperativeKernel),
+	S(cuLaunchCooperativeKernel_ptsz), S(cuGraphLaunch),
+	S(cuGraphLaunch_ptsz), S(cuMemcpyHtoD_v2), S(cuMemcpyHtoD_v2_ptds),
+	S(cuMemcpyHtoD), S(cuMemcpyDtoH_v2), S(cuMemcpyDtoD_v2),
+	S(cuMemcpyHtoDAsync_v2), S(cuMemcpyHtoDAsync_v2_ptsz),
+	S(cuMemcpyDtoHAsync_v2), S(cuMemcpyDtoDAsync_v2), S(cuMemsetD32Async),
+	{ "cuGetProcAddress", NULL }, { "cuGetProcAddress_v2", NULL },
+#undef S
+};
+
+/* Names that became _v2 at a cudaVersion (cuda.h's #defines). */
+static const struct { const char *api; int since; } v2[] = {
+	{ "cuMemcpyHtoD", 3020 }, { "cuMemcpyDtoH", 3020 },
+	{ "cuMemcpyDtoD", 3020 }, { "cuMemcpyHtoDAsync", 3020 },
+	{ "cuMemcpyDtoHAsync", 3020 }, { "cuMemcpyDtoDAsync", 3020 },
+	{ "cuMemFree", 3020 }, { "cuEventDestroy", 4000 },
+	{ "cuEventElapsedTime", 13000 }, { "cuGetProcAddress", 12000 },
+};
+
+/* Synchronous functions get _ptds, stream functions _ptsz. */
+static const char *const ptds_names[] = { "cuMemcpyHtoD", NULL };
+static const char *const ptsz_names[] = {
+	"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
+	"cuGraphLaunch", "cuEventRecord", "cuStreamSynchronize",
+	"cuMemcpyHtoDAsync", NULL,
+};
+
+static int in(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return 1;
+	return 0;
+}
+
+EXPORT CUresult cuGetProcAddress(const char *api, void **pfn, int ver,
+				 cuuint64_t flags);
+
+static CUresult getproc(const char *api, void **pfn, int ver, uint64_t flags,
+			CUdriverProcAddressQueryResult *st)
+{
+	char name[96];
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s", api);
+	for (i = 0; i < sizeof(v2) / sizeof(*v2); i++)
+		if (!strcmp(v2[i].api, api) && ver >= v2[i].since)
+			snprintf(name, sizeof(name), "%s_v2", api);
+	if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) {
+		if (in(ptds_names, api))
+			strncat(name, "_ptds", sizeof(name) - strlen(name) - 1);
+		else if (in(ptsz_names, api))
+			strncat(name, "_ptsz", sizeof(name) - strlen(name) - 1);
+	}
+	*pfn = NULL;
+	for (i = 0; i < sizeof(syms) / sizeof(*syms); i++)
+		if (!strcmp(syms[i].name, name)) {
+			*pfn = syms[i].fn;
+			break;
+		}
+	if (!strcmp(name, "cuGetProcAddress"))
+		*pfn = (void *)cuGetProcAddress;
+	if (!strcmp(name, "cuGetProcAddress_v2"))
+		*pfn = (void *)cuGetProcAddress_v2;
+	if (st)
+		*st = *pfn ? CU_GET_PROC_ADDRESS_SUCCESS
+			   : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	return *pfn ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+EXPORT CUresult cuGetProcAddress(const char *api, void **pfn, int ver,
+				 cuuint64_t flags)
+{
+	return getproc(api, pfn, ver, flags, NULL);
+}
+
+EXPORT CUresult cuGetProcAddress_v2(const char *api, void **pfn, int ver,
+				    cuuint64_t flags,
+				    CUdriverProcAddressQueryResult *st)
+{
+	return getproc(api, pfn, ver, flags, st);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The test controls of the fake libcuda (fake_cuda.c). */
+#ifndef FAKE_CUDA_H
+#define FAKE_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct fake_call {
+	char name[40];
+	uintptr_t stream;
+	uint64_t payload;	/* first kernel arg, byte count, event id */
+	pid_t tid;
+};
+
+unsigned int fake_trace_len(void);
+void fake_trace_get(unsigned int i, struct fake_call *out);
+void fake_trace_reset(void);
+void fake_set_op_ns(uint64_t ns);
+void fake_set_version(int v);
+void fake_register(const void *p, size_t n, unsigned int type);
+struct CUfunc_st *fake_function(int nparams, const size_t *sizes);
+
+#endif /* FAKE_CUDA_H */
