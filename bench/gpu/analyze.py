@@ -331,18 +331,57 @@ def rows_value(rows, section, name, metric):
     return None
 
 
+def read_stats(path):
+    """The interposer's GSP_STATS_FILE: "name value" lines; None if absent."""
+    if not os.path.isfile(path):
+        return None
+    st = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.strip().partition(" ")
+            if v.strip().isdigit():
+                st[k] = int(v)
+    return st
+
+
+def stats_cell(st):
+    if st is None:
+        return "no stats file"
+    return f"{st.get('launches', 0)} launches, {st.get('copies', 0)} copies"
+
+
+def analyze_stats(out, md):
+    """Every stats file of the run, so a run that was not really
+    interposed (no file, or no launch seen) shows up."""
+    found = []
+    for d, _, files in os.walk(out):
+        for f in sorted(files):
+            if f.endswith(".stats"):
+                p = os.path.join(d, f)
+                found.append((os.path.relpath(p, out), read_stats(p)))
+    if not found:
+        return
+    keys = sorted({k for _, st in found for k in st})
+    md.append("## Interposer counters (GSP_STATS_FILE of each interposed process)\n")
+    md.append("| process | " + " | ".join(keys) + " |")
+    md.append("|---|" + "---|" * len(keys))
+    for name, st in sorted(found):
+        md.append(f"| {name} | " + " | ".join(str(st.get(k, "")) for k in keys) + " |")
+    md.append("")
+
+
 def analyze_correctness(out, rows, md):
     base = os.path.join(out, "correctness")
     if not os.path.isdir(base):
         md.append("No correctness results.\n")
         return
     md.append("## Correctness (stdout with vs without gsp-run)\n")
-    md.append("| program | runs compared | exit status | identical |")
-    md.append("|---|---|---|---|")
+    md.append("| program | runs compared | exit status | identical | interposer saw |")
+    md.append("|---|---|---|---|---|")
     for prog, a, b in CORRECTNESS_PAIRS:
         fa, fb = (os.path.join(base, f"{prog}-{m}.out") for m in (a, b))
         if not (os.path.isfile(fa) and os.path.isfile(fb)):
-            md.append(f"| {prog} | {a} vs {b} | | missing |")
+            md.append(f"| {prog} | {a} vs {b} | | missing | |")
             rows.append({"section": "correctness", "name": f"{prog}:{a}-vs-{b}",
                          "metric": "identical", "value": "missing"})
             continue
@@ -353,9 +392,14 @@ def analyze_correctness(out, rows, md):
         with open(fa, "rb") as x, open(fb, "rb") as y:
             da, db = x.read(), y.read()
         same = bool(da) and da == db and rcs == ["0", "0"]
-        md.append(f"| {prog} | {a} vs {b} | {rcs[0]}, {rcs[1]} | {'yes' if same else 'NO'} |")
+        st = read_stats(os.path.join(base, f"{prog}-{b}.stats"))
+        md.append(f"| {prog} | {a} vs {b} | {rcs[0]}, {rcs[1]} | {'yes' if same else 'NO'} "
+                  f"| {stats_cell(st)} |")
         rows.append({"section": "correctness", "name": f"{prog}:{a}-vs-{b}",
                      "metric": "identical", "value": int(same)})
+        rows.append({"section": "correctness", "name": f"{prog}:{a}-vs-{b}",
+                     "metric": "interposed_launches",
+                     "value": "" if st is None else st.get("launches", 0)})
     md.append("")
 
 
@@ -375,6 +419,7 @@ def main(argv):
     analyze_fairness(out, rows, md, plots)
     analyze_lc(out, rows, md, plots)
     analyze_overhead(out, rows, md, plots)
+    analyze_stats(out, md)
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["section", "name", "metric", "value"])
         w.writeheader()

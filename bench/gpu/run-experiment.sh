@@ -161,7 +161,7 @@ ensure_gspaced() {	# EXPERIMENT
 set_pre() {	# MODE [WEIGHT]: plain | be | lc
 	case $1 in
 	plain) PRE=() ;;
-	be) PRE=("$GSPRUN" --arbiter daemon --socket "$SOCK" --class be --weight "${2:-1}" --) ;;
+	be) PRE=("$GSPRUN" --arbiter daemon --socket "$SOCK" --class be --weight "${2:-100}" --) ;;
 	lc) PRE=("$GSPRUN" --arbiter daemon --socket "$SOCK" --class lc
 		--lc-target-us "$LC_TARGET_US" --) ;;
 	esac
@@ -214,14 +214,15 @@ run_correctness() {
 }
 
 # --- fairness ------------------------------------------------------------------
-# Each process: TAG:KERNEL_US:WEIGHT. Lengths 1:10; in the 1:2 configs
-# the short-kernel processes get weight 2, the case that a per-launch
-# scheduler gets most wrong (it would give them 1/11 of the time).
+# Each process: TAG:KERNEL_US:WEIGHT (gspaced's default weight is 100).
+# Lengths 1:10; in the 1:2 configs the short-kernel processes get weight
+# 200, the case that a per-launch round robin gets most wrong (it would
+# give them 1/11 of the GPU time).
 FAIR_CONFIGS=(
-	"be2-eq s1:100:1 l1:1000:1"
-	"be2-w12 s1:100:2 l1:1000:1"
-	"be4-eq s1:100:1 l1:1000:1 s2:100:1 l2:1000:1"
-	"be4-w12 s1:100:2 l1:1000:1 s2:100:2 l2:1000:1"
+	"be2-eq s1:100:100 l1:1000:100"
+	"be2-w12 s1:100:200 l1:1000:100"
+	"be4-eq s1:100:100 l1:1000:100 s2:100:100 l2:1000:100"
+	"be4-w12 s1:100:200 l1:1000:100 s2:100:200 l2:1000:100"
 )
 
 fair_one() {	# CONFIG MODE PROC...

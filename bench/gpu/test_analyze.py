@@ -141,6 +141,9 @@ def main():
             with open(os.path.join(c, name + ".rc"), "w") as f:
                 f.write("1\n" if name == "train-be" else "0\n")
 
+        with open(os.path.join(c, "check-be.stats"), "w") as f:
+            f.write("launches 12\ncopies 9\njobs 21\n")
+
         rc = analyze.main(["analyze.py", out])
         check(rc == 0, "analyze.py runs on a synthetic result directory", rc)
         with open(os.path.join(out, "summary.csv")) as f:
@@ -163,6 +166,9 @@ def main():
               and s.get(("correctness", "train:plain-vs-be", "identical")) == "0"
               and s.get(("correctness", "resnet:plain-vs-be", "identical")) == "missing",
               "summary: identical only with equal output and both exits 0")
+        check(s.get(("correctness", "check:plain-vs-be", "interposed_launches")) == "12"
+              and s.get(("correctness", "check:plain-vs-lc", "interposed_launches")) == "",
+              "summary: the interposer's launch count, empty without a stats file")
         plots = sorted(os.listdir(os.path.join(out, "plots")))
         check(plots == ["lc-latency-cdf.svg", "overhead-launch.svg", "overhead-tput.svg",
                         "shares-be2-w12-gspace.svg"], "plots written", plots)
