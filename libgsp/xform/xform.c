@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * gsp-xform: analysis and rewriting of entry kernels (see xform.h and
+ * Documentation/xform.rst). The rewritten body is the original body with
+ * four kinds of edits, everything else copied byte for byte:
+ *   - %ctaid.{x,y,z} / %nctaid.{x,y,z} operands read the virtual values
+ *     that the block's leader published in shared memory for this task;
+ *   - ret/exit become a branch to the task's join point;
+ *   - the block barrier (bar.sync 0, barrier.sync 0) becomes a non-aligned
+ *     barrier.red.and that says "not done", so that threads already at the
+ *     join point (which arrive saying "done") keep joining the body's
+ *     barriers until every thread of the block is done with the task;
+ *   - the persistent prologue and task loop are inserted around it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gsp_persist.h"
+#include "ptx.h"
+#include "xform.h"
+
+/* The templates below hard-code these offsets. */
+_Static_assert(GSP_PERSIST_OFF_CTRL_PTR == 0, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_NTASKS == 8, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 16, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 24, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_NCTAID == 32, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_K_SLOTS == 44, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_LIVE == 52, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_YIELDS == 56, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_NO_SLOT == 60, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_SLOT_MASK == 128, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_SM_RANK == 1152, "template offsets");
+_Static_assert(GSP_PERSIST_MAX_SM == 256, "template offsets");
+
+/*
+ * Per-block state in __gsp_sh (48 bytes, shared memory):
+ *   0  nctaid.x, nctaid.y, nctaid.z, slot (-1: none)   set once, by the leader
+ *  16  task valid, ctaid.x, ctaid.y, ctaid.z           set per task
+ *  32  SM rank, K, %smid, slot bit                     leader only
+ */
+#define SH_NCTAID	0
+#define SH_CTAID	20
+
+/* "leader" = thread (0,0,0); %__gsp_p0 is set when this thread is not. */
+#define TPL_NOT_LEADER							\
+	"\tmov.u32 %__gsp_w0, %tid.x;\n"				\
+	"\tmov.u32 %__gsp_w1, %tid.y;\n"				\
+	"\tor.b32 %__gsp_w0, %__gsp_w0, %__gsp_w1;\n"			\
+	"\tmov.u32 %__gsp_w1, %tid.z;\n"				\
+	"\tor.b32 %__gsp_w0, %__gsp_w0, %__gsp_w1;\n"			\
+	"\tsetp.ne.u32 %__gsp_p0, %__gsp_w0, 0;\n"
+
+#define TPL_CTL								\
+	"\tld.param.u64 %__gsp_x0, [@P];\n"				\
+	"\tcvta.to.global.u64 %__gsp_x0, %__gsp_x0;\n"
+
+static const char tpl_decls[] =
+	"\t// gsp-xform: persistent, SM-aware, yieldable form; see\n"
+	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
+	"\t.reg .pred %__gsp_p<3>;\n"
+	"\t.reg .b32 %__gsp_w<13>;\n"
+	"\t.reg .b32 %__gsp_v<8>;\n"
+	"\t.reg .b64 %__gsp_x<7>;\n"
+	"\t.shared .align 16 .b8 __gsp_sh[48];\n";
+
+/* Slot claim (leader), then the task loop head. */
+static const char tpl_prologue[] =
+	TPL_NOT_LEADER
+	"\t@%__gsp_p0 bra $__gsp_claimed;\n"
+	TPL_CTL
+	"\tmov.u32 %__gsp_w2, %smid;\n"
+	"\tmov.u32 %__gsp_w3, -1;\n"
+	"\tsetp.ge.u32 %__gsp_p1, %__gsp_w2, 256;\n"
+	"\t@%__gsp_p1 bra $__gsp_noslot;\n"
+	"\tmul.wide.u32 %__gsp_x1, %__gsp_w2, 4;\n"
+	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
+	"\tld.global.u32 %__gsp_w4, [%__gsp_x0+44];\n"
+	"\tmov.u32 %__gsp_w5, 1;\n"
+	"\tshl.b32 %__gsp_w5, %__gsp_w5, %__gsp_w4;\n"
+	"\tsub.u32 %__gsp_w5, %__gsp_w5, 1;\n"	/* K slot bits (K=32: all) */
+	"$__gsp_claim:\n"
+	"\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+128];\n"
+	"\tnot.b32 %__gsp_w7, %__gsp_w6;\n"
+	"\tand.b32 %__gsp_w7, %__gsp_w7, %__gsp_w5;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w7, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_noslot;\n"
+	"\tneg.s32 %__gsp_w8, %__gsp_w7;\n"
+	"\tand.b32 %__gsp_w8, %__gsp_w8, %__gsp_w7;\n"	/* lowest free slot */
+	"\tatom.global.or.b32 %__gsp_w6, [%__gsp_x1+128], %__gsp_w8;\n"
+	"\tand.b32 %__gsp_w6, %__gsp_w6, %__gsp_w8;\n"
+	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w6, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_claim;\n"		/* lost a race: retry */
+	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
+	"\tred.global.add.u32 [%__gsp_x0+52], 1;\n"
+	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+1152];\n"
+	"\tst.shared.v4.u32 [__gsp_sh+32], {%__gsp_w9, %__gsp_w4, %__gsp_w2, %__gsp_w8};\n"
+	"\tbra.uni $__gsp_slotted;\n"
+	"$__gsp_noslot:\n"
+	"\tred.global.add.u32 [%__gsp_x0+60], 1;\n"
+	"$__gsp_slotted:\n"
+	"\tld.global.u32 %__gsp_w10, [%__gsp_x0+32];\n"
+	"\tld.global.u32 %__gsp_w11, [%__gsp_x0+36];\n"
+	"\tld.global.u32 %__gsp_w12, [%__gsp_x0+40];\n"
+	"\tst.shared.v4.u32 [__gsp_sh], {%__gsp_w10, %__gsp_w11, %__gsp_w12, %__gsp_w3};\n"
+	"$__gsp_claimed:\n"
+	"\tbarrier.sync 0;\n"
+	"\tld.shared.u32 %__gsp_w0, [__gsp_sh+12];\n"
+	"\tsetp.lt.s32 %__gsp_p1, %__gsp_w0, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_exit;\n"
+	"$__gsp_task:\n"
+	TPL_NOT_LEADER
+	"\t@%__gsp_p0 bra $__gsp_taken;\n"
+	TPL_CTL
+	"\tld.global.u64 %__gsp_x2, [%__gsp_x0];\n"
+	"\tld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];\n"	/* (n, k, epoch) */
+	"\tcvt.u32.u64 %__gsp_w1, %__gsp_x2;\n"
+	"\tand.b32 %__gsp_w2, %__gsp_w1, 65535;\n"		/* n */
+	"\tshr.u32 %__gsp_w3, %__gsp_w1, 16;\n"			/* k */
+	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+32];\n"
+	"\tld.shared.v4.u32 {%__gsp_w10, %__gsp_w11, %__gsp_w12, %__gsp_w8}, [__gsp_sh];\n"
+	"\tsub.s32 %__gsp_w5, %__gsp_w5, %__gsp_w3;\n"		/* K - k */
+	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w4, %__gsp_w2;\n"	/* rank < n */
+	"\tsetp.ge.and.s32 %__gsp_p1, %__gsp_w8, %__gsp_w5, %__gsp_p1;\n"
+	"\tmov.u32 %__gsp_w9, 0;\n"
+	"\tmov.u32 %__gsp_w1, 0;\n"
+	"\tmov.u32 %__gsp_w2, 0;\n"
+	"\tmov.u32 %__gsp_w3, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_yield;\n"
+	"\tatom.global.add.u64 %__gsp_x3, [%__gsp_x0+16], 1;\n"
+	"\tld.global.u64 %__gsp_x4, [%__gsp_x0+8];\n"
+	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x3, %__gsp_x4;\n"
+	"\t@%__gsp_p1 bra $__gsp_publish;\n"
+	"\tcvt.u64.u32 %__gsp_x5, %__gsp_w10;\n"		/* x fastest */
+	"\trem.u64 %__gsp_x6, %__gsp_x3, %__gsp_x5;\n"
+	"\tcvt.u32.u64 %__gsp_w1, %__gsp_x6;\n"
+	"\tdiv.u64 %__gsp_x3, %__gsp_x3, %__gsp_x5;\n"
+	"\tcvt.u64.u32 %__gsp_x5, %__gsp_w11;\n"
+	"\trem.u64 %__gsp_x6, %__gsp_x3, %__gsp_x5;\n"
+	"\tcvt.u32.u64 %__gsp_w2, %__gsp_x6;\n"
+	"\tdiv.u64 %__gsp_x3, %__gsp_x3, %__gsp_x5;\n"
+	"\tcvt.u32.u64 %__gsp_w3, %__gsp_x3;\n"
+	"\tmov.u32 %__gsp_w9, 1;\n"
+	"\tbra.uni $__gsp_publish;\n"
+	"$__gsp_yield:\n"
+	"\tred.global.add.u32 [%__gsp_x0+56], 1;\n"
+	"$__gsp_publish:\n"
+	"\tst.shared.v4.u32 [__gsp_sh+16], {%__gsp_w9, %__gsp_w1, %__gsp_w2, %__gsp_w3};\n"
+	"$__gsp_taken:\n"
+	"\tbarrier.sync 0;\n"
+	"\tld.shared.u32 %__gsp_w0, [__gsp_sh+16];\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_done;\n"
+	"\t// gsp-xform: the original body, one task per pass\n";
+
+/* The join point, the release of the slot, the one exit. */
+static const char tpl_epilogue[] =
+	"$__gsp_next:\n"
+	"\tmov.u32 %__gsp_w0, 1;\n"
+	"\tsetp.ne.u32 %__gsp_p2, %__gsp_w0, 0;\n"
+	"\tbarrier.red.and.pred %__gsp_p2, 0, %__gsp_p2;\n"
+	"\t@!%__gsp_p2 bra $__gsp_next;\n"	/* someone is still in the body */
+	TPL_NOT_LEADER
+	"\t@%__gsp_p0 bra $__gsp_task;\n"
+	TPL_CTL
+	"\tred.global.add.u64 [%__gsp_x0+24], 1;\n"
+	"\tbra.uni $__gsp_task;\n"
+	"$__gsp_done:\n"
+	TPL_NOT_LEADER
+	"\t@%__gsp_p0 bra $__gsp_exit;\n"
+	TPL_CTL
+	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+32];\n"
+	"\tmul.wide.u32 %__gsp_x1, %__gsp_w6, 4;\n"
+	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
+	"\tnot.b32 %__gsp_w7, %__gsp_w7;\n"
+	"\tred.global.and.b32 [%__gsp_x1+128], %__gsp_w7;\n"
+	"\tred.global.add.s32 [%__gsp_x0+52], -1;\n"
+	"$__gsp_exit:\n"
+	"\tret;\n";
+
+/* A body barrier: arrive saying "not done" (see the file comment). */
+static const char tpl_barrier_pre[] =
+	"{ .reg .pred %__gsp_bp; .reg .b32 %__gsp_bz; mov.u32 %__gsp_bz, 0; "
+	"setp.ne.u32 %__gsp_bp, %__gsp_bz, 0; ";
+static const char tpl_barrier_post[] =
+	"barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; }";
+
+/* ---- output buffer ---- */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (nc < b->len + n + 1)
+			nc *= 2;
+		p = realloc(b->p, nc);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+/* A template with "@P" replaced by the control parameter's name. */
+static void sb_tpl(struct sbuf *b, const char *tpl, const char *param)
+{
+	const char *at;
+
+	while ((at = strstr(tpl, "@P"))) {
+		sb_put(b, tpl, at - tpl);
+		sb_str(b, param);
+		tpl = at + 2;
+	}
+	sb_str(b, tpl);
+}
+
+/* ---- analysis ---- */
+
+struct finding {
+	enum gsp_xform_reason reason;
+	unsigned line;
+	char detail[160];
+};
+
+/* What one function does, as far as its callers care. */
+struct fscan {
+	struct finding hard;	/* grid sync, DP, clusters, %smid: first one */
+	struct finding func;	/* for a .func: %ctaid, exit or a barrier */
+	struct finding barrier;	/* for an entry: a barrier it cannot join */
+	struct finding other;	/* reserved names, unsupported operands */
+	uint32_t *callees;	/* function indices */
+	uint32_t ncallees;
+	int indirect;		/* calls through a pointer */
+};
+
+static void note(struct finding *f, enum gsp_xform_reason r, unsigned line,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void note(struct finding *f, enum gsp_xform_reason r, unsigned line,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->reason)
+		return;	/* keep the first */
+	f->reason = r;
+	f->line = line;
+	va_start(ap, fmt);
+	vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
+	va_end(ap);
+}
+
+static int tok_eq(const struct ptx_module *m, uint32_t t, const char *s, size_t l)
+{
+	return m->toks[t].len == l && !memcmp(m->src + m->toks[t].off, s, l);
+}
+
+static int find_func(const struct ptx_module *m, const char *name, size_t l)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->nfuncs; i++)
+		if (tok_eq(m, m->funcs[i].name_tok, name, l))
+			return (int)i;
+	return -1;
+}
+
+static int contains(const char *s, size_t l, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (i = 0; i + n <= l; i++)
+		if (!memcmp(s + i, needle, n))
+			return 1;
+	return 0;
+}
+
+/* %ctaid.x ... %nctaid.z: 0..5, else -1. */
+static int grid_sreg(const struct ptx_module *m, uint32_t t)
+{
+	static const char *const names[] = {
+		"%nctaid.x", "%nctaid.y", "%nctaid.z",
+		"%ctaid.x", "%ctaid.y", "%ctaid.z",
+	};
+	int i;
+
+	for (i = 0; i < 6; i++)
+		if (ptx_tok_is(m, t, names[i]))
+			return i;
+	return -1;
+}
+
+/* bar.sync 0 / barrier.sync[.aligned] 0 and their .cta spellings. */
+static int is_block_barrier_op(const struct ptx_module *m, uint32_t op)
+{
+	return ptx_tok_is(m, op, "bar.sync") || ptx_tok_is(m, op, "barrier.sync") ||
+	       ptx_tok_is(m, op, "barrier.sync.aligned") ||
+	       ptx_tok_is(m, op, "bar.cta.sync") ||
+	       ptx_tok_is(m, op, "barrier.cta.sync") ||
+	       ptx_tok_is(m, op, "barrier.cta.sync.aligned");
+}
+
+static int is_barrier_op(const struct ptx_module *m, uint32_t op)
+{
+	return (ptx_tok_prefix(m, op, "bar.") || ptx_tok_prefix(m, op, "barrier.")) &&
+	       !ptx_tok_prefix(m, op, "bar.warp.") &&
+	       !ptx_tok_prefix(m, op, "barrier.cluster");
+}
+
+/* A whole-block barrier 0 that we can rewrite: "OP 0 ;". */
+static int is_plain_barrier(const struct ptx_module *m, const struct ptx_stmt *s)
+{
+	uint32_t op = s->op;
+
+	return is_block_barrier_op(m, op) && s->tok + s->ntok == op + 3 &&
+	       ptx_tok_is(m, op + 1, "0");
+}
+
+static int is_exit_op(const struct ptx_module *m, uint32_t op)
+{
+	return ptx_tok_is(m, op, "ret") || ptx_tok_is(m, op, "ret.uni") ||
+	       ptx_tok_is(m, op, "exit");
+}
+
+static void scan_call(const struct ptx_module *m, const struct ptx_stmt *s,
+		      struct fscan *fs)
+{
+	uint32_t t, end = s->tok + s->ntok;
+	int depth = 0;
+
+	for (t = s->op + 1; t < end; t++) {
+		const struct ptx_tok *k = &m->toks[t];
+		const char *w = m->src + k->off;
+		int fi;
+
+		if (k->kind == PTX_PUNCT) {
+			depth += *w == '(' ? 1 : *w == ')' ? -1 : 0;
+			continue;
+		}
+		if (depth || k->kind != PTX_WORD)
+			continue;
+		/* the first word outside the return list is the callee */
+		if (*w == '%') {
+			fs->indirect = 1;
+			return;
+		}
+		if (contains(w, k->len, "cudaCG"))
+			note(&fs->hard, GSP_XFORM_GRID_SYNC, k->line,
+			     "calls %.*s", (int)k->len, w);
+		else if (contains(w, k->len, "cudaLaunchDevice") ||
+			 contains(w, k->len, "cudaGetParameterBuffer") ||
+			 contains(w, k->len, "cudaCDP") ||
+			 contains(w, k->len, "cudaDeviceSynchronize"))
+			note(&fs->hard, GSP_XFORM_DYN_PAR, k->line,
+			     "calls %.*s", (int)k->len, w);
+		fi = find_func(m, w, k->len);
+		if (fi >= 0) {
+			uint32_t *c = realloc(fs->callees,
+					      (fs->ncallees + 1) * sizeof(*c));
+
+			if (c) {
+				fs->callees = c;
+				fs->callees[fs->ncallees++] = (uint32_t)fi;
+			} else {
+				fs->indirect = 1;	/* be conservative */
+			}
+		}
+		return;
+	}
+}
+
+static void scan_func(const struct ptx_module *m, const struct ptx_func *f,
+		      struct fscan *fs)
+{
+	uint32_t i, t;
+
+	for (t = f->dir_tok; t < f->dir_tok + f->ndir_tok; t++)
+		if (ptx_tok_is(m, t, ".explicitcluster") ||
+		    ptx_tok_is(m, t, ".reqnctapercluster") ||
+		    ptx_tok_is(m, t, ".maxclusterrank"))
+			note(&fs->hard, GSP_XFORM_CLUSTER, m->toks[t].line,
+			     "directive %.*s", (int)m->toks[t].len,
+			     m->src + m->toks[t].off);
+	for (i = f->stmt; i < f->stmt + f->nstmt; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+		unsigned line = m->toks[s->tok].line;
+
+		for (t = s->tok; t < s->tok + s->ntok; t++) {
+			const struct ptx_tok *k = &m->toks[t];
+			const char *w = m->src + k->off;
+			int len = (int)k->len;
+
+			if (k->kind != PTX_WORD)
+				continue;
+			if (ptx_tok_prefix(m, t, "%__gsp") ||
+			    ptx_tok_prefix(m, t, "$__gsp") ||
+			    ptx_tok_prefix(m, t, "__gsp"))
+				note(&fs->other, GSP_XFORM_NAME, k->line,
+				     "uses the reserved name %.*s", len, w);
+			if (s->kind != PTX_S_INSN)
+				continue;
+			if (ptx_tok_is(m, t, "%smid") || ptx_tok_is(m, t, "%nsmid") ||
+			    ptx_tok_is(m, t, "%gridid"))
+				note(&fs->hard, GSP_XFORM_SM_ID, k->line,
+				     "reads %.*s", len, w);
+			else if (ptx_tok_prefix(m, t, "%cluster") ||
+				 ptx_tok_prefix(m, t, "%nclusterid") ||
+				 ptx_tok_prefix(m, t, "%is_explicit_cluster"))
+				note(&fs->hard, GSP_XFORM_CLUSTER, k->line,
+				     "reads %.*s", len, w);
+			else if (ptx_tok_prefix(m, t, "%envreg"))
+				note(&fs->hard, GSP_XFORM_GRID_SYNC, k->line,
+				     "reads %.*s (cooperative launch's grid workspace)",
+				     len, w);
+			else if (ptx_tok_is(m, t, "%ctaid") || ptx_tok_is(m, t, "%nctaid"))
+				note(&fs->other, GSP_XFORM_UNSUPPORTED, k->line,
+				     "reads %.*s as a vector", len, w);
+			else if (grid_sreg(m, t) >= 0 && !f->is_entry)
+				note(&fs->func, GSP_XFORM_FUNC, k->line,
+				     "reads %.*s", len, w);
+		}
+		if (s->kind != PTX_S_INSN)
+			continue;
+		t = s->op;
+		if (ptx_tok_prefix(m, t, "barrier.cluster") || ptx_tok_is(m, t, "mapa") ||
+		    ptx_tok_prefix(m, t, "mapa.") || ptx_tok_prefix(m, t, "getctarank") ||
+		    contains(m->src + m->toks[t].off, m->toks[t].len, "multicast::cluster"))
+			note(&fs->hard, GSP_XFORM_CLUSTER, line, "%.*s",
+			     (int)m->toks[t].len, m->src + m->toks[t].off);
+		if (ptx_tok_prefix(m, t, "call"))
+			scan_call(m, s, fs);
+		if (is_barrier_op(m, t)) {
+			if (!f->is_entry)
+				note(&fs->func, GSP_XFORM_FUNC, line, "%.*s",
+				     (int)m->toks[t].len, m->src + m->toks[t].off);
+			else if (!is_plain_barrier(m, s))
+				note(&fs->barrier, GSP_XFORM_BARRIER, line,
+				     "%.*s (only 'bar.sync 0' and 'barrier.sync 0' are joined)",
+				     (int)m->toks[t].len, m->src + m->toks[t].off);
+		}
+		if (!f->is_entry && ptx_tok_is(m, t, "exit"))
+			note(&fs->func, GSP_XFORM_FUNC, line, "exit");
+	}
+}
+
+/* The reason entry e cannot be transformed, or GSP_XFORM_OK. */
+static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
+		  struct finding *out)
+{
+	uint8_t *seen = calloc(m->nfuncs ? m->nfuncs : 1, 1);
+	uint32_t *stack = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*stack));
+	uint32_t sp = 0, i;
+	struct finding hard = { 0 }, func = { 0 };
+	const struct ptx_func *ef = &m->funcs[e];
+	int all = fs[e].indirect;
+
+	memset(out, 0, sizeof(*out));
+	if (!seen || !stack) {
+		note(out, GSP_XFORM_UNSUPPORTED, 0, "out of memory");
+		goto done;
+	}
+	seen[e] = 1;
+	stack[sp++] = e;
+	while (sp) {
+		uint32_t fi = stack[--sp];
+		const struct fscan *c = &fs[fi];
+		const struct ptx_tok *fn = &m->toks[m->funcs[fi].name_tok];
+
+		if (c->hard.reason)
+			note(&hard, c->hard.reason, c->hard.line, "%s", c->hard.detail);
+		if (c->func.reason)
+			note(&func, GSP_XFORM_FUNC, c->func.line, "%s in %.*s",
+			     c->func.detail, (int)fn->len, m->src + fn->off);
+		all |= c->indirect;
+		for (i = 0; i < c->ncallees; i++)
+			if (!seen[c->callees[i]]) {
+				seen[c->callees[i]] = 1;
+				stack[sp++] = c->callees[i];
+			}
+	}
+	if (all)	/* an indirect call may reach any function */
+		for (i = 0; i < m->nfuncs; i++) {
+			if (seen[i] || m->funcs[i].is_entry)
+				continue;
+			if (fs[i].hard.reason)
+				note(&hard, fs[i].hard.reason, fs[i].hard.line,
+				     "%s (through an indirect call)", fs[i].hard.detail);
+			if (fs[i].func.reason)
+				note(&func, GSP_XFORM_FUNC, fs[i].func.line,
+				     "%s in a function reached by an indirect call",
+				     fs[i].func.detail);
+		}
+	if (!ef->has_body)
+		note(out, GSP_XFORM_NO_BODY, m->toks[ef->name_tok].line,
+		     "declaration only");
+	else if (m->target_sm < 70)
+		note(out, GSP_XFORM_TARGET, 0,
+		     "target sm_%d: needs sm_70 or later (non-aligned barriers)",
+		     m->target_sm);
+	else if (fs[e].other.reason == GSP_XFORM_NAME)
+		*out = fs[e].other;	/* e.g. already transformed */
+	else if (hard.reason)
+		*out = hard;
+	else if (func.reason)
+		*out = func;
+	else if (fs[e].barrier.reason)
+		*out = fs[e].barrier;
+	else if (fs[e].other.reason)
+		*out = fs[e].other;
+done:
+	free(seen);
+	free(stack);
+}
+
+/* ---- rewriting ---- */
+
+static void put_src(struct sbuf *b, const struct ptx_module *m, uint32_t from,
+		    uint32_t to)
+{
+	if (to > from)
+		sb_put(b, m->src + from, to - from);
+}
+
+static void put_tok(struct sbuf *b, const struct ptx_module *m, uint32_t t)
+{
+	sb_put(b, m->src + m->toks[t].off, m->toks[t].len);
+}
+
+/* Emits one body statement, rewritten where it must be. */
+static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
+		      const struct ptx_stmt *s)
+{
+	uint32_t start = ptx_stmt_start(m, s), end = ptx_stmt_end(m, s);
+	uint32_t t, cur;
+	int nv = 0;
+	char buf[64];
+
+	if (s->kind != PTX_S_INSN) {
+		put_src(b, m, start, end);
+		return;
+	}
+	if (is_exit_op(m, s->op)) {
+		put_src(b, m, start, m->toks[s->op].off);	/* predicate */
+		sb_str(b, "bra $__gsp_next;");
+		return;
+	}
+	if (is_plain_barrier(m, s)) {
+		sb_str(b, tpl_barrier_pre);
+		put_src(b, m, start, m->toks[s->op].off);
+		sb_str(b, tpl_barrier_post);
+		return;
+	}
+	/* virtual %ctaid/%nctaid: load each from shared memory first */
+	for (t = s->op + 1; t < s->tok + s->ntok; t++) {
+		int r = grid_sreg(m, t);
+
+		if (r < 0)
+			continue;
+		snprintf(buf, sizeof(buf), "ld.shared.u32 %%__gsp_v%d, [__gsp_sh+%d];\n\t",
+			 nv++, r < 3 ? SH_NCTAID + 4 * r : SH_CTAID + 4 * (r - 3));
+		sb_str(b, buf);
+	}
+	cur = start;
+	nv = 0;
+	for (t = s->op + 1; t < s->tok + s->ntok; t++) {
+		if (grid_sreg(m, t) < 0)
+			continue;
+		put_src(b, m, cur, m->toks[t].off);
+		snprintf(buf, sizeof(buf), "%%__gsp_v%d", nv++);
+		sb_str(b, buf);
+		cur = m->toks[t].off + m->toks[t].len;
+	}
+	put_src(b, m, cur, end);
+}
+
+static void emit_clone(struct sbuf *b, const struct ptx_module *m,
+		       const struct ptx_func *f)
+{
+	const struct ptx_tok *name = &m->toks[f->name_tok];
+	uint32_t i, ins, cur;
+	char *param;
+	size_t pl = name->len + sizeof(GSP_PERSIST_SUFFIX "_param_ctl");
+
+	param = malloc(pl);
+	if (!param) {
+		b->oom = 1;
+		return;
+	}
+	snprintf(param, pl, "%.*s" GSP_PERSIST_SUFFIX "_param_ctl",
+		 (int)name->len, m->src + name->off);
+
+	sb_str(b, "\n\t// gsp-xform: ");
+	put_tok(b, m, f->name_tok);
+	sb_str(b, " in persistent form\n");
+	put_src(b, m, m->toks[f->start_tok].off, name->off);
+	put_tok(b, m, f->name_tok);
+	sb_str(b, GSP_PERSIST_SUFFIX);
+	if (f->param_close) {
+		const struct ptx_tok *last = &m->toks[f->param_close - 1];
+
+		put_src(b, m, m->toks[f->param_open].off, last->off + last->len);
+		if (f->param_close > f->param_open + 1)
+			sb_str(b, ",");
+		sb_str(b, "\n\t.param .u64 ");
+		sb_str(b, param);
+		sb_str(b, "\n)");
+		cur = m->toks[f->param_close].off + 1;
+	} else {
+		sb_str(b, "(\n\t.param .u64 ");
+		sb_str(b, param);
+		sb_str(b, "\n)");
+		cur = name->off + name->len;
+	}
+	put_src(b, m, cur, m->toks[f->body_open].off + 1);
+
+	/* the prologue goes after the leading declarations */
+	for (ins = f->stmt; ins < f->stmt + f->nstmt; ins++) {
+		const struct ptx_stmt *s = &m->stmts[ins];
+
+		if (s->kind != PTX_S_DECL && s->kind != PTX_S_LINEDIR)
+			break;
+	}
+	cur = m->toks[f->body_open].off + 1;
+	for (i = f->stmt; i < f->stmt + f->nstmt; i++) {
+		const struct ptx_stmt *s = &m->stmts[i];
+
+		if (i == ins) {
+			/* at the start of the statement's line */
+			uint32_t at = ptx_stmt_start(m, s);
+
+			while (at > cur && m->src[at - 1] != '\n')
+				at--;
+			put_src(b, m, cur, at);
+			if (at == cur || m->src[at - 1] != '\n')
+				sb_str(b, "\n");
+			sb_str(b, tpl_decls);
+			sb_tpl(b, tpl_prologue, param);
+			cur = at;
+		}
+		put_src(b, m, cur, ptx_stmt_start(m, s));
+		emit_stmt(b, m, s);
+		cur = ptx_stmt_end(m, s);
+	}
+	if (ins == f->stmt + f->nstmt) {
+		put_src(b, m, cur, m->toks[f->body_close].off);
+		sb_str(b, "\n");
+		sb_str(b, tpl_decls);
+		sb_tpl(b, tpl_prologue, param);
+	} else {
+		put_src(b, m, cur, m->toks[f->body_close].off);
+	}
+	sb_tpl(b, tpl_epilogue, param);
+	sb_str(b, "}\n");
+	free(param);
+}
+
+const char *gsp_xform_reason_name(enum gsp_xform_reason r)
+{
+	switch (r) {
+	case GSP_XFORM_OK:		return "ok";
+	case GSP_XFORM_GRID_SYNC:	return "grid-sync";
+	case GSP_XFORM_DYN_PAR:		return "dynamic-parallelism";
+	case GSP_XFORM_CLUSTER:		return "cluster";
+	case GSP_XFORM_SM_ID:		return "sm-id";
+	case GSP_XFORM_BARRIER:		return "barrier";
+	case GSP_XFORM_FUNC:		return "function";
+	case GSP_XFORM_TARGET:		return "target";
+	case GSP_XFORM_NAME:		return "name";
+	case GSP_XFORM_UNSUPPORTED:	return "unsupported";
+	case GSP_XFORM_NO_BODY:		return "no-body";
+	case GSP_XFORM_NOT_SELECTED:	return "not-selected";
+	case GSP_XFORM_NO_PTX:		return "no-ptx";
+	}
+	return "?";
+}
+
+static int selected(const struct ptx_module *m, uint32_t name_tok,
+		    const char *const *only)
+{
+	if (!only)
+		return 1;
+	for (; *only; only++)
+		if (ptx_tok_is(m, name_tok, *only))
+			return 1;
+	return 0;
+}
+
+int gsp_xform(const char *src, size_t len, const char *const *only,
+	      struct gsp_xform_result *r, char *err, size_t errlen)
+{
+	struct ptx_module m;
+	struct fscan *fs = NULL;
+	struct sbuf b = { 0 };
+	uint32_t i, cur = 0, nentries = 0;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (memchr(src, 0, len)) {
+		snprintf(err, errlen, "not PTX text (a NUL byte: a cubin or fatbin?)");
+		return GSP_XFORM_NO_PTX_INPUT;
+	}
+	if (ptx_parse(&m, src, len, err, errlen))
+		return -1;
+	for (i = 0; i < m.nfuncs; i++)
+		nentries += m.funcs[i].is_entry;
+	fs = calloc(m.nfuncs ? m.nfuncs : 1, sizeof(*fs));
+	r->k = calloc(nentries ? nentries : 1, sizeof(*r->k));
+	if (!fs || !r->k)
+		goto oom;
+	for (i = 0; i < m.nfuncs; i++)
+		if (m.funcs[i].has_body)
+			scan_func(&m, &m.funcs[i], &fs[i]);
+	for (i = 0; i < m.nfuncs; i++) {
+		const struct ptx_func *f = &m.funcs[i];
+		const struct ptx_tok *nt = &m.toks[f->name_tok];
+		struct gsp_xform_kernel *k;
+		struct finding why;
+		char clone[512];
+
+		if (!f->is_entry)
+			continue;
+		k = &r->k[r->nk++];
+		k->name = strndup(m.src + nt->off, nt->len);
+		if (!k->name)
+			goto oom;
+		snprintf(clone, sizeof(clone), "%s" GSP_PERSIST_SUFFIX, k->name);
+		if (!selected(&m, f->name_tok, only)) {
+			k->reason = GSP_XFORM_NOT_SELECTED;
+			continue;
+		}
+		judge(&m, i, fs, &why);
+		if (!why.reason && find_func(&m, clone, strlen(clone)) >= 0)
+			note(&why, GSP_XFORM_NAME, nt->line, "%s exists already", clone);
+		k->reason = why.reason;
+		k->line = why.line;
+		memcpy(k->detail, why.detail, sizeof(k->detail));
+		if (why.reason)
+			continue;
+		/* the original stays; the clone follows it */
+		put_src(&b, &m, cur, m.toks[f->end_tok - 1].off + 1);
+		cur = m.toks[f->end_tok - 1].off + 1;
+		emit_clone(&b, &m, f);
+	}
+	put_src(&b, &m, cur, (uint32_t)m.len);
+	if (!b.p)
+		sb_put(&b, "", 0);
+	if (b.oom)
+		goto oom;
+	r->out = b.p;
+	r->out_len = b.len;
+	b.p = NULL;
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+	gsp_xform_result_free(r);
+out:
+	for (i = 0; fs && i < m.nfuncs; i++)
+		free(fs[i].callees);
+	free(fs);
+	free(b.p);
+	ptx_free(&m);
+	return rc;
+}
+
+void gsp_xform_result_free(struct gsp_xform_result *r)
+{
+	size_t i;
+
+	for (i = 0; r->k && i < r->nk; i++)
+		free(r->k[i].name);
+	free(r->k);
+	free(r->out);
+	memset(r, 0, sizeof(*r));
+}

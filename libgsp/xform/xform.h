@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * gsp-xform: turns each entry kernel of a PTX module into the persistent,
+ * SM-aware, yieldable form described in kernels/gsp_persist.h and
+ * Documentation/xform.rst. The output is the input module, unchanged, with
+ * NAME__gsp added after every kernel NAME that could be transformed; a
+ * kernel that cannot be transformed is reported with its reason and left
+ * as it was, so the output always loads where the input did.
+ */
+#ifndef GSP_XFORM_H
+#define GSP_XFORM_H
+
+#include <stddef.h>
+
+/* Why a kernel was not transformed; the first word is the machine-readable
+ * reason of the report (gsp_xform_reason_name()). */
+enum gsp_xform_reason {
+	GSP_XFORM_OK = 0,
+	GSP_XFORM_GRID_SYNC,	/* cooperative-groups grid sync */
+	GSP_XFORM_DYN_PAR,	/* dynamic parallelism (device launches) */
+	GSP_XFORM_CLUSTER,	/* thread-block clusters */
+	GSP_XFORM_SM_ID,	/* reads %smid/%nsmid/%gridid */
+	GSP_XFORM_BARRIER,	/* a barrier form that early exit cannot join */
+	GSP_XFORM_FUNC,		/* a called function reads %ctaid, exits or
+				   synchronises the block */
+	GSP_XFORM_TARGET,	/* .target older than sm_70 */
+	GSP_XFORM_NAME,		/* NAME__gsp exists, or reserved names used */
+	GSP_XFORM_UNSUPPORTED,	/* e.g. %ctaid read as a vector */
+	GSP_XFORM_NO_BODY,	/* a declaration, no code */
+	GSP_XFORM_NOT_SELECTED,	/* --kernel named others */
+	GSP_XFORM_NO_PTX,	/* no .entry at all, or not PTX text */
+};
+
+struct gsp_xform_kernel {
+	char *name;		/* the entry's name */
+	enum gsp_xform_reason reason;
+	unsigned line;		/* where the reason was found, 0 if nowhere */
+	char detail[160];	/* what was found there */
+};
+
+struct gsp_xform_result {
+	char *out;		/* the output module (NUL-terminated) */
+	size_t out_len;
+	struct gsp_xform_kernel *k;	/* one per .entry, in input order */
+	size_t nk;
+};
+
+/*
+ * Transforms src[0..len). only: NULL for every kernel, else a NULL-ended
+ * list of names to transform. Returns 0 (see r->k for each kernel; no
+ * .entry at all gives nk == 0), GSP_XFORM_NO_PTX_INPUT when the input is
+ * not PTX text (NUL bytes: a cubin or fatbin), or -1 with a message in
+ * err (bad PTX, out of memory).
+ */
+#define GSP_XFORM_NO_PTX_INPUT 1
+int gsp_xform(const char *src, size_t len, const char *const *only,
+	      struct gsp_xform_result *r, char *err, size_t errlen);
+void gsp_xform_result_free(struct gsp_xform_result *r);
+
+const char *gsp_xform_reason_name(enum gsp_xform_reason r);
+
+#endif /* GSP_XFORM_H */

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The gsp-xform corpus check (make check-xform), TAP on stdout only.
+#
+#   corpus.sh OUTDIR GSP_XFORM FILE.cu...
+#
+# Each .cu is compiled to PTX for sm_90 once (cached in OUTDIR while the
+# .cu and kernels/ headers are older), in parallel; gsp-xform rewrites it;
+# ptxas must assemble the result. One TAP line per (file, kernel): the
+# kernel is transformed (and NAME__gsp is among ptxas's entries), or left
+# unchanged with the reason that the file expects. Expectations are
+# comments in the .cu:
+#   // gsp-xform: skip REASON NAME     NAME (source name) must be skipped
+#   // gsp-xform: nvcc FLAGS           extra nvcc flags (e.g. -rdc=true)
+# A kernel with no expectation must be transformed.
+set -u
+out=$1 xform=$2
+shift 2
+cuda=${CUDA_HOME:-/usr/local/cuda}
+nvcc=${NVCC:-$cuda/bin/nvcc}
+ptxas=${PTXAS:-$cuda/bin/ptxas}
+mkdir -p "$out"
+
+ptx_of() { local f=$1; echo "$out/$(echo "${f%.cu}" | tr / _).ptx"; }
+
+# nvcc, in parallel, for stale PTX only
+stale() {
+	local f=$1 p=$2 h
+	[ -s "$p" ] && [ ! "$f" -nt "$p" ] || return 0
+	for h in kernels/*.h kernels/*.cuh; do
+		[ "$h" -nt "$p" ] && return 0
+	done
+	return 1
+}
+for f in "$@"; do
+	stale "$f" "$(ptx_of "$f")" && echo "$f"
+done | xargs -r -P "$(nproc)" -I{} sh -c '
+	f={}; p="$0/$(echo "${f%.cu}" | tr / _).ptx"
+	"$1" -ptx -arch=sm_90 -O2 -std=c++17 -Ikernels \
+		$(sed -n "s|^// gsp-xform: nvcc ||p" "$f") "$f" -o "$p.tmp" \
+		>"$p.log" 2>&1 && mv "$p.tmp" "$p" || rm -f "$p" "$p.tmp"' \
+	"$out" "$nvcc"
+
+# does mangled (or plain) kernel name $1 stand for source name $2?
+names() {
+	case $1 in
+	"$2") return 0 ;;
+	*[!0-9]"${#2}$2"*) return 0 ;;
+	esac
+	return 1
+}
+
+for f in "$@"; do
+	p=$(ptx_of "$f")
+	x=${p%.ptx}.xform.ptx rep=${p%.ptx}.report
+	if [ ! -s "$p" ]; then
+		echo "not ok - xform $f: nvcc -ptx failed"
+		sed 's/^/# /' "$p.log" 2>/dev/null
+		continue
+	fi
+	if ! "$xform" "$p" -o "$x" --report "$rep" 2>"$x.log"; then
+		echo "not ok - xform $f: gsp-xform failed"
+		sed 's/^/# /' "$x.log"
+		continue
+	fi
+	pflags=
+	grep -q '^\.extern \.func' "$x" && pflags=-c	# relocatable (rdc)
+	if "$ptxas" -arch=sm_90 $pflags -v "$x" -o "$x.cubin" >"$x.ptxas" 2>&1; then
+		asm=1
+	else
+		asm=0
+		echo "# ptxas failed on $x:"
+		sed 's/^/# /' "$x.ptxas" | head -n 20
+	fi
+	expect=$(sed -n 's|^// gsp-xform: skip \([a-z-]*\) \([A-Za-z_0-9]*\).*|\1 \2|p' "$f")
+	matched=
+	while read -r k status why rest; do
+		want=ok
+		while read -r reason name; do
+			[ -n "$name" ] && names "$k" "$name" && {
+				want=$reason
+				matched="$matched $name"
+			}
+		done <<<"$expect"
+		if [ "$status" = ok ]; then
+			if [ "$want" != ok ]; then
+				echo "not ok - xform $f $k: transformed, expected skip $want"
+			elif [ $asm = 1 ] && grep -q "entry function '$why'" "$x.ptxas"; then
+				echo "ok - xform $f $k: $why assembles for sm_90"
+			else
+				echo "not ok - xform $f $k: $why does not assemble for sm_90"
+			fi
+		elif [ "$why" = "$want" ]; then
+			if [ $asm = 1 ]; then
+				echo "ok - xform $f $k: left unchanged, $why as expected"
+			else
+				echo "not ok - xform $f $k: left unchanged ($why) but the module does not assemble"
+			fi
+		else
+			echo "not ok - xform $f $k: skip $why $rest (expected $want)"
+		fi
+	done <"$rep"
+	while read -r reason name; do
+		[ -z "$name" ] && continue
+		case " $matched " in
+		*" $name "*) ;;
+		*) echo "not ok - xform $f: no kernel $name (expected skip $reason)" ;;
+		esac
+	done <<<"$expect"
+done

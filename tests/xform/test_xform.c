@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the PTX parser and of gsp-xform's rewriting and reasons. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ptx.h"
+#include "tap.h"
+#include "xform.h"
+
+#define HEAD ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+static const char kernel[] = HEAD
+	"/* a block comment */\n"
+	".extern .shared .align 16 .b8 dyn[];\n"
+	".global .align 4 .b8 tab[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+	".visible .func (.param .b32 r) twice(.param .b32 a)\n"
+	"{\n\t.reg .b32 %r<3>;\n\tld.param.b32 %r1, [a];\n"
+	"\tadd.s32 %r2, %r1, %r1;\n\tst.param.b32 [r], %r2;\n\tret;\n}\n"
+	".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1\n)\n"
+	".maxntid 128, 1, 1\n"
+	"{\n"
+	"\t.reg .pred %p<3>;\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n"
+	"\t.shared .align 4 .b8 s[512];\n"
+	"\t.loc 1 10 3\n"
+	"\tld.param.u64 %rd1, [k_param_0]; // a line comment\n"
+	"\tmov.u32 %r1, %ctaid.x;\n"
+	"\tmov.u32 %r2, %nctaid.y;\n"
+	"\tmov.u32 %r3, %tid.x;\n"
+	"\tsetp.ge.u32 %p1, %r3, 100;\n"
+	"\t@%p1 ret;\n"
+	"\tbar.sync 0;\n"
+	"\tadd.s32 %r4, %ctaid.z, %nctaid.x;\n"
+	"$L__BB0_1:\n"
+	"\t{ // callseq 0\n\t.reg .b32 t;\n\t.param .b32 param0;\n"
+	"\tst.param.b32 [param0+0], %r4;\n\t.param .b32 retval0;\n"
+	"\tcall.uni (retval0), \n\ttwice, \n\t(\n\tparam0\n\t);\n"
+	"\tld.param.b32 %r5, [retval0+0];\n\t}\n"
+	"\tld.shared::cta.u32 %r6, [s];\n"
+	"\tbarrier.sync 0;\n"
+	"\t@!%p1 bra $L__BB0_1;\n"
+	"\tret;\n"
+	"}\n";
+
+static struct gsp_xform_result run(const char *src, const char *const *only,
+				   int *rc)
+{
+	struct gsp_xform_result r;
+	char err[256];
+
+	*rc = gsp_xform(src, strlen(src), only, &r, err, sizeof(err));
+	if (*rc)
+		tap_diag("gsp_xform: %s", err);
+	return r;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+static void test_parse(void)
+{
+	struct ptx_module m;
+	char err[128];
+	uint32_t i, insns = 0, labels = 0, opens = 0, lines = 0;
+	int rc = ptx_parse(&m, kernel, strlen(kernel), err, sizeof(err));
+
+	tap_ok(rc == 0, "parse: a module with a .func, an .entry, globals: %s",
+	       rc ? err : "ok");
+	if (rc)
+		return;
+	tap_ok(m.nfuncs == 2 && !m.funcs[0].is_entry && m.funcs[1].is_entry,
+	       "parse: one .func then one .entry");
+	tap_ok(ptx_tok_is(&m, m.funcs[0].name_tok, "twice") &&
+	       ptx_tok_is(&m, m.funcs[1].name_tok, "k"),
+	       "parse: function names (past a .func return list)");
+	tap_ok(m.target_sm == 90, "parse: .target sm_90 gives 90 (%d)", m.target_sm);
+	tap_ok(m.funcs[1].ndir_tok == 6 && ptx_tok_is(&m, m.funcs[1].dir_tok, ".maxntid"),
+	       "parse: the directives between parameters and body");
+	for (i = m.funcs[1].stmt; i < m.funcs[1].stmt + m.funcs[1].nstmt; i++) {
+		const struct ptx_stmt *s = &m.stmts[i];
+
+		insns += s->kind == PTX_S_INSN;
+		labels += s->kind == PTX_S_LABEL;
+		opens += s->kind == PTX_S_OPEN;
+		lines += s->kind == PTX_S_LINEDIR;
+		if (s->kind == PTX_S_INSN && ptx_tok_prefix(&m, s->op, "ld.shared::"))
+			tap_ok(ptx_tok_is(&m, s->op, "ld.shared::cta.u32"),
+			       "parse: '::' stays inside an opcode");
+		if (s->kind == PTX_S_INSN && ptx_tok_prefix(&m, s->op, "call"))
+			tap_ok(s->depth == 1 && ptx_tok_is(&m, s->tok + s->ntok - 1, ";"),
+			       "parse: a call over six lines is one statement, in a block");
+	}
+	tap_ok(insns == 15 && labels == 1 && opens == 1 && lines == 1,
+	       "parse: 15 instructions, 1 label, 1 block, 1 .loc (%u %u %u %u)",
+	       insns, labels, opens, lines);
+	ptx_free(&m);
+}
+
+/* Truncated, broken and hostile inputs: an error or a result, never a crash. */
+static void test_parse_errors(void)
+{
+	static const char *const bad[] = {
+		HEAD "/* open",
+		HEAD ".entry k() { ret; ",
+		HEAD ".entry k() { ret }",
+		HEAD ".entry k() { mov.u32 %r1, \"x; }",
+		HEAD ".entry k() { # }",
+		HEAD "garbage",
+		HEAD ".entry",
+		HEAD ".entry k() { @ ; }",
+	};
+	struct ptx_module m;
+	char err[128];
+	size_t i, n, fails = 0, crashes_would_show = 0;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = ptx_parse(&m, bad[i], strlen(bad[i]), err, sizeof(err));
+
+		if (rc == 0) {
+			ptx_free(&m);
+			tap_diag("accepted: %s", bad[i] + strlen(HEAD));
+			fails++;
+		} else if (strncmp(err, "line ", 5)) {
+			fails++;
+		}
+	}
+	tap_ok(fails == 0, "parse: %zu broken modules rejected with 'line N: ...'",
+	       sizeof(bad) / sizeof(bad[0]));
+	/* every prefix of a valid module */
+	for (n = 0; n <= strlen(kernel); n++) {
+		struct gsp_xform_result r;
+		char *cut = strndup(kernel, n);
+		int rc;
+
+		if (!cut)
+			break;
+		rc = gsp_xform(cut, n, NULL, &r, err, sizeof(err));
+		if (rc == 0)
+			gsp_xform_result_free(&r);
+		crashes_would_show++;
+		free(cut);
+	}
+	tap_ok(crashes_would_show == strlen(kernel) + 1,
+	       "xform: all %zu prefixes of a module end in a result or an error",
+	       strlen(kernel) + 1);
+}
+
+static void test_rewrite(void)
+{
+	int rc;
+	struct gsp_xform_result r = run(kernel, NULL, &rc);
+	const char *clone;
+
+	tap_ok(rc == 0 && r.nk == 1 && r.k[0].reason == GSP_XFORM_OK,
+	       "xform: the kernel is transformed");
+	if (rc || !r.nk)
+		return;
+	clone = strstr(r.out, ".entry k__gsp(");
+	tap_ok(!strncmp(r.out, kernel, strlen(kernel) - 2) && clone,
+	       "xform: the original module is kept verbatim, k__gsp follows");
+	if (!clone) {
+		gsp_xform_result_free(&r);
+		return;
+	}
+	tap_ok(strstr(clone, "k_param_1,\n\t.param .u64 k__gsp_param_ctl\n)") != NULL,
+	       "xform: k__gsp takes k's parameters, then the control block");
+	tap_ok(strstr(clone, ".maxntid 128, 1, 1") != NULL,
+	       "xform: the directives are kept");
+	tap_ok(!strstr(clone, "%ctaid") && !strstr(clone, "%nctaid"),
+	       "xform: no %%ctaid/%%nctaid left in the clone");
+	tap_ok(strstr(clone, "ld.shared.u32 %__gsp_v0, [__gsp_sh+28];\n\t"
+			     "ld.shared.u32 %__gsp_v1, [__gsp_sh+0];\n\t"
+			     "add.s32 %r4, %__gsp_v0, %__gsp_v1;") != NULL,
+	       "xform: %%ctaid.z and %%nctaid.x operands read the task's values");
+	tap_ok(count(clone, "ret;") == 1 && strstr(clone, "@%p1 bra $__gsp_next;"),
+	       "xform: ret becomes a branch to the join (predicate kept); one ret left");
+	tap_ok(!strstr(clone, "bar.sync 0;") && count(clone, "barrier.sync 0;") == 2 &&
+	       count(clone, "barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; }") == 2,
+	       "xform: both body barriers arrive as 'not done'; only the loop's "
+	       "own two barrier.sync remain");
+	tap_ok(strstr(clone, "ld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];") &&
+	       strstr(clone, "atom.global.add.u64 %__gsp_x3, [%__gsp_x0+16], 1;") &&
+	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+128]") &&
+	       strstr(clone, "red.global.and.b32 [%__gsp_x1+128]"),
+	       "xform: control word, task counter, slot claim and release are there");
+	tap_ok(strstr(clone, "\t.loc 1 10 3\n\t// gsp-xform: persistent") &&
+	       strstr(clone, "\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n\t@%__gsp_p1 bra $__gsp_done;\n"
+			     "\t// gsp-xform: the original body, one task per pass\n"
+			     "\tld.param.u64 %rd1, [k_param_0];"),
+	       "xform: the prologue follows the leading declarations");
+	gsp_xform_result_free(&r);
+}
+
+static void test_idempotent(void)
+{
+	int rc, rc2;
+	struct gsp_xform_result r = run(kernel, NULL, &rc), r2;
+
+	if (rc) {
+		tap_ok(0, "xform: a second pass changes nothing");
+		return;
+	}
+	r2 = run(r.out, NULL, &rc2);
+	if (!rc2)
+		for (size_t i = 0; i < r2.nk; i++)
+			tap_diag("second pass: %s %s %s", r2.k[i].name,
+				 gsp_xform_reason_name(r2.k[i].reason), r2.k[i].detail);
+	tap_ok(rc2 == 0 && r2.nk == 2 && r2.k[0].reason == GSP_XFORM_NAME &&
+	       r2.k[1].reason == GSP_XFORM_NAME && !strcmp(r2.out, r.out),
+	       "xform: a second pass changes nothing (k__gsp exists; k__gsp is reserved)");
+	gsp_xform_result_free(&r);
+	gsp_xform_result_free(&r2);
+}
+
+struct reject_case {
+	const char *what;
+	const char *decls;	/* module level, before the entry */
+	const char *dirs;	/* entry directives */
+	const char *body;
+	enum gsp_xform_reason want;
+	const char *target;
+};
+
+static void test_reasons(void)
+{
+	static const struct reject_case cases[] = {
+		{ "envreg (cooperative groups grid workspace)", "", "",
+		  "mov.u32 %r1, %envreg1;", GSP_XFORM_GRID_SYNC, NULL },
+		{ "call of cudaCGSynchronizeGrid",
+		  ".extern .func cudaCGSynchronizeGrid(.param .b64 a);\n", "",
+		  "{ .param .b64 p; st.param.b64 [p], 0; call.uni cudaCGSynchronizeGrid, (p); }",
+		  GSP_XFORM_GRID_SYNC, NULL },
+		{ "call of cudaLaunchDeviceV2",
+		  ".extern .func (.param .b32 r) cudaLaunchDeviceV2(.param .b64 a, .param .b64 b);\n",
+		  "", "{ .param .b64 p; .param .b64 q; .param .b32 r; "
+		  "call.uni (r), cudaLaunchDeviceV2, (p, q); }",
+		  GSP_XFORM_DYN_PAR, NULL },
+		{ ".reqnctapercluster", "", ".reqnctapercluster 2, 1, 1\n", "ret;",
+		  GSP_XFORM_CLUSTER, NULL },
+		{ "%cluster_ctarank", "", "", "mov.u32 %r1, %cluster_ctarank;",
+		  GSP_XFORM_CLUSTER, NULL },
+		{ "barrier.cluster", "", "", "barrier.cluster.arrive;", GSP_XFORM_CLUSTER, NULL },
+		{ "%smid", "", "", "mov.u32 %r1, %smid;", GSP_XFORM_SM_ID, NULL },
+		{ "%gridid", "", "", "mov.u64 %rd1, %gridid;", GSP_XFORM_SM_ID, NULL },
+		{ "bar.red.or", "", "", "setp.eq.u32 %p1, %r1, 0; bar.red.or.pred %p2, 0, %p1;",
+		  GSP_XFORM_BARRIER, NULL },
+		{ "a named barrier with a count", "", "", "bar.sync 1, 64;",
+		  GSP_XFORM_BARRIER, NULL },
+		{ "bar.arrive", "", "", "bar.arrive 0, 64;", GSP_XFORM_BARRIER, NULL },
+		{ "a called function reads %ctaid.x",
+		  ".func f() { .reg .b32 %r<2>; mov.u32 %r1, %ctaid.x; ret; }\n", "",
+		  "call.uni f, ();", GSP_XFORM_FUNC, NULL },
+		{ "a function two calls away exits",
+		  ".func g() { exit; }\n.func f() { call g, (); ret; }\n", "",
+		  "call.uni f, ();", GSP_XFORM_FUNC, NULL },
+		{ "an indirect call may reach a function with a barrier",
+		  ".func f() { bar.sync 0; ret; }\n", "",
+		  "{ .reg .b64 %fp; mov.u64 %fp, f; call %fp, (), p; }", GSP_XFORM_FUNC, NULL },
+		{ "%ctaid read as a vector", "", "", "mov.v4.u32 {%r1, %r2, %r3, %r4}, %ctaid;",
+		  GSP_XFORM_UNSUPPORTED, NULL },
+		{ "a reserved name", "", "", "{ .reg .b32 %__gsp_w0; }", GSP_XFORM_NAME, NULL },
+		{ "sm_60 target", "", "", "ret;", GSP_XFORM_TARGET, "sm_60" },
+		{ "a function without %ctaid, barriers or exit",
+		  ".func f() { .reg .b32 %r<2>; mov.u32 %r1, %tid.x; ret; }\n", "",
+		  "call.uni f, (); ret;", GSP_XFORM_OK, NULL },
+		{ "bar.warp.sync is a warp operation, not a block barrier", "", "",
+		  "bar.warp.sync -1; ret;", GSP_XFORM_OK, NULL },
+		{ "barrier.sync.aligned 0", "", "", "barrier.sync.aligned 0; ret;",
+		  GSP_XFORM_OK, NULL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct reject_case *c = &cases[i];
+		char src[2048];
+		struct gsp_xform_result r;
+		int rc;
+
+		snprintf(src, sizeof(src),
+			 ".version 8.0\n.target %s\n.address_size 64\n%s"
+			 ".visible .entry k()\n%s{\n\t.reg .pred %%p<3>;\n"
+			 "\t.reg .b32 %%r<5>;\n\t.reg .b64 %%rd<3>;\n\t%s\n\tret;\n}\n",
+			 c->target ? c->target : "sm_90", c->decls, c->dirs, c->body);
+		r = run(src, NULL, &rc);
+		tap_ok(rc == 0 && r.nk == 1 && r.k[0].reason == c->want,
+		       "reason: %s -> %s (got %s: %s)", c->what,
+		       gsp_xform_reason_name(c->want),
+		       rc || !r.nk ? "error" : gsp_xform_reason_name(r.k[0].reason),
+		       rc || !r.nk ? "" : r.k[0].detail);
+		if (!rc && r.nk && c->want != GSP_XFORM_OK)
+			tap_ok(!strcmp(r.out, src),
+			       "reason: %s: the module is left byte for byte", c->what);
+		if (!rc)
+			gsp_xform_result_free(&r);
+	}
+}
+
+static void test_select_and_no_ptx(void)
+{
+	static const char two[] = HEAD ".entry a() { ret; }\n.entry b() { ret; }\n";
+	static const char *const only_b[] = { "b", NULL };
+	static const char funcs_only[] = HEAD ".func f() { ret; }\n";
+	static const char cubin[] = "\x7f" "ELF\x02\x01\x01\0\0";
+	struct gsp_xform_result r;
+	char err[128];
+	int rc;
+
+	r = run(two, only_b, &rc);
+	tap_ok(rc == 0 && r.nk == 2 && r.k[0].reason == GSP_XFORM_NOT_SELECTED &&
+	       r.k[1].reason == GSP_XFORM_OK && !strstr(r.out, "a__gsp") &&
+	       strstr(r.out, "b__gsp"), "select: only the kernel asked for");
+	if (!rc)
+		gsp_xform_result_free(&r);
+	r = run(funcs_only, NULL, &rc);
+	tap_ok(rc == 0 && r.nk == 0 && !strcmp(r.out, funcs_only),
+	       "no-ptx: a module without .entry: no kernels, copied unchanged");
+	if (!rc)
+		gsp_xform_result_free(&r);
+	rc = gsp_xform(cubin, sizeof(cubin) - 1, NULL, &r, err, sizeof(err));
+	tap_ok(rc == GSP_XFORM_NO_PTX_INPUT && !r.out,
+	       "no-ptx: binary input (an ELF cubin) is reported as no PTX");
+}
+
+int main(void)
+{
+	test_parse();
+	test_parse_errors();
+	test_rewrite();
+	test_idempotent();
+	test_reasons();
+	test_select_and_no_ptx();
+	return tap_done();
+}
