@@ -501,7 +501,10 @@ static int lease_begin(uint32_t engine, CUcontext ctx)
 	}
 	atomic_fetch_add(&gsp_ctr.leases, 1);
 	atomic_fetch_add(&gsp_ctr.jobs, 1);
-	memset(&L.start, 0, sizeof(L) - offsetof(__typeof__(L), start));
+	L.head = L.count = L.nops = 0;
+	L.started = 0;
+	L.prev = NULL;
+	L.est_ns = L.host_ns = 0;
 	L.open = 1;
 	L.engine = engine;
 	L.ctx = ctx;

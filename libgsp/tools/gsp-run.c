@@ -155,12 +155,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt)
-				fprintf(stderr, "gsp-run: option -%c is unknown or lacks its value\n",
-					optopt);
-			else
-				fprintf(stderr, "gsp-run: option '%s' is unknown or lacks its value\n",
-					argv[optind - 1]);
+			fprintf(stderr, "gsp-run: option '%s' is unknown or lacks its value\n",
+				argv[optind - 1]);
 			usage(stderr);
 			return EXIT_USAGE;
 		}

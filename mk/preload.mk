@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# libgsp_preload.so (the CUDA interposer), gsp-run, and their tests
+# against a fake libcuda. Built against cuda.h only: libcuda is resolved
+# at run time, so nothing here needs a GPU or links the driver.
+#
+#   $(PRELOAD_SO)        the interposer, next to libgsp.so.1 in $(BUILD)/lib
+#   $(GSP_RUN)           runs a program with it
+#   make check-preload   tests/preload/run.sh, TAP only
+
+CUDA_HOME ?= /usr/local/cuda
+PRELOAD_SO := $(BUILD)/lib/libgsp_preload.so
+GSP_RUN := $(BUILD)/gsp-run
+PRELOAD_SRCS := $(wildcard libgsp/preload/*.c)
+PRELOAD_HDRS := $(wildcard libgsp/preload/*.h) libgsp/include/gsp.h \
+	libgsp/include/gsp_board.h uapi/gspace.h
+PRELOAD_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -I$(CUDA_HOME)/include \
+	-pthread
+PRELOAD_TEST_DIR := $(BUILD)/tests/preload
+# The fakes implement exported driver and libgsp symbols that have no
+# prototype in any header (the _ptsz variants), hence no
+# -Wmissing-prototypes for them.
+PRELOAD_FAKE_CFLAGS := $(PRELOAD_CFLAGS) -Wno-missing-prototypes \
+	-Itests/preload -fPIC -shared -fvisibility=hidden
+
+USER_TARGETS += $(PRELOAD_SO) $(GSP_RUN)
+INSTALL_BINS += $(GSP_RUN)
+INSTALL_LIBS += $(PRELOAD_SO)
+CHECK_SUITES += preload
+
+.PHONY: check-preload
+
+# Not sanitized: an LD_PRELOAD'ed library cannot bring ASan into a
+# program that was not built with it. The tests run it under a
+# UBSan-built program instead (see Documentation/interposer.rst).
+$(PRELOAD_SO): $(PRELOAD_SRCS) $(PRELOAD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -fPIC -fvisibility=hidden -shared \
+		-Wl,-z,defs -o $@ $(PRELOAD_SRCS) -ldl
+
+$(GSP_RUN): libgsp/tools/gsp-run.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -o $@ $<
+
+$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c \
+		tests/preload/fake_cuda.h
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $<
+
+$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1: tests/preload/fake_gsp.c \
+		tests/preload/fake_gsp.h $(PRELOAD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libgsp.so.1 -o $@ $<
+
+$(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
+		tests/preload/fake_cuda.h tests/preload/fake_gsp.h tests/tap.h \
+		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
+		-Itests -Itests/preload -o $@ $< \
+		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
+
+check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
+		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1
+	@BUILD=$(BUILD) tests/preload/run.sh

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A fake libgsp.so.1 for the interposer's tests: grants every lease at
+ * once and logs each SUBMIT and COMPLETE, with a board whose LC slot the
+ * tenant owns when it set the LC class. fake_gsp_fail() makes every later
+ * request fail as if the daemon had died. No arbiter is involved.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <gsp.h>
+#include <gsp_board.h>
+
+#include "fake_gsp.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* One fake arbiter per process. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_gsp_rec log_[65536];
+static unsigned int nlog;
+static uint64_t next_handle = 1;
+static int failing;
+static uint32_t cls;
+static struct gsp_board board = {
+	.magic = GSP_BOARD_MAGIC, .version = GSP_BOARD_VERSION,
+	.num_devices = 1, .lc_hold_ns = 0, .lc_max_ns = 1000000000ULL,
+};
+
+static void add(int op, uint32_t engine, uint64_t handle, uint64_t ns)
+{
+	if (nlog < sizeof(log_) / sizeof(*log_))
+		log_[nlog++] = (struct fake_gsp_rec){ op, engine, handle, ns };
+}
+
+EXPORT unsigned int fake_gsp_len(void) { return nlog; }
+EXPORT struct fake_gsp_rec fake_gsp_get(unsigned int i) { return log_[i]; }
+EXPORT void fake_gsp_fail(void) { __atomic_store_n(&failing, 1, __ATOMIC_SEQ_CST); }
+EXPORT struct gsp_board *fake_gsp_board(void) { return &board; }
+
+static int fail(void)
+{
+	return __atomic_load_n(&failing, __ATOMIC_SEQ_CST) ? -ECONNRESET : 0;
+}
+
+EXPORT int gsp_open(struct gsp **out, const struct gsp_open_opts *o)
+{
+	(void)o;
+	*out = (struct gsp *)&board;
+	return 0;
+}
+
+EXPORT void gsp_close(struct gsp *g) { (void)g; }
+
+EXPORT int gsp_ctx_set(struct gsp *g, struct gspace_ctx_set *a)
+{
+	(void)g;
+	cls = a->class;
+	if (cls == GSPACE_CLASS_LC) {
+		board.lc[3].owner = 7;
+		board.lc[3].device = a->device;
+	}
+	return 0;
+}
+
+EXPORT int gsp_submit(struct gsp *g, struct gspace_submit *a)
+{
+	(void)g;
+	if (fail())
+		return fail();
+	pthread_mutex_lock(&mu);
+	a->handle = next_handle++;
+	add(FAKE_SUBMIT, a->engine, a->handle, a->cost_ns);
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+EXPORT int gsp_wait(struct gsp *g, struct gspace_wait *a)
+{
+	(void)g;
+	a->status = 0;
+	return fail();
+}
+
+EXPORT int gsp_complete(struct gsp *g, struct gspace_complete *a)
+{
+	(void)g;
+	if (fail())
+		return fail();
+	pthread_mutex_lock(&mu);
+	add(FAKE_COMPLETE, 0, a->handle, a->gpu_ns);
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+EXPORT const struct gsp_board *gsp_board(struct gsp *g)
+{
+	(void)g;
+	return &board;
+}
+
+EXPORT struct gsp_board *gsp_board_rw(struct gsp *g)
+{
+	(void)g;
+	return cls == GSPACE_CLASS_LC ? &board : NULL;
+}
+
+EXPORT int gsp_board_lc_slot(struct gsp *g)
+{
+	(void)g;
+	return cls == GSPACE_CLASS_LC ? 3 : -ENOENT;
+}

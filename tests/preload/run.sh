@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The interposer's tests: test_preload's scenarios under LD_PRELOAD with
+# the fake libcuda, with and without the fake libgsp next to the
+# interposer, the warnings each prints, and gsp-run's argument checks.
+# Prints TAP only.
+set -u
+B=${BUILD:-build}
+T=$B/tests/preload
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/arb" "$tmp/noarb"
+# The interposer loads libgsp.so.1 from its own directory first.
+cp "$B/lib/libgsp_preload.so" "$T/fake_gsp/libgsp.so.1" "$tmp/arb/"
+cp "$B/lib/libgsp_preload.so" "$tmp/noarb/"
+
+# scenario DIR [ENV...]: runs one scenario, its stderr into $tmp/err
+scenario() {
+	local s=$1 dir=$2
+	shift 2
+	env -u LD_LIBRARY_PATH "$@" LD_LIBRARY_PATH="$T/cuda" \
+		LD_PRELOAD="$tmp/$dir/libgsp_preload.so" \
+		timeout 60 "$T/test_preload" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
+	local rc=${PIPESTATUS[0]}
+	if [ "$rc" -gt 1 ]; then
+		echo "not ok - preload: scenario $s exited with status $rc"
+		sed 's/^/# /' "$tmp/err"
+	fi
+}
+
+# count PATTERN N WHAT: exactly N stderr lines match
+count() {
+	local n
+	n=$(grep -c -- "$1" "$tmp/err")
+	if [ "$n" -eq "$2" ]; then
+		echo "ok - preload: $3"
+	else
+		echo "not ok - preload: $3 (saw $n)"
+		sed 's/^/# /' "$tmp/err"
+	fi
+}
+
+scenario table arb
+count 'passing through cuMemcpyHtoD' 1 "table: a variant without a wrapper warns once, asked for twice"
+scenario order arb
+scenario sync arb
+scenario gate arb
+scenario lease arb GSP_STATS_FILE="$tmp/stats"
+if grep -q '^launches 40$' "$tmp/stats" 2>/dev/null &&
+   grep -q '^deferred 40$' "$tmp/stats"; then
+	echo "ok - preload: GSP_STATS_FILE has the 40 launches, all deferred"
+else
+	echo "not ok - preload: GSP_STATS_FILE has the 40 launches, all deferred"
+fi
+scenario lc arb GSP_CLASS=lc
+scenario die arb
+count '^gsp: ' 1 "die: the arbiter failing mid-run gives exactly one warning"
+scenario noarb noarb
+count '^gsp: ' 1 "noarb: no libgsp gives exactly one warning"
+scenario noarb arb GSP_WEIGHT=abc
+count 'GSP_WEIGHT=abc is not a number' 1 "a bad GSP_WEIGHT is named on stderr and the program runs in pass-through"
+scenario noarb arb GSP_DISABLE=1
+count '^gsp: ' 0 "GSP_DISABLE=1 passes through silently"
+
+# gsp-run: every bad argument gives exit 2 and a message naming it.
+run_bad() {
+	local out rc
+	out=$("$B/gsp-run" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 2 ] && [ -n "$out" ]; then
+		echo "ok - preload: gsp-run $* exits 2: ${out%%$'\n'*}"
+	else
+		echo "not ok - preload: gsp-run $* exits 2 with a message (rc $rc: $out)"
+	fi
+}
+run_bad --class xx -- true
+run_bad --weight 0 -- true
+run_bad --weight 10001 -- true
+run_bad --weight 12abc -- true
+run_bad --weight -5 -- true
+run_bad --device 16 -- true
+run_bad --quantum-us 5 -- true
+run_bad --arbiter nope -- true
+run_bad --lc-target-us 100 -- true
+run_bad --class lc --lc-target-us x -- true
+run_bad --socket '' -- true
+run_bad --bogus -- true
+run_bad --weight
+run_bad --class be
+
+out=$("$B/gsp-run" --class lc --weight 7 --quantum-us 500 -- \
+	sh -c 'echo "$GSP_CLASS $GSP_WEIGHT $GSP_QUANTUM_US $LD_PRELOAD"' 2>&1)
+case "$out" in
+"lc 7 500 "*/lib/libgsp_preload.so*)
+	echo "ok - preload: gsp-run sets the GSP_* variables and LD_PRELOAD" ;;
+*)
+	echo "not ok - preload: gsp-run sets the GSP_* variables and LD_PRELOAD ($out)" ;;
+esac
+"$B/gsp-run" -- /nonexistent/program 2>/dev/null
+rc=$?
+if [ $rc -eq 127 ]; then
+	echo "ok - preload: gsp-run exits 127 when the program cannot be run"
+else
+	echo "not ok - preload: gsp-run exits 127 when the program cannot be run (rc $rc)"
+fi
