@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gsp-xform, the PTX transformer (libgsp/xform, Documentation/xform.rst),
+# its unit tests and its ptxas corpus; the GPU harness that checks its
+# output on a GPU (bench/gpu/xform-check.cu) is built here too.
+#
+#   make $(BUILD)/gsp-xform
+#   make check-xform   TAP: parser/transformer unit tests (ASan/UBSan);
+#                      every .cu of kernels/ and tests/xform/ through
+#                      nvcc -ptx, gsp-xform and ptxas (sm_90), one line
+#                      per kernel; the GPU harness builds
+
+XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/xform.c
+XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/xform.h kernels/gsp_persist.h
+XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
+XFORM_OUT := $(BUILD)/xform
+XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+
+USER_TARGETS += $(BUILD)/gsp-xform
+CHECK_SUITES += xform
+
+$(BUILD)/gsp-xform: libgsp/tools/gsp-xform.c $(XFORM_SRCS) $(XFORM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XFORM_CFLAGS) -o $@ $< $(XFORM_SRCS)
+
+$(XFORM_OUT)/gsp-xform-san: libgsp/tools/gsp-xform.c $(XFORM_SRCS) $(XFORM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -o $@ $< $(XFORM_SRCS)
+
+$(XFORM_OUT)/test_xform: tests/xform/test_xform.c tests/tap.h $(XFORM_SRCS) \
+		$(XFORM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< $(XFORM_SRCS)
+
+$(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu kernels/gsp_persist.h
+	@mkdir -p $(@D)
+	$(NVCC) -arch=sm_90 -O2 -std=c++17 -Ikernels \
+		-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings \
+		-o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# The corpus runs the sanitized gsp-xform, so every real PTX file is also
+# a test of the parser under ASan/UBSan.
+.PHONY: check-xform
+check-xform:
+	@mkdir -p $(XFORM_OUT)
+	@{ if $(MAKE) --no-print-directory -s $(XFORM_OUT)/test_xform \
+		$(XFORM_OUT)/gsp-xform-san >$(XFORM_OUT)/build.log 2>&1; then \
+		$(XFORM_OUT)/test_xform 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - unit: /p'; \
+		$(XFORM_OUT)/test_xform >/dev/null 2>&1 || \
+			echo "not ok - unit: test program exited with an error"; \
+		tests/xform/corpus.sh $(XFORM_OUT)/corpus \
+			$(XFORM_OUT)/gsp-xform-san $(XFORM_CORPUS); \
+	   else echo "not ok - gsp-xform and its tests build with ASan/UBSan"; \
+		sed 's/^/# /' $(XFORM_OUT)/build.log; fi; \
+	   if $(MAKE) --no-print-directory -s $(XFORM_OUT)/xform-check \
+		>$(XFORM_OUT)/harness.log 2>&1; \
+	   then echo "ok - nvcc builds bench/gpu/xform-check.cu (libcuda stub)"; \
+	   else echo "not ok - nvcc builds bench/gpu/xform-check.cu"; \
+		sed 's/^/# /' $(XFORM_OUT)/harness.log; fi; \
+	} | awk '/^ok -/ { n++; sub(/^ok -/, "ok " n " -") } \
+		/^not ok -/ { n++; sub(/^not ok -/, "not ok " n " -") } \
+		{ print } END { print "1.." n }'
