@@ -62,6 +62,58 @@ count 'GSP_WEIGHT=abc is not a number' 1 "a bad GSP_WEIGHT is named on stderr an
 scenario noarb arb GSP_DISABLE=1
 count '^gsp: ' 0 "GSP_DISABLE=1 passes through silently"
 
+# Against gspaced (a lease device) with the real libgsp next to the
+# interposer in $B/lib.
+e2e() {
+	local s=$1
+	shift
+	env -u LD_LIBRARY_PATH "$@" LD_LIBRARY_PATH="$T/cuda" \
+		LD_PRELOAD="$B/lib/libgsp_preload.so" GSP_ARBITER=daemon \
+		GSP_SOCKET="$tmp/gspaced.sock" GSP_DEVICE=1 \
+		GSP_STATS_FILE="$tmp/stats" \
+		timeout 60 "$T/test_preload" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
+}
+stat() { sed -n "s/^$1 //p" "$tmp/stats" 2>/dev/null; }
+start_gspaced() {
+	cat >"$tmp/gspaced.conf" <<CONF
+sim_devices = 1
+lease_devices = 1
+lc_uids = $(id -u)
+CONF
+	rm -f "$tmp/gspaced.sock"
+	"$B/gspaced" --foreground --config "$tmp/gspaced.conf" \
+		--socket "$tmp/gspaced.sock" >"$tmp/gspaced.log" 2>&1 &
+	daemon_pid=$!
+	for _ in $(seq 100); do
+		[ -S "$tmp/gspaced.sock" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+if [ ! -x "$B/gspaced" ] || [ ! -e "$B/lib/libgsp.so.1" ]; then
+	echo "ok - preload: end-to-end with gspaced # SKIP $B/gspaced or $B/lib/libgsp.so.1 is not built"
+elif ! start_gspaced; then
+	echo "not ok - preload: gspaced did not start"
+	sed 's/^/# /' "$tmp/gspaced.log" | tail -n 20
+else
+	e2e e2e
+	l=$(stat leases)
+	[ "${l:-0}" -ge 2 ] && ! grep -q . "$tmp/err" &&
+		echo "ok - preload: e2e: BE launches took $l leases from gspaced, no warning" ||
+		{ echo "not ok - preload: e2e: BE leases from gspaced (leases ${l:-none})"; sed 's/^/# /' "$tmp/err"; }
+	e2e e2e GSP_CLASS=lc
+	j=$(stat jobs)
+	[ "$(stat lc_ops)" = 100 ] && [ "${j:-0}" -ge 1 ] && ! grep -q . "$tmp/err" &&
+		echo "ok - preload: e2e: 100 LC launches reported to gspaced in $j jobs, no warning" ||
+		{ echo "not ok - preload: e2e: LC launches reported to gspaced (jobs ${j:-none})"; sed 's/^/# /' "$tmp/err"; }
+	( sleep 0.3; kill "$daemon_pid" ) &
+	e2e e2e E2E_SLEEP_US=10000
+	wait
+	count '^gsp: ' 1 "e2e: gspaced killed mid-run: the program finishes with one warning"
+	kill "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+fi
+
 # gsp-run: every bad argument gives exit 2 and a message naming it.
 run_bad() {
 	local out rc

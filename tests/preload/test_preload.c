@@ -13,6 +13,8 @@
  *   lc        the LC fast path stamps the board and is charged
  *   die       the arbiter fails mid-run: the program still finishes
  *   noarb     no arbiter: everything passes through
+ *   e2e       100 launches of 1 ms against a real arbiter (run.sh checks
+ *             the counters); $E2E_SLEEP_US between launches
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -486,6 +488,28 @@ static void t_noarb(void)
 	       "noarb: without an arbiter launches pass straight through");
 }
 
+static void t_e2e(void)
+{
+	const char *sl = getenv("E2E_SLEEP_US");
+	uint64_t got[128];
+	unsigned int n, i, ok = 1;
+
+	fake_set_op_ns(1000000);
+	fake_trace_reset();
+	for (i = 0; i < 100; i++) {
+		launch(S1, (int)i);
+		if (sl)
+			usleep((useconds_t)atoi(sl));
+	}
+	cuCtxSynchronize();
+	usleep(300000);
+	n = launches(got, NULL, 128);
+	for (i = 0; i < n; i++)
+		ok &= got[i] == i;
+	tap_ok(n == 100 && ok,
+	       "e2e: 100 launches reach the driver in program order");
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t one_int[] = { 4 };
@@ -514,6 +538,8 @@ int main(int argc, char **argv)
 		t_die();
 	else if (!strcmp(argv[1], "noarb"))
 		t_noarb();
+	else if (!strcmp(argv[1], "e2e"))
+		t_e2e();
 	else {
 		fprintf(stderr, "test_preload: unknown scenario %s\n", argv[1]);
 		return 2;
