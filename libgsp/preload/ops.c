@@ -84,13 +84,21 @@ struct pinfo {
 
 static struct pinfo no_pinfo = { .n = -1 };
 
+/*
+ * Sizes of @f's parameters: cuFuncGetParamInfo, or cuKernelGetParamInfo
+ * for the CUkernel handles cudart passes as functions. Past the last
+ * parameter the driver says CUDA_ERROR_INVALID_VALUE; any other error at
+ * index 0 means it cannot tell, and the launch is gated instead.
+ */
 static const struct pinfo *param_info(CUfunction f)
 {
+	typedef CUresult (*info_fn)(void *, size_t, size_t *, size_t *);
 	struct gsp_key *k = gsp_key(f);
-	CUresult (*get)(CUfunction, size_t, size_t *, size_t *);
+	info_fn get;
 	struct pinfo *pi;
 	void *expect = NULL;
 	size_t off, sz, i;
+	CUresult r;
 
 	if (!k)
 		return &no_pinfo;
@@ -98,11 +106,18 @@ static const struct pinfo *param_info(CUfunction f)
 	if (pi)
 		return pi;
 	*(void **)&get = gsp_real_sym("cuFuncGetParamInfo");
-	if (!get)
+	r = get ? get(f, 0, &off, &sz) : CUDA_ERROR_NOT_FOUND;
+	if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE) {
+		*(void **)&get = gsp_real_sym("cuKernelGetParamInfo");
+		r = get ? get(f, 0, &off, &sz) : CUDA_ERROR_NOT_FOUND;
+	}
+	if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE) {
+		/* Remember the answer: the driver will not know better later. */
+		atomic_compare_exchange_strong(&k->pinfo, &expect, &no_pinfo);
 		return &no_pinfo;
-	for (i = 0; i < MAX_PARAMS; i++)
-		if (get(f, i, &off, &sz) != CUDA_SUCCESS)
-			break;
+	}
+	for (i = 0; r == CUDA_SUCCESS && i < MAX_PARAMS; i++)
+		r = get(f, i + 1, &off, &sz);
 	pi = malloc(sizeof(*pi) + i * sizeof(size_t));
 	if (!pi)
 		return &no_pinfo;
@@ -134,9 +149,10 @@ static int copy_args(struct gsp_op *op, CUfunction f, void **params,
 		char *data;
 		int i;
 
-		/* Param 0 unknown with params given: the driver cannot tell. */
-		if (pi->n <= 0)
+		if (pi->n < 0)
 			return -1;
+		if (!pi->n)
+			return 0;	/* no parameters: nothing to copy */
 		for (i = 0; i < pi->n; i++)
 			total += (pi->size[i] + 15) & ~(size_t)15;
 		op->buf = malloc(pi->n * sizeof(void *) + total);
