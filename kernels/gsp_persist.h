@@ -14,8 +14,15 @@
  *
  *   1. claims the lowest free slot of its SM (bit in slot_mask[%smid]);
  *      slot >= K, or %smid >= GSP_PERSIST_MAX_SM: it leaves at once;
- *   2. at every task boundary reads the control word through ctrl_ptr;
- *      if sm_rank[%smid] < n and slot >= K - k it leaves (a yield);
+ *   2. at every task boundary reads the control word's device mirror,
+ *      ctrl_mirror (an L2 hit); if sm_rank[%smid] < n and slot >= K - k
+ *      it leaves (a yield). The mirror is refreshed from ctrl_ptr at most
+ *      once per refresh_ns, grid-wide: a block that finds refresh_at
+ *      older than that swaps in its %globaltimer (atom.cas) and, if it
+ *      won, alone reads the word through ctrl_ptr (system scope, over
+ *      PCIe when the word is in host memory) and stores it in the mirror.
+ *      So a boundary sees a word at most refresh_ns plus one read old, and
+ *      the bus sees about one read per refresh_ns, not one per task;
  *   3. else takes task t = next_task++ ; t >= ntasks: it leaves;
  *   4. runs NAME's body with %ctaid = (t % nx, t / nx % ny, t / (nx ny))
  *      and %nctaid = (nx, ny, nz); a return ends the task, not the block;
@@ -23,6 +30,10 @@
  *
  * Top-up: launching NAME__gsp again with the same ctl (no reset) fills the
  * slots that yielded blocks freed and continues the same task sequence.
+ * Write the new control word into ctrl_mirror too, on the launch's stream
+ * just before it: otherwise a newcomer may act on the old word for up to
+ * refresh_ns and leave again. (A stale word never loses a task: a block
+ * that yields has not taken one.)
  */
 #ifndef GSP_PERSIST_H
 #define GSP_PERSIST_H
@@ -48,9 +59,15 @@
 #define GSP_PERSIST_CTRL_K(w)		((uint32_t)((w) >> 16) & 0xffffu)
 #define GSP_PERSIST_CTRL_EPOCH(w)	((uint32_t)((w) >> 32))
 
+/* A refresh interval that keeps the bus quiet and boundaries fresh. */
+#define GSP_PERSIST_REFRESH_NS	2000u
+
 /*
- * Device-visible memory (device memory, or pinned host memory mapped into
- * the device), 8-byte aligned. "host" fields are set before the first
+ * Device memory (cuMemAlloc), 8-byte aligned. Not pinned host memory:
+ * every task touches next_task and ctrl_mirror, and every slot claim
+ * slot_mask, so a host-resident ctl turns each of those into a PCIe round
+ * trip. Only the control word that ctrl_ptr points at belongs in mapped
+ * host memory. "host" fields are set before the first
  * launch of a job and not changed while one runs; "kernel" fields are
  * updated by the transformed kernel with device atomics; zero them all to
  * start a new job.
@@ -67,7 +84,13 @@ struct gsp_persist_ctl {
 	uint32_t yields;	/* kernel: blocks that left on (n, k) */
 	uint32_t no_slot;	/* kernel: blocks that found their SM full */
 	uint64_t ctrl;		/* host: a place for the control word */
-	uint64_t reserved[7];	/* zero */
+	uint64_t ctrl_mirror;	/* kernel: the word as last read via ctrl_ptr */
+	uint64_t refresh_at;	/* kernel: %globaltimer (ns) of that read */
+	uint32_t refresh_ns;	/* host: mirror refresh interval; 0: read
+				 * ctrl_ptr at every task boundary */
+	uint32_t refreshes;	/* kernel: reads through ctrl_ptr */
+	uint64_t last_yield_ns;	/* kernel: %globaltimer of the latest yield */
+	uint64_t reserved[3];	/* zero */
 	uint32_t slot_mask[GSP_PERSIST_MAX_SM];	/* kernel: by %smid */
 	uint32_t sm_rank[GSP_PERSIST_MAX_SM];	/* host: %smid -> 0..N-1 */
 };
@@ -84,6 +107,11 @@ struct gsp_persist_ctl {
 #define GSP_PERSIST_OFF_YIELDS		56
 #define GSP_PERSIST_OFF_NO_SLOT		60
 #define GSP_PERSIST_OFF_CTRL		64
+#define GSP_PERSIST_OFF_CTRL_MIRROR	72
+#define GSP_PERSIST_OFF_REFRESH_AT	80
+#define GSP_PERSIST_OFF_REFRESH_NS	88
+#define GSP_PERSIST_OFF_REFRESHES	92
+#define GSP_PERSIST_OFF_LAST_YIELD_NS	96
 #define GSP_PERSIST_OFF_SLOT_MASK	128
 #define GSP_PERSIST_OFF_SM_RANK		(128 + 4 * GSP_PERSIST_MAX_SM)
 
@@ -104,6 +132,11 @@ GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(live) == GSP_PERSIST_OFF_LIVE, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(yields) == GSP_PERSIST_OFF_YIELDS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(no_slot) == GSP_PERSIST_OFF_NO_SLOT, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl) == GSP_PERSIST_OFF_CTRL, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl_mirror) == GSP_PERSIST_OFF_CTRL_MIRROR, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_at) == GSP_PERSIST_OFF_REFRESH_AT, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_ns) == GSP_PERSIST_OFF_REFRESH_NS, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refreshes) == GSP_PERSIST_OFF_REFRESHES, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(last_yield_ns) == GSP_PERSIST_OFF_LAST_YIELD_NS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(slot_mask) == GSP_PERSIST_OFF_SLOT_MASK, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(sm_rank) == GSP_PERSIST_OFF_SM_RANK, "ctl");
 #undef GSP_PERSIST_OFF

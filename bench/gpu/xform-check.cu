@@ -154,6 +154,7 @@ static unsigned ctl_init(struct dev *gd, CUdeviceptr ctl, CUfunction f,
 	c.ntasks = (uint64_t)s->grid[0] * s->grid[1] * s->grid[2];
 	c.k_slots = (uint32_t)k;
 	c.n_sms = (uint32_t)gd->nsm;
+	c.refresh_ns = GSP_PERSIST_REFRESH_NS;
 	memcpy(c.sm_rank, gd->rank.data(), sizeof(c.sm_rank));
 	CU(cuMemcpyHtoDAsync(ctl, &c, sizeof(c), st));
 	return (unsigned)k;

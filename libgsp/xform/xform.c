@@ -30,6 +30,11 @@ _Static_assert(GSP_PERSIST_OFF_K_SLOTS == 44, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_LIVE == 52, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_YIELDS == 56, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_NO_SLOT == 60, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_CTRL_MIRROR == 72, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESH_AT == 80, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESH_NS == 88, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESHES == 92, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_LAST_YIELD_NS == 96, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_SLOT_MASK == 128, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_SM_RANK == 1152, "template offsets");
 _Static_assert(GSP_PERSIST_MAX_SM == 256, "template offsets");
@@ -113,8 +118,26 @@ static const char tpl_prologue[] =
 	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_taken;\n"
 	TPL_CTL
+	/* (n, k, epoch) from the mirror; refresh it if it is too old */
+	"\tld.volatile.global.u64 %__gsp_x2, [%__gsp_x0+72];\n"
+	"\tld.global.u32 %__gsp_w1, [%__gsp_x0+88];\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_refresh;\n"		/* no interval: always */
+	"\tmov.u64 %__gsp_x3, %globaltimer;\n"
+	"\tld.volatile.global.u64 %__gsp_x4, [%__gsp_x0+80];\n"
+	"\tsub.u64 %__gsp_x5, %__gsp_x3, %__gsp_x4;\n"
+	"\tcvt.u64.u32 %__gsp_x6, %__gsp_w1;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
+	"\t@%__gsp_p1 bra $__gsp_word;\n"		/* fresh enough */
+	"\tatom.global.cas.b64 %__gsp_x5, [%__gsp_x0+80], %__gsp_x4, %__gsp_x3;\n"
+	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x5, %__gsp_x4;\n"
+	"\t@%__gsp_p1 bra $__gsp_word;\n"		/* another block refreshes */
+	"$__gsp_refresh:\n"
 	"\tld.global.u64 %__gsp_x2, [%__gsp_x0];\n"
-	"\tld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];\n"	/* (n, k, epoch) */
+	"\tld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];\n"	/* system scope */
+	"\tst.volatile.global.u64 [%__gsp_x0+72], %__gsp_x2;\n"
+	"\tred.global.add.u32 [%__gsp_x0+92], 1;\n"
+	"$__gsp_word:\n"
 	"\tcvt.u32.u64 %__gsp_w1, %__gsp_x2;\n"
 	"\tand.b32 %__gsp_w2, %__gsp_w1, 65535;\n"		/* n */
 	"\tshr.u32 %__gsp_w3, %__gsp_w1, 16;\n"			/* k */
@@ -145,6 +168,8 @@ static const char tpl_prologue[] =
 	"\tbra.uni $__gsp_publish;\n"
 	"$__gsp_yield:\n"
 	"\tred.global.add.u32 [%__gsp_x0+56], 1;\n"
+	"\tmov.u64 %__gsp_x3, %globaltimer;\n"
+	"\tred.global.max.u64 [%__gsp_x0+96], %__gsp_x3;\n"
 	"$__gsp_publish:\n"
 	"\tst.shared.v4.u32 [__gsp_sh+16], {%__gsp_w9, %__gsp_w1, %__gsp_w2, %__gsp_w3};\n"
 	"$__gsp_taken:\n"

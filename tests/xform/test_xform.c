@@ -188,6 +188,15 @@ static void test_rewrite(void)
 	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+128]") &&
 	       strstr(clone, "red.global.and.b32 [%__gsp_x1+128]"),
 	       "xform: control word, task counter, slot claim and release are there");
+	tap_ok(strstr(clone, "ld.volatile.global.u64 %__gsp_x2, [%__gsp_x0+72];") &&
+	       strstr(clone, "atom.global.cas.b64 %__gsp_x5, [%__gsp_x0+80], %__gsp_x4, %__gsp_x3;") &&
+	       strstr(clone, "st.volatile.global.u64 [%__gsp_x0+72], %__gsp_x2;") &&
+	       count(clone, "ld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];") == 1 &&
+	       strstr(clone, "$__gsp_refresh:\n\tld.global.u64 %__gsp_x2, [%__gsp_x0];") &&
+	       strstr(clone, "setp.ne.u64 %__gsp_p1, %__gsp_x5, %__gsp_x4;\n"
+			     "\t@%__gsp_p1 bra $__gsp_word;\n$__gsp_refresh:"),
+	       "xform: a boundary reads the mirror; only the refresh CAS winner "
+	       "reads through ctrl_ptr and stores the mirror");
 	tap_ok(strstr(clone, "\t.loc 1 10 3\n\t// gsp-xform: persistent") &&
 	       strstr(clone, "\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n\t@%__gsp_p1 bra $__gsp_done;\n"
 			     "\t// gsp-xform: the original body, one task per pass\n"
