@@ -28,12 +28,13 @@
  *      and %nctaid = (nx, ny, nz); a return ends the task, not the block;
  *   5. on leaving, clears its slot bit so a later launch can take it.
  *
- * Top-up: launching NAME__gsp again with the same ctl (no reset) fills the
- * slots that yielded blocks freed and continues the same task sequence.
- * Write the new control word into ctrl_mirror too, on the launch's stream
- * just before it: otherwise a newcomer may act on the old word for up to
- * refresh_ns and leave again. (A stale word never loses a task: a block
- * that yields has not taken one.)
+ * Start a job with ctrl_mirror = the current control word (else blocks
+ * see "no request" until the first refresh). Top-up: launching NAME__gsp
+ * again with the same ctl (no reset) fills the slots that yielded blocks
+ * freed and continues the same task sequence; write the new control word
+ * into ctrl_mirror too, on the launch's stream just before it, or a
+ * newcomer may act on the old word for up to refresh_ns and leave again.
+ * (A stale word never loses a task: a block that yields has taken none.)
  */
 #ifndef GSP_PERSIST_H
 #define GSP_PERSIST_H
@@ -84,7 +85,8 @@ struct gsp_persist_ctl {
 	uint32_t yields;	/* kernel: blocks that left on (n, k) */
 	uint32_t no_slot;	/* kernel: blocks that found their SM full */
 	uint64_t ctrl;		/* host: a place for the control word */
-	uint64_t ctrl_mirror;	/* kernel: the word as last read via ctrl_ptr */
+	uint64_t ctrl_mirror;	/* host at start, then kernel: the word as
+				 * last read via ctrl_ptr */
 	uint64_t refresh_at;	/* kernel: %globaltimer (ns) of that read */
 	uint32_t refresh_ns;	/* host: mirror refresh interval; 0: read
 				 * ctrl_ptr at every task boundary */

@@ -172,6 +172,7 @@ static unsigned ctl_init(struct dev *gd, CUdeviceptr ctl, CUfunction f,
 	c.k_slots = (uint32_t)k;
 	c.n_sms = (uint32_t)gd->nsm;
 	c.refresh_ns = refresh_ns;
+	c.ctrl_mirror = __atomic_load_n(gd->ctrl_host, __ATOMIC_ACQUIRE);
 	memcpy(c.sm_rank, gd->rank.data(), sizeof(c.sm_rank));
 	CU(cuMemcpyHtoDAsync(ctl, &c, sizeof(c), st));
 	return (unsigned)k;
