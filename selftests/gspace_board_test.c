@@ -276,16 +276,16 @@ TEST_F(board, lc_knobs)
 
 	t_knob_save(_metadata, "lc_hold_us", hold, sizeof(hold));
 	t_knob_save(_metadata, "lc_max_ms", max, sizeof(max));
-	ASSERT_EQ(0, sysfs_write("lc_hold_us", "750"));
+	ASSERT_EQ(0, knob_write("lc_hold_us", "750"));
 	ASSERT_EQ(750000, self->b->lc_hold_ns);
-	ASSERT_EQ(0, sysfs_write("lc_max_ms", "7"));
+	ASSERT_EQ(0, knob_write("lc_max_ms", "7"));
 	ASSERT_EQ(7000000, self->b->lc_max_ns);
-	EXPECT_EQ(-EINVAL, sysfs_write("lc_max_ms", "0"));
-	EXPECT_EQ(-EINVAL, sysfs_write("lc_hold_us", "100001"));
-	EXPECT_EQ(-EINVAL, sysfs_write("lc_hold_us", "-1"));
+	EXPECT_EQ(-EINVAL, knob_write("lc_max_ms", "0"));
+	EXPECT_EQ(-EINVAL, knob_write("lc_hold_us", "100001"));
+	EXPECT_EQ(-EINVAL, knob_write("lc_hold_us", "-1"));
 	EXPECT_EQ(750000, self->b->lc_hold_ns);
-	EXPECT_EQ(0, sysfs_write("lc_hold_us", hold));
-	EXPECT_EQ(0, sysfs_write("lc_max_ms", max));
+	EXPECT_EQ(0, knob_write("lc_hold_us", hold));
+	EXPECT_EQ(0, knob_write("lc_max_ms", max));
 }
 
 TEST_HARNESS_MAIN

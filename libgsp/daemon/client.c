@@ -270,8 +270,8 @@ static void handle_ctl(struct gd_tenant *t, const struct gspd_msg *h,
 	*eq = 0;
 	ret = gd_knob_set(buf, eq + 1);
 	if (!ret)
-		gd_log(GD_LOG_INFO, "uid %u set %s=%s\n", (unsigned int)t->uid,
-		       buf, eq + 1);
+		gd_log(GD_LOG_INFO, "uid %u set %s=%.*s\n", (unsigned int)t->uid,
+		       buf, (int)strcspn(eq + 1, "\n"), eq + 1);
 	gd_reply(t, h->seq, h->op, ret, NULL, 0, -1);
 }
 

@@ -21,8 +21,8 @@
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define GD_WATCHDOG_MAX_MS	(3600ULL * 1000)
-#define GD_LC_HOLD_MAX_US	10000000ULL	/* 10 s */
-#define GD_LC_MAX_MAX_MS	(3600ULL * 1000)
+#define GD_LC_HOLD_MAX_US	100000ULL	/* 100 ms, as the module */
+#define GD_LC_MAX_MAX_MS	60000ULL	/* 1 min, as the module */
 
 void gd_config_default(struct gd_config *c)
 {
@@ -227,11 +227,10 @@ static char *trim(char *s)
 static int parse_ids(char *v, bool groups, struct gd_idlist *out,
 		     const char **bad)
 {
-	char *tok, *save = NULL;
+	char *tok;
 
 	out->n = 0;
-	for (tok = strtok_r(v, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	while ((tok = strsep(&v, ","))) {
 		uint64_t id;
 
 		tok = trim(tok);

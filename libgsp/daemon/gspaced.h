@@ -147,7 +147,7 @@ struct gd_dev {
 
 /**
  * struct gd_tenant - one connection: one tenant, as struct gsp_ctx
- * @id: nonzero, unique while the daemon runs (board slot owner)
+ * @id: nonzero, unique while the daemon runs (for the log)
  * @last: the last job submitted, for CHAIN, while it lives
  * @last_status: the status of the last job once @last is gone
  * @lc_slot: board slot while LC (when one was free), or -1

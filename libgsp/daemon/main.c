@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -87,54 +88,70 @@ static void usage(FILE *f)
 		GD_DEFAULT_CONFIG, GSP_DEFAULT_SOCKET);
 }
 
+/* Held for our whole life: one daemon per socket path. */
+static int lock_fd = -1;
+
 /*
- * Binds @path: refuses if another daemon answers there, replaces a stale
- * socket, and opens it to every user (access control is by credentials).
+ * Listens on @path: refuses if another daemon holds its lock or answers
+ * there, and replaces a stale socket. The socket is bound under a
+ * temporary name and renamed into place once listening, so a client (or a
+ * second daemon probing) never finds a socket that refuses connections.
+ * Mode 0666: access control is by credentials.
  */
 static int listen_on(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char dir[sizeof(sa.sun_path)];
+	char dir[sizeof(sa.sun_path)], tmp[sizeof(sa.sun_path)];
+	char lock[sizeof(sa.sun_path) + 8];
 	struct stat st;
 	int fd, probe;
 
-	if (strlen(path) >= sizeof(sa.sun_path)) {
+	if (strlen(path) + 12 >= sizeof(sa.sun_path)) {
 		gd_log(GD_LOG_ERR, "socket path too long (%zu bytes at most): %s\n",
-		       sizeof(sa.sun_path) - 1, path);
+		       sizeof(sa.sun_path) - 13, path);
 		return -1;
 	}
-	strcpy(sa.sun_path, path);
 	strcpy(dir, path);
 	if (stat(dirname(dir), &st) && errno == ENOENT &&
 	    mkdir(dir, 0755) && errno != EEXIST) {
 		gd_log(GD_LOG_ERR, "cannot create %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (probe < 0)
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock_fd < 0) {
+		gd_log(GD_LOG_ERR, "%s: %s\n", lock, strerror(errno));
 		return -1;
-	if (!connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(probe);
+	}
+	strcpy(sa.sun_path, path);
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (flock(lock_fd, LOCK_EX | LOCK_NB) ||
+	    (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa)))) {
+		if (probe >= 0)
+			close(probe);
 		gd_log(GD_LOG_ERR, "another gspaced is listening on %s; stop it or use --socket\n",
 		       path);
 		return -1;
 	}
-	close(probe);
-	if (errno == ECONNREFUSED && !lstat(path, &st) && S_ISSOCK(st.st_mode))
-		unlink(path);	/* stale: its daemon is gone */
+	if (probe >= 0)
+		close(probe);
 
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	strcpy(sa.sun_path, tmp);
+	unlink(tmp);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		gd_log(GD_LOG_ERR, "bind %s: %s\n", path, strerror(errno));
+		gd_log(GD_LOG_ERR, "bind %s: %s\n", tmp, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	if (chmod(path, 0666) || listen(fd, 128)) {
+	/* rename() replaces a stale socket left by a daemon that died. */
+	if (chmod(tmp, 0666) || listen(fd, 128) || rename(tmp, path)) {
 		gd_log(GD_LOG_ERR, "listen %s: %s\n", path, strerror(errno));
 		close(fd);
-		unlink(path);
+		unlink(tmp);
 		return -1;
 	}
 	return fd;
@@ -351,6 +368,8 @@ out:
 		close(gd_state.timer_fd);
 	if (gd_state.signal_fd >= 0)
 		close(gd_state.signal_fd);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	gd_jobs_fini();
 	gd_board_fini();
 	return status;

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gspaced, the userspace arbiter (libgsp/daemon/), and its suite.
+#
+#   $(BUILD)/gspaced    the daemon (kmod/core linked in unchanged)
+#   make check-daemon   tests/daemon/run.sh: every selftest against a
+#                       sanitized gspaced on a temp socket, then the
+#                       daemon's own tests (protocol abuse, config, LC
+#                       permission); TAP only
+#   make bench-daemon   SUBMIT+WAIT round trips through gspaced, recorded
+#                       under bench/results/<date>-gspaced-rtt/
+#
+# See Documentation/gspaced.rst.
+
+GSPACED_SRCS := $(sort $(wildcard libgsp/daemon/*.c)) libgsp/proto/gspd_client.c
+GSPACED_HDRS := $(wildcard libgsp/daemon/*.h) libgsp/proto/gspd_proto.h \
+	libgsp/include/gsp_board.h libgsp/include/gsp.h uapi/gspace.h
+GSPACED_CFLAGS := $(USER_CFLAGS) -Ilibgsp/daemon -Ilibgsp/proto \
+	-Ilibgsp/include
+DAEMON_TEST_DIR := $(BUILD)/tests/daemon
+GSPACED_SAN := $(DAEMON_TEST_DIR)/gspaced
+# The selftests, built against the daemon transport (dynamic, sanitized).
+# (gspace_fairness_test compares shares with gsp-sim through sysfs and
+# the module's timing; its scenarios are written for the VM.)
+DAEMON_SELFTEST_BINS := $(patsubst selftests/%.c,$(DAEMON_TEST_DIR)/selftests/%,\
+	$(filter-out selftests/gspace_fairness_test.c,\
+		$(sort $(wildcard selftests/*_test.c))))
+DAEMON_TESTS := $(patsubst tests/daemon/%.c,$(DAEMON_TEST_DIR)/%,\
+	$(wildcard tests/daemon/test_*.c))
+DAEMON_BENCH := $(DAEMON_TEST_DIR)/bench_rtt
+BENCH_DAEMON_OUT ?= bench/results/$(shell date +%Y-%m-%d)-gspaced-rtt
+
+USER_TARGETS += $(BUILD)/gspaced
+CHECK_SUITES += daemon
+
+.PHONY: check-daemon bench-daemon
+
+$(BUILD)/gspaced: $(GSPACED_SRCS) $(GSPACED_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(GSPACED_CFLAGS) -o $@ $(GSPACED_SRCS) $(CORE_SRCS)
+
+$(GSPACED_SAN): $(GSPACED_SRCS) $(GSPACED_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(GSPACED_CFLAGS) $(SAN_FLAGS) -o $@ $(GSPACED_SRCS) $(CORE_SRCS)
+
+$(DAEMON_TEST_DIR)/selftests/%: selftests/%.c $(SELFTEST_HDRS) \
+		libgsp/proto/gspd_client.c libgsp/proto/gspd_proto.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
+		-Ilibgsp/proto $(SAN_FLAGS) -o $@ $< libgsp/proto/gspd_client.c \
+		-lpthread
+
+$(DAEMON_TEST_DIR)/%: tests/daemon/%.c tests/tap.h $(GSPACED_HDRS) \
+		libgsp/proto/gspd_client.c
+	@mkdir -p $(@D)
+	$(CC) $(GSPACED_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< \
+		libgsp/proto/gspd_client.c -lpthread
+
+# Not sanitized: it measures.
+$(DAEMON_BENCH): tests/daemon/bench_rtt.c libgsp/proto/gspd_client.c \
+		libgsp/proto/gspd_proto.h
+	@mkdir -p $(@D)
+	$(CC) $(GSPACED_CFLAGS) -o $@ $< libgsp/proto/gspd_client.c -lpthread
+
+check-daemon: $(GSPACED_SAN) $(DAEMON_SELFTEST_BINS) $(DAEMON_TESTS)
+	@BUILD=$(BUILD) GSPACED=$(GSPACED_SAN) tests/daemon/run.sh \
+		$(DAEMON_SELFTEST_BINS) -- $(DAEMON_TESTS)
+
+# gspaced (not sanitized) with sim device 0 and lease device 1.
+bench-daemon: $(BUILD)/gspaced $(DAEMON_BENCH)
+	@BUILD=$(BUILD) tests/daemon/bench.sh $(BUILD)/gspaced $(DAEMON_BENCH) \
+		$(BENCH_DAEMON_OUT)

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The daemon suite (make check-daemon), TAP on stdout and nothing else:
+#  1. gspaced's command line and config file: bad input exits 2 naming
+#     the line; a second daemon on a live socket is refused; a stale
+#     socket is replaced
+#  2. every selftest against a sanitized gspaced (GSPACE_TRANSPORT=daemon),
+#     its TAP lines prefixed "daemon: "
+#  3. gspaced's own tests (tests/daemon/*.c)
+#  4. SIGTERM: gspaced exits 0, removes its socket, and the sanitizers
+#     reported nothing
+# Usage: run.sh SELFTEST... -- TEST...   (GSPACED: the sanitized daemon)
+set -u
+GSPACED=${GSPACED:?GSPACED must name the gspaced binary}
+selftests=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do selftests+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+tmp=$(mktemp -d /tmp/gsp-check-daemon.XXXXXX) || exit 1
+# Searchable, so the test's child that becomes nobody reaches the socket.
+chmod 755 "$tmp"
+daemon_pid=
+cleanup() {
+	[ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+export ASAN_OPTIONS=abort_on_error=0:detect_leaks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+check() { if [ "$1" = 0 ]; then ok "$2"; else notok "$2"; fi; }
+# The selftest harness numbers its lines; ours carry a prefix instead.
+prefix_tap() {
+	sed -n -e 's/^ok [0-9]* - /ok - daemon: /p' \
+	       -e 's/^not ok [0-9]* - /not ok - daemon: /p' -e '/^#/p'
+}
+
+# 1: command line and config.
+"$GSPACED" --bogus >/dev/null 2>"$tmp/err"
+check "$([ $? = 2 ] && grep -q usage "$tmp/err"; echo $?)" \
+	"gspaced --bogus: exit 2 with the usage"
+"$GSPACED" --foreground --config "$tmp/none.conf" >/dev/null 2>"$tmp/err"
+check "$([ $? = 2 ] && grep -q 'none.conf' "$tmp/err"; echo $?)" \
+	"gspaced --config MISSING: exit 2 naming the file"
+bad_conf() {	# bad_conf DESCRIPTION LINE-NUMBER TEXT
+	printf '%b' "$3" >"$tmp/bad.conf"
+	timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
+		--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
+	local rc=$?
+	check "$([ $rc = 2 ] && grep -q "bad.conf:$2:" "$tmp/err"; echo $?)" \
+		"config $1: exit 2, line $2 named (exit $rc: $(head -c 120 "$tmp/err"))"
+}
+bad_conf "unknown key" 2 '# comment\nfrobnicate = 1\n'
+bad_conf "line without =" 1 'policy band\n'
+bad_conf "bad policy" 3 '\n\npolicy = lottery\n'
+bad_conf "period_us below 1 ms" 1 'period_us = 10\n'
+bad_conf "watchdog_ms 0" 1 'watchdog_ms = 0\n'
+bad_conf "unknown group" 1 'lc_groups = no-such-group-gspace\n'
+bad_conf "empty uid entry" 1 'lc_uids = 0,,1000\n'
+printf 'sim_devices = 0\nlease_devices = 0\n' >"$tmp/bad.conf"
+timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
+	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
+check "$([ $? = 2 ] && grep -q 'sim_devices + lease_devices' "$tmp/err"; echo $?)" \
+	"config with no device at all: exit 2"
+
+sock=$tmp/gspaced.sock
+cat >"$tmp/gspaced.conf" <<CONF
+# As the VM loads gspace.ko: two sim devices, then one lease device.
+sim_devices = 2
+lease_devices = 1
+lc_uids = $(id -u)
+CONF
+start_daemon() {
+	"$GSPACED" --foreground --config "$tmp/gspaced.conf" --socket "$sock" \
+		2>"$tmp/gspaced.log" &
+	daemon_pid=$!
+	for _ in $(seq 200); do
+		[ -S "$sock" ] && return 0
+		kill -0 "$daemon_pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+# A daemon killed by SIGKILL leaves its socket behind: the next replaces it.
+if start_daemon; then
+	kill -9 "$daemon_pid"
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=
+fi
+check "$([ -S "$sock" ]; echo $?)" "SIGKILLed gspaced leaves a stale socket"
+if ! start_daemon; then
+	notok "gspaced did not start on $sock"
+	sed 's/^/# /' "$tmp/gspaced.log" | tail -n 20
+	exit 0
+fi
+ok "gspaced starts over a stale socket and listens on it"
+timeout 10 "$GSPACED" --foreground --config "$tmp/gspaced.conf" \
+	--socket "$sock" >/dev/null 2>"$tmp/err"
+check "$([ $? = 1 ] && grep -q 'another gspaced is listening' "$tmp/err"; echo $?)" \
+	"a second gspaced on a live socket: refused"
+
+# 2 and 3: the tests.
+export GSPACE_TRANSPORT=daemon GSP_SOCKET=$sock
+for t in "${selftests[@]}"; do
+	n=$(basename "$t")
+	out=$(timeout 600 "$t" 2>"$tmp/stderr")
+	rc=$?
+	printf '%s\n' "$out" | prefix_tap
+	if [ $rc != 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok'; then
+		notok "daemon: $n exited with status $rc"
+		sed 's/^/# /' "$tmp/stderr" | tail -n 20
+	fi
+done
+for t in "$@"; do
+	n=$(basename "$t")
+	out=$(timeout 300 "$t" 2>"$tmp/stderr")
+	rc=$?
+	printf '%s\n' "$out" | sed -n -e 's/^\(\(not \)\{0,1\}ok\) [0-9]* - /\1 - daemon: '"$n"': /p' -e '/^#/p'
+	if [ $rc != 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok'; then
+		notok "daemon: $n exited with status $rc"
+		sed 's/^/# /' "$tmp/stderr" | tail -n 20
+	fi
+done
+
+# 4: shutdown.
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+rc=$?
+daemon_pid=
+check "$([ $rc = 0 ] && [ ! -e "$sock" ]; echo $?)" \
+	"SIGTERM: gspaced exits 0 (exit $rc) and removes its socket"
+if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$tmp/gspaced.log"; then
+	notok "gspaced: the sanitizers reported nothing"
+	grep -E -A12 'ERROR: |runtime error:' "$tmp/gspaced.log" | sed 's/^/# /' | head -n 40
+else
+	ok "gspaced: the sanitizers reported nothing"
+fi
+exit 0
