@@ -7,6 +7,8 @@
 #   $(PRELOAD_SO)        the interposer, next to libgsp.so.1 in $(BUILD)/lib
 #   $(GSP_RUN)           runs a program with it
 #   make check-preload   tests/preload/run.sh, TAP only
+#   make bench-preload   tests/preload/bench.sh: per-launch host time and
+#                        BE throughput against the fake libcuda (no GPU)
 
 CUDA_HOME ?= /usr/local/cuda
 PRELOAD_SO := $(BUILD)/lib/libgsp_preload.so
@@ -28,7 +30,7 @@ INSTALL_BINS += $(GSP_RUN)
 INSTALL_LIBS += $(PRELOAD_SO)
 CHECK_SUITES += preload
 
-.PHONY: check-preload
+.PHONY: check-preload bench-preload
 
 # Not sanitized: an LD_PRELOAD'ed library cannot bring ASan into a
 # program that was not built with it. The tests run it under a
@@ -63,3 +65,7 @@ $(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
 check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1
 	@BUILD=$(BUILD) tests/preload/run.sh
+
+bench-preload: $(PRELOAD_SO) $(PRELOAD_TEST_DIR)/test_preload $(BUILD)/gspaced \
+		$(LIBGSP_SO)
+	@BUILD=$(BUILD) tests/preload/bench.sh

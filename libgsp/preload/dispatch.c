@@ -11,9 +11,11 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include <gsp.h>
@@ -21,7 +23,9 @@
 
 #include "preload.h"
 
-#define POLL_NS		20000ULL	/* BE: board and event polls */
+#define POLL_NS		10000ULL	/* board and event polls, after ... */
+#define SPIN_POLLS	16		/* ... this many polls with sched_yield */
+#define BOARD_POLL_NS	50000ULL	/* BE: while LC work is active */
 #define LC_FAST_NS	50000ULL	/* LC reporter poll while LC is busy */
 #define LC_SLOW_NS	2000000ULL	/* ... after 100 ms without LC work */
 #define LC_BUSY_NS	100000000ULL
@@ -31,6 +35,8 @@
 #define LC_RING		4096
 #define KEYS		4096
 #define MAX_DEPTH	64
+#define AHEAD_NS	200000ULL	/* BE: short ops in flight beyond depth */
+#define FIFO_MAX	1024		/* BE: deferred ops before the app waits */
 
 struct gsp_stats_ctr gsp_ctr;
 
@@ -76,11 +82,18 @@ static struct {
 	int lc_slot;
 	atomic_int warned_arbiter;
 
-	/* BE FIFO, in program order across threads. */
+	/*
+	 * BE FIFO, in program order across threads. Condition variables (on
+	 * CLOCK_MONOTONIC): cv for drains and gates, work for the
+	 * dispatcher, space for app threads waiting for room in the FIFO.
+	 */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv, work, space;
 	struct gsp_op *head, *tail;
 	uint64_t enq, issued;
+	uint64_t drain_at;		/* wake drains when issued reaches it */
+	unsigned int space_waiters;
+	int dispatcher_idle;
 	atomic_ullong pending;		/* enq - issued, for a cheap check */
 	CUresult sticky;
 	int stop, dispatcher_running, reporter_running;
@@ -103,6 +116,9 @@ static struct {
 	.once = PTHREAD_ONCE_INIT,
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.cv = PTHREAD_COND_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.space = PTHREAD_COND_INITIALIZER,
+	.drain_at = UINT64_MAX,
 	.lc_slot = -1,
 };
 
@@ -355,13 +371,27 @@ static uint64_t elapsed_ns(CUevent a, CUevent b)
 	return (uint64_t)((double)ms * 1e6);
 }
 
-/* Waits for @ev by polling; the app's own events are its business. */
+/*
+ * Waits for @ev by polling; the app's own events are its business. A few
+ * polls yield the CPU only, for short waits; then it sleeps POLL_NS (our
+ * threads set a 1 ns timer slack, else each sleep lasts 50 us more).
+ */
 static void ev_wait(CUevent ev)
 {
-	CUresult r;
+	unsigned int n = 0;
 
-	while ((r = D.ev_query(ev)) == CUDA_ERROR_NOT_READY)
-		sleep_ns(POLL_NS);
+	while (D.ev_query(ev) == CUDA_ERROR_NOT_READY) {
+		if (n++ < SPIN_POLLS)
+			sched_yield();
+		else
+			sleep_ns(POLL_NS);
+	}
+}
+
+/* Our threads' short sleeps must not be stretched by the timer slack. */
+static void tight_timers(void)
+{
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 }
 
 static void ensure_ctx(CUcontext ctx)
@@ -379,26 +409,43 @@ static int lc_active(void)
 
 /* BE leases (dispatcher thread only) ------------------------------------ */
 
+#define RING	(MAX_DEPTH + 2)
+
 static struct {
 	int open;
 	uint32_t engine;
 	CUcontext ctx;
 	uint64_t handle, t0, est_ns, host_ns;
 	CUcontext ev_ctx;		/* events below belong to it */
-	CUevent start, ring[MAX_DEPTH + 2];
-	const void *rkey[MAX_DEPTH + 2];
+	/*
+	 * End events of the ops in flight, oldest at head. A ring of
+	 * MAX_DEPTH + 2 so that a new slot never reuses prev, created once
+	 * per context, never per op.
+	 */
+	CUevent start, ring[RING];
+	const void *rkey[RING];
+	uint64_t rcost[RING];		/* estimate of each, for ahead_ns */
+	unsigned int rgen[RING];	/* the lease (gen) that issued each */
+	unsigned int gen;		/* this lease */
+	CUevent lprev;			/* last retired op of this lease */
+	uint64_t ahead_ns;		/* estimated GPU time in flight */
 	unsigned int head, count;	/* outstanding ops in ring */
 	int started;
 	CUevent prev;			/* last retired marker */
 	unsigned int nops;
 } L;
 
+static void retire_one(void);
+
 static void lease_events(CUcontext ctx)
 {
-	unsigned int i, n = S.depth + 2;
+	unsigned int i, n = RING;
 
 	if (L.ev_ctx == ctx)
 		return;
+	while (L.count)
+		retire_one();
+	L.prev = NULL;
 	if (L.ev_ctx) {
 		D.ev_destroy(L.start);
 		for (i = 0; i < n; i++)
@@ -420,43 +467,80 @@ static void lease_events(CUcontext ctx)
 /* Retires the oldest outstanding op: waits for it, learns its cost. */
 static void retire_one(void)
 {
-	unsigned int n = S.depth + 2;
 	CUevent ev = L.ring[L.head];
 
 	ev_wait(ev);
 	if (L.prev && L.rkey[L.head])
 		gsp_cost_put(L.rkey[L.head], elapsed_ns(L.prev, ev));
 	L.prev = ev;
-	L.head = (L.head + 1) % n;
+	if (L.rgen[L.head] == L.gen)
+		L.lprev = ev;
+	L.ahead_ns -= L.rcost[L.head];
+	L.head = (L.head + 1) % RING;
 	L.count--;
 }
 
-/* A slot for the end event of the next op; keeps <= depth outstanding. */
+/*
+ * A slot for the end event of the next op. At most depth ops are in
+ * flight, or more (up to MAX_DEPTH) while their estimated GPU time stays
+ * under AHEAD_NS: short kernels then do not wait for each other, and BE
+ * work queued on the GPU is still bounded in time. An op never measured
+ * counts as AHEAD_NS.
+ */
 static CUevent next_end_event(const void *key)
 {
-	unsigned int n = S.depth + 2;
+	uint64_t c = key ? cost_get(key) : 0;
 	unsigned int slot;
 
-	while (L.count >= S.depth)
+	if (!c)
+		c = AHEAD_NS;
+	while (L.count >= S.depth &&
+	       (L.count >= MAX_DEPTH || L.ahead_ns + c > AHEAD_NS))
 		retire_one();
-	slot = (L.head + L.count) % n;
+	slot = (L.head + L.count) % RING;
 	L.rkey[slot] = key;
+	L.rcost[slot] = c;
+	L.rgen[slot] = L.gen;
+	L.ahead_ns += c;
 	L.count++;
 	return L.ring[slot];
 }
 
-static void lease_end(void)
+/* Gives back the slot next_end_event() just handed out: nothing recorded. */
+static void forget_last(void)
+{
+	L.count--;
+	L.ahead_ns -= L.rcost[(L.head + L.count) % RING];
+}
+
+/*
+ * Ends the lease. With @wait_all it first waits for all its ops; else
+ * (the quantum is used up, the next op needs another engine or context,
+ * or LC work arrived) the ops still in flight are charged at their EWMA
+ * and stay in the ring, so that the GPU keeps running them while we
+ * COMPLETE and ask for the next lease: without that the GPU would idle
+ * for three arbiter round trips at every lease boundary.
+ */
+static void lease_end(int wait_all)
 {
 	struct gspace_complete c = { .size = sizeof(c) };
 	uint64_t gpu = L.host_ns;
+	unsigned int i;
 	int err;
 
 	if (!L.open)
 		return;
-	while (L.count)
-		retire_one();
-	if (L.started && L.prev)
-		gpu += elapsed_ns(L.start, L.prev);
+	if (wait_all)
+		while (L.count)
+			retire_one();
+	if (L.started && L.lprev)
+		gpu += elapsed_ns(L.start, L.lprev);
+	for (i = 0; i < L.count; i++) {
+		unsigned int slot = (L.head + i) % RING;
+
+		if (L.rgen[slot] == L.gen && L.rkey[slot])
+			gpu += cost_get(L.rkey[slot]);
+	}
 	L.open = 0;
 	if (gpu > GSPACE_COST_MAX_NS)
 		gpu = GSPACE_COST_MAX_NS;
@@ -480,7 +564,7 @@ static int lease_begin(uint32_t engine, CUcontext ctx)
 	int err;
 
 	while (lc_active())
-		sleep_ns(POLL_NS);
+		sleep_ns(BOARD_POLL_NS);
 	sub.engine = engine;
 	sub.cost_ns = S.quantum_ns;
 	sub.in_fence_fd = 0;
@@ -501,9 +585,11 @@ static int lease_begin(uint32_t engine, CUcontext ctx)
 	}
 	atomic_fetch_add(&gsp_ctr.leases, 1);
 	atomic_fetch_add(&gsp_ctr.jobs, 1);
-	L.head = L.count = L.nops = 0;
+	/* Ops of the last lease may still be in flight: keep the ring. */
+	L.nops = 0;
+	L.gen++;
+	L.lprev = NULL;
 	L.started = 0;
-	L.prev = NULL;
 	L.est_ns = L.host_ns = 0;
 	L.open = 1;
 	L.engine = engine;
@@ -545,7 +631,8 @@ static CUresult issue_leased(struct gsp_op *op)
 			if (!L.started) {
 				gt->start = L.start;
 				L.started = 1;
-				L.prev = L.start;
+				if (!L.count)
+					L.prev = L.start;
 			}
 			gt->end = next_end_event(op->key);
 		}
@@ -555,17 +642,17 @@ static CUresult issue_leased(struct gsp_op *op)
 		while (gt->state != 2)
 			pthread_cond_wait(&S.cv, &S.mu);
 		pthread_mutex_unlock(&S.mu);
-		if (gt->end && !gt->issued_ok) {
-			/* Nothing was recorded: forget the slot. */
-			L.count--;
-		}
+		if (gt->end && !gt->issued_ok)
+			forget_last();
 		L.host_ns += gt->host_ns;
 		return CUDA_SUCCESS;
 	}
 	if (timed && !L.started) {
 		if (D.ev_record(L.start, evs) == CUDA_SUCCESS) {
 			L.started = 1;
-			L.prev = L.start;
+			/* Else an op in flight would be timed from it. */
+			if (!L.count)
+				L.prev = L.start;
 		}
 	}
 	r = gsp_op_issue(op);
@@ -573,7 +660,7 @@ static CUresult issue_leased(struct gsp_op *op)
 		CUevent e = next_end_event(op->key);
 
 		if (D.ev_record(e, evs) != CUDA_SUCCESS)
-			L.count--;
+			forget_last();
 	}
 	L.est_ns += op->key ? cost_get(op->key) : 0;
 	return r;
@@ -591,7 +678,7 @@ static void dispatch_one(struct gsp_op *op)
 	}
 	if (atomic_load(&S.mode) == GSP_MODE_BE) {
 		if (L.open && !lease_fits(op))
-			lease_end();
+			lease_end(0);
 		if (!L.open && atomic_load(&S.mode) == GSP_MODE_BE)
 			lease_begin(op->engine, op->ctx);
 	}
@@ -621,34 +708,44 @@ done:
 		S.sticky = r;
 	S.issued++;
 	atomic_fetch_sub(&S.pending, 1);
-	pthread_cond_broadcast(&S.cv);
+	/* Wake only whom this op concerns: a drain it ends, room it makes. */
+	if (S.issued >= S.drain_at) {
+		S.drain_at = UINT64_MAX;
+		pthread_cond_broadcast(&S.cv);
+	}
+	if (S.space_waiters && S.enq - S.issued <= FIFO_MAX / 2)
+		pthread_cond_broadcast(&S.space);
 	pthread_mutex_unlock(&S.mu);
 }
 
 static void *dispatcher_main(void *arg)
 {
 	(void)arg;
+	tight_timers();
 	pthread_mutex_lock(&S.mu);
 	for (;;) {
 		struct gsp_op *op;
 
 		while (!S.head && !S.stop) {
+			S.dispatcher_idle = 1;
 			if (L.open) {
 				struct timespec ts;
 				uint64_t until = now_ns() + IDLE_LEASE_NS;
 
 				ts.tv_sec = (time_t)(until / 1000000000ULL);
 				ts.tv_nsec = (long)(until % 1000000000ULL);
-				if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) ==
+				if (pthread_cond_timedwait(&S.work, &S.mu, &ts) ==
 				    ETIMEDOUT && !S.head) {
+					S.dispatcher_idle = 0;
 					pthread_mutex_unlock(&S.mu);
-					lease_end();
+					lease_end(1);
 					pthread_mutex_lock(&S.mu);
 				}
 			} else {
-				pthread_cond_wait(&S.cv, &S.mu);
+				pthread_cond_wait(&S.work, &S.mu);
 			}
 		}
+		S.dispatcher_idle = 0;
 		if (!S.head)
 			break;
 		op = S.head;
@@ -665,7 +762,7 @@ static void *dispatcher_main(void *arg)
 		pthread_mutex_lock(&S.mu);
 	}
 	pthread_mutex_unlock(&S.mu);
-	lease_end();
+	lease_end(1);
 	return NULL;
 }
 
@@ -674,6 +771,16 @@ void gsp_enqueue(struct gsp_op *op)
 	op->next = NULL;
 	atomic_fetch_add(&gsp_ctr.deferred, 1);
 	pthread_mutex_lock(&S.mu);
+	/*
+	 * Back-pressure, as the driver's own queue gives: without it a
+	 * program launching in a loop would queue minutes of GPU work that
+	 * its next sync then waits for.
+	 */
+	while (S.enq - S.issued >= FIFO_MAX && S.dispatcher_running) {
+		S.space_waiters++;
+		pthread_cond_wait(&S.space, &S.mu);
+		S.space_waiters--;
+	}
 	if (S.tail)
 		S.tail->next = op;
 	else
@@ -681,7 +788,8 @@ void gsp_enqueue(struct gsp_op *op)
 	S.tail = op;
 	S.enq++;
 	atomic_fetch_add(&S.pending, 1);
-	pthread_cond_broadcast(&S.cv);
+	if (S.dispatcher_idle)
+		pthread_cond_signal(&S.work);
 	pthread_mutex_unlock(&S.mu);
 }
 
@@ -701,6 +809,8 @@ static CUresult drain_for(uint64_t max_ns, int take_sticky)
 		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ULL),
 				       .tv_nsec = (long)(until % 1000000000ULL) };
 
+		if (target < S.drain_at)
+			S.drain_at = target;
 		if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) == ETIMEDOUT)
 			break;
 	}
@@ -1043,6 +1153,7 @@ static void at_exit(void)
 	pthread_mutex_lock(&S.mu);
 	S.stop = 1;
 	pthread_cond_broadcast(&S.cv);
+	pthread_cond_broadcast(&S.work);
 	pthread_mutex_unlock(&S.mu);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 5;
@@ -1062,14 +1173,31 @@ static void stats_only_exit(void)
 	write_stats();
 }
 
+/* Our timed waits use CLOCK_MONOTONIC deadlines (now_ns()). */
+static void init_conds(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&S.cv, &a);
+	pthread_cond_init(&S.work, &a);
+	pthread_cond_init(&S.space, &a);
+	pthread_condattr_destroy(&a);
+}
+
 /*
  * A forked child has none of our threads; it runs in pass-through and
  * starts with an empty FIFO (the parent issues its own).
  */
+
 static void after_fork_child(void)
 {
 	pthread_mutex_init(&S.mu, NULL);
-	pthread_cond_init(&S.cv, NULL);
+	init_conds();
+	S.drain_at = UINT64_MAX;
+	S.space_waiters = 0;
+	S.dispatcher_idle = 0;
 	S.head = S.tail = NULL;
 	S.enq = S.issued = 0;
 	atomic_store(&S.pending, 0);
@@ -1086,6 +1214,7 @@ static void setup(void)
 	int err;
 
 	atomic_store(&S.mode, GSP_MODE_OFF);
+	init_conds();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	if (read_config()) {
 		atexit(stats_only_exit);

@@ -6,11 +6,22 @@
  * Every GPU operation advances one virtual GPU clock by fake_set_op_ns();
  * events read that clock, so elapsed times are the sum of the fake
  * durations between them. Nothing here runs on a GPU.
+ *
+ * FAKE_CUDA_REALTIME=1 makes the fake GPU keep wall-clock time instead,
+ * for the flood test and the micro-benchmark: one queue whose ops each
+ * take fake_set_op_ns() of real time after the previous one; events
+ * complete (cuEventQuery, cuEventSynchronize) when the queue reaches
+ * them; synchronize calls sleep until the queue is empty; and a launch
+ * blocks while FAKE_QUEUE ops are outstanding, as the real driver does
+ * when its push buffer is full. FAKE_CUDA_CALL_NS=N spins N ns inside
+ * the driver lock on every traced call, a stand-in for the real
+ * driver's per-call cost and lock contention.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda.h>
@@ -22,6 +33,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define TRACE_MAX 65536
+#define FAKE_QUEUE 1024
 
 /* The fake's whole state, one driver per process like the real one. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -32,24 +44,103 @@ static int driver_version = 13000;
 static struct { uintptr_t lo, hi; unsigned int type; } ranges[64];
 static unsigned int nranges;
 static __thread CUcontext cur;
+static __thread pid_t tid;	/* cached: gettid() is a system call */
+/* Real-time mode (see the top): set once from the environment. */
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+static int realtime;
+static uint64_t call_ns;
+static uint64_t done_at;		/* when the queue is empty, under mu */
+static uint64_t qdone[FAKE_QUEUE];	/* completion of recent ops, under mu */
+static uint64_t nops;
 
 struct fake_event { uint64_t t; int id; };
 struct fake_func { int nparams; size_t size[16]; };
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL),
+			       .tv_nsec = (long)(t % 1000000000ULL) };
+
+	/* Even a past deadline costs a system call: check first. */
+	if (t <= now_ns())
+		return;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+}
+
+static void rt_init(void)
+{
+	const char *c = getenv("FAKE_CUDA_CALL_NS");
+
+	realtime = getenv("FAKE_CUDA_REALTIME") &&
+		   !strcmp(getenv("FAKE_CUDA_REALTIME"), "1");
+	call_ns = c ? strtoull(c, NULL, 10) : 0;
+}
+
 static void rec(const char *name, CUstream s, uint64_t payload, int gpu_op)
 {
+	pthread_once(&rt_once, rt_init);
+	if (realtime && gpu_op) {
+		uint64_t oldest;
+
+		/* A full queue blocks the launch until its oldest op ends. */
+		pthread_mutex_lock(&mu);
+		oldest = qdone[nops % FAKE_QUEUE];
+		pthread_mutex_unlock(&mu);
+		sleep_until(oldest);
+	}
 	pthread_mutex_lock(&mu);
+	if (call_ns) {
+		uint64_t until = now_ns() + call_ns;
+
+		while (now_ns() < until)
+			;
+	}
+	if (realtime && gpu_op) {
+		uint64_t t = now_ns();
+
+		done_at = (done_at > t ? done_at : t) + op_ns;
+		qdone[nops++ % FAKE_QUEUE] = done_at;
+	}
 	if (ntrace < TRACE_MAX) {
 		struct fake_call *c = &trace[ntrace++];
 
 		strncpy(c->name, name, sizeof(c->name) - 1);
 		c->stream = (uintptr_t)s;
 		c->payload = payload;
-		c->tid = gettid();
+		if (!tid)
+			tid = gettid();
+		c->tid = tid;
 	}
 	if (gpu_op)
 		gpu_clock += op_ns;
 	pthread_mutex_unlock(&mu);
+}
+
+/* Real-time mode: the time the queue empties (now if it is idle). */
+static uint64_t queue_end(void)
+{
+	uint64_t t = now_ns(), d;
+
+	pthread_mutex_lock(&mu);
+	d = done_at;
+	pthread_mutex_unlock(&mu);
+	return d > t ? d : t;
+}
+
+static void rt_sync(void)
+{
+	pthread_once(&rt_once, rt_init);
+	if (realtime)
+		sleep_until(queue_end());
 }
 
 /* Test controls ------------------------------------------------------------ */
@@ -142,6 +233,7 @@ EXPORT CUresult cuCtxSetCurrent(CUcontext c)
 EXPORT CUresult cuCtxSynchronize(void)
 {
 	rec("cuCtxSynchronize", NULL, 0, 0);
+	rt_sync();
 	return CUDA_SUCCESS;
 }
 
@@ -206,6 +298,10 @@ static CUresult ev_record(const char *name, CUevent e, CUstream s)
 	struct fake_event *fe = (struct fake_event *)e;
 
 	rec(name, s, (uint64_t)fe->id, 0);
+	if (realtime) {
+		fe->t = queue_end();
+		return CUDA_SUCCESS;
+	}
 	pthread_mutex_lock(&mu);
 	fe->t = gpu_clock;
 	pthread_mutex_unlock(&mu);
@@ -230,13 +326,19 @@ EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int f)
 
 EXPORT CUresult cuEventQuery(CUevent e)
 {
-	(void)e;
-	return CUDA_SUCCESS;
+	const struct fake_event *fe = (void *)e;
+
+	return realtime && now_ns() < fe->t ? CUDA_ERROR_NOT_READY
+					     : CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuEventSynchronize(CUevent e)
 {
-	rec("cuEventSynchronize", NULL, (uint64_t)((struct fake_event *)e)->id, 0);
+	const struct fake_event *fe = (void *)e;
+
+	rec("cuEventSynchronize", NULL, (uint64_t)fe->id, 0);
+	if (realtime)
+		sleep_until(fe->t);
 	return CUDA_SUCCESS;
 }
 
@@ -261,19 +363,23 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
 	rec("cuStreamSynchronize", s, 0, 0);
+	rt_sync();
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
 {
 	rec("cuStreamSynchronize_ptsz", s, 0, 0);
+	rt_sync();
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuStreamQuery(CUstream s)
 {
 	rec("cuStreamQuery", s, 0, 0);
-	return CUDA_SUCCESS;
+	pthread_once(&rt_once, rt_init);
+	return realtime && queue_end() > now_ns() ? CUDA_ERROR_NOT_READY
+						  : CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int f)

@@ -106,6 +106,8 @@ else
 	[ "$(stat lc_ops)" = 100 ] && [ "${j:-0}" -ge 1 ] && ! grep -q . "$tmp/err" &&
 		echo "ok - preload: e2e: 100 LC launches reported to gspaced in $j jobs, no warning" ||
 		{ echo "not ok - preload: e2e: LC launches reported to gspaced (jobs ${j:-none})"; sed 's/^/# /' "$tmp/err"; }
+	e2e flood FAKE_CUDA_REALTIME=1
+	grep -q . "$tmp/err" && { echo "not ok - preload: flood: no warning"; sed 's/^/# /' "$tmp/err"; }
 	( sleep 0.3; kill "$daemon_pid" ) &
 	e2e e2e E2E_SLEEP_US=10000
 	wait

@@ -15,6 +15,12 @@
  *   noarb     no arbiter: everything passes through
  *   e2e       100 launches of 1 ms against a real arbiter (run.sh checks
  *             the counters); $E2E_SLEEP_US between launches
+ *   flood     with FAKE_CUDA_REALTIME=1: 20000 back-to-back zero-length
+ *             BE launches and a sync, then 100 us launches back to back
+ *             for 0.5 s and a sync; both must finish in bounded time
+ *   bench     not a test: host time per launch (p50/p99) of empty
+ *             launches and the rate of back-to-back 100 us launches, one
+ *             RESULT line; tests/preload/bench.sh runs it in each mode
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -510,16 +516,111 @@ static void t_e2e(void)
 	       "e2e: 100 launches reach the driver in program order");
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static CUfunction fn0;		/* no parameters, like an empty kernel */
+
+static void launch0(CUstream s)
+{
+	cuLaunchKernel(fn0, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL);
+}
+
+/* Launches 100 us ops back to back for @secs; returns ops per second. */
+static double tput(double secs, uint64_t *drain_ns)
+{
+	uint64_t k = 0, t0 = mono_ns(), stop = t0 + (uint64_t)(secs * 1e9), t1;
+
+	fake_set_op_ns(100000);
+	do {
+		launch(S1, (int)k);
+		k++;
+	} while (mono_ns() < stop);
+	t1 = mono_ns();
+	cuStreamSynchronize(S1);
+	*drain_ns = mono_ns() - t1;
+	return (double)k / ((double)(mono_ns() - t0) * 1e-9);
+}
+
+static void t_flood(void)
+{
+	uint64_t t0, ns, drain;
+	double rate;
+	unsigned int i;
+
+	cuCtxSetCurrent(CTX);
+	fake_set_op_ns(0);
+	t0 = mono_ns();
+	for (i = 0; i < 20000; i++)
+		launch0(S1);
+	cuStreamSynchronize(S1);
+	ns = mono_ns() - t0;
+	tap_diag("flood: 20000 empty launches + sync: %.3f s", (double)ns * 1e-9);
+	tap_ok(ns < 10000000000ULL,
+	       "flood: 20000 back-to-back zero-length BE launches and a sync finish in %.3f s (bound 10 s)",
+	       (double)ns * 1e-9);
+	rate = tput(0.5, &drain);
+	tap_diag("flood: back-to-back 100 us ops: %.0f/s (the fake GPU's limit is 10000/s), sync after the loop %.3f s",
+		 rate, (double)drain * 1e-9);
+	tap_ok(drain < 3000000000ULL,
+	       "flood: 0.5 s of back-to-back 100 us launches leave a bounded queue: the sync after them takes %.3f s (bound 3 s)",
+	       (double)drain * 1e-9);
+	tap_ok(rate > 2500,
+	       "flood: back-to-back 100 us launches run at %.0f/s (fake GPU limit 10000/s, bound 2500/s)",
+	       rate);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void t_bench(void)
+{
+	enum { N = 20000, WARM = 2000 };
+	static uint64_t v[N];
+	uint64_t drain;
+	double rate;
+	unsigned int i;
+
+	cuCtxSetCurrent(CTX);
+	fake_set_op_ns(0);
+	for (i = 0; i < WARM + N; i++) {
+		uint64_t t0 = mono_ns();
+
+		launch0(S1);
+		if (i >= WARM)
+			v[i - WARM] = mono_ns() - t0;
+		if (i % 64 == 63)
+			cuStreamSynchronize(S1);
+	}
+	cuStreamSynchronize(S1);
+	qsort(v, N, sizeof(*v), cmp_u64);
+	rate = tput(1.0, &drain);
+	printf("RESULT mode=%s empty_p50_ns=%llu empty_p99_ns=%llu tput_100us_per_s=%.0f final_sync_ms=%.1f\n",
+	       getenv("BENCH_MODE") ? getenv("BENCH_MODE") : "?",
+	       (unsigned long long)v[N / 2], (unsigned long long)v[N * 99 / 100],
+	       rate, (double)drain * 1e-6);
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t one_int[] = { 4 };
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb\n");
+		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|bench\n");
 		return 2;
 	}
 	cuInit(0);
 	fn1 = fake_function(1, one_int);
+	fn0 = fake_function(0, NULL);
 	/* The first intercepted call opens the tenant (and loads libgsp). */
 	cuCtxSetCurrent(CTX);
 	if (!strcmp(argv[1], "table"))
@@ -540,6 +641,12 @@ int main(int argc, char **argv)
 		t_noarb();
 	else if (!strcmp(argv[1], "e2e"))
 		t_e2e();
+	else if (!strcmp(argv[1], "flood"))
+		t_flood();
+	else if (!strcmp(argv[1], "bench")) {
+		t_bench();
+		return 0;
+	}
 	else {
 		fprintf(stderr, "test_preload: unknown scenario %s\n", argv[1]);
 		return 2;
