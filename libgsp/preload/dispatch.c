@@ -33,6 +33,8 @@
 #define EXIT_DRAIN_NS	5000000000ULL	/* at exit, wait this long at most */
 #define LC_SAMPLE	16		/* time every 16th LC op of a key */
 #define LC_RING		4096
+#define LC_SAMPLES	64		/* timed LC ops in flight at most */
+#define LC_MARKS	64		/* pooled reporter markers kept */
 #define KEYS		4096
 #define MAX_DEPTH	64
 #define AHEAD_NS	200000ULL	/* BE: short ops in flight beyond depth */
@@ -107,8 +109,20 @@ static struct {
 		CUstream stream;
 		const void *key;
 		uint32_t engine;
-		CUevent s, e;
+		int sample;		/* as in gsp_lc_ticket */
 	} ring[LC_RING];
+	/*
+	 * Event pairs for the sampled LC ops: an app thread claims one with
+	 * busy (0 -> 1), the reporter frees it once it has read the time.
+	 * Created on first use in a context, then reused: the fast path
+	 * never creates or destroys an event in steady state.
+	 */
+	struct lc_sample {
+		atomic_int busy;
+		CUcontext ctx;
+		CUevent s, e;
+	} samples[LC_SAMPLES];
+	atomic_uint sample_next;
 	atomic_ullong ring_head, ring_tail;
 	atomic_ullong lc_overflow;
 	atomic_ullong lc_last_ns;
@@ -885,13 +899,56 @@ void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r)
 
 /* LC fast path and reporter ----------------------------------------------- */
 
+/* Claims a sample pair in @ctx; 1 + its index, or 0 (none free). */
+static int sample_claim(CUcontext ctx)
+{
+	unsigned int i = atomic_fetch_add_explicit(&S.sample_next, 1,
+						   memory_order_relaxed) %
+			 LC_SAMPLES;
+	struct lc_sample *sp = &S.samples[i];
+	int expect = 0;
+
+	if (!atomic_compare_exchange_strong(&sp->busy, &expect, 1))
+		return 0;
+	if (sp->ctx != ctx) {
+		/* First use, or another context: (re)create, rarely. */
+		if (sp->ctx) {
+			D.ev_destroy(sp->s);
+			D.ev_destroy(sp->e);
+			sp->ctx = NULL;
+		}
+		if (D.ev_create(&sp->s, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+			goto fail;
+		if (D.ev_create(&sp->e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+			D.ev_destroy(sp->s);
+			goto fail;
+		}
+		sp->ctx = ctx;
+	}
+	return (int)i + 1;
+fail:
+	atomic_store(&sp->busy, 0);
+	return 0;
+}
+
+static void sample_free(int sample)
+{
+	if (sample)
+		atomic_store_explicit(&S.samples[sample - 1].busy, 0,
+				      memory_order_release);
+}
+
+/*
+ * The per-op cost on the app thread: a key lookup, a clock read, a few
+ * relaxed atomics and one ring slot; every LC_SAMPLE-th op of a key also
+ * records two pooled events around the call.
+ */
 void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 {
 	struct gsp_key *k = key ? gsp_key(key) : NULL;
 	uint64_t now = now_ns();
 
-	t->start = NULL;
-	t->sampled = 0;
+	t->sample = 0;
 	if (S.board_rw && S.lc_slot >= 0) {
 		struct gsp_board_lc *slot = &S.board_rw->lc[S.lc_slot];
 
@@ -900,13 +957,16 @@ void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 	}
 	atomic_store_explicit(&S.lc_last_ns, now, memory_order_relaxed);
 	if (k && atomic_fetch_add_explicit(&k->ticks, 1, memory_order_relaxed) %
-			 LC_SAMPLE == 0 &&
-	    D.ev_create(&t->start, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
-		if (D.ev_record(t->start, evstream) == CUDA_SUCCESS) {
-			t->sampled = 1;
-		} else {
-			D.ev_destroy(t->start);
-			t->start = NULL;
+			 LC_SAMPLE == 0) {
+		CUcontext ctx = NULL;
+
+		if (D.ctx_get(&ctx) == CUDA_SUCCESS && ctx)
+			t->sample = sample_claim(ctx);
+		if (t->sample &&
+		    D.ev_record(S.samples[t->sample - 1].s, evstream) !=
+			    CUDA_SUCCESS) {
+			sample_free(t->sample);
+			t->sample = 0;
 		}
 	}
 }
@@ -915,17 +975,14 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 		CUstream evstream)
 {
 	CUcontext ctx = NULL;
-	CUevent end = NULL;
 	uint64_t pos, seq;
 	struct lc_rec *r;
 
 	atomic_fetch_add_explicit(&gsp_ctr.lc_ops, 1, memory_order_relaxed);
-	if (t->sampled && (D.ev_create(&end, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
-			   D.ev_record(end, evstream) != CUDA_SUCCESS)) {
-		if (end)
-			D.ev_destroy(end);
-		D.ev_destroy(t->start);
-		t->start = end = NULL;
+	if (t->sample &&
+	    D.ev_record(S.samples[t->sample - 1].e, evstream) != CUDA_SUCCESS) {
+		sample_free(t->sample);
+		t->sample = 0;
 	}
 	D.ctx_get(&ctx);
 	/* Bounded MPSC ring (sequence numbers per cell). */
@@ -941,10 +998,7 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 			/* Full: charge it later from the EWMA, unreported. */
 			atomic_fetch_add(&S.lc_overflow,
 					 key ? cost_get(key) : 0);
-			if (end) {
-				D.ev_destroy(t->start);
-				D.ev_destroy(end);
-			}
+			sample_free(t->sample);
 			if (S.board_rw && S.lc_slot >= 0)
 				__atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
 						   1, __ATOMIC_RELAXED);
@@ -958,8 +1012,7 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 	r->stream = evstream;
 	r->key = key;
 	r->engine = engine;
-	r->s = t->start;
-	r->e = end;
+	r->sample = t->sample;
 	atomic_store_explicit(&r->seq, pos + 1, memory_order_release);
 }
 
@@ -1004,16 +1057,69 @@ static void lc_charge(uint32_t engine, uint64_t gpu_ns)
 
 #define LC_BATCH 256
 
+/*
+ * The reporter's markers (reporter thread only): DISABLE_TIMING events
+ * kept for reuse, each with the context it belongs to.
+ */
+static struct {
+	CUcontext ctx[LC_MARKS];
+	CUevent ev[LC_MARKS];
+	unsigned int n;
+} marks;
+
+static CUevent mark_get(CUcontext ctx)
+{
+	unsigned int i;
+	CUevent ev;
+
+	for (i = marks.n; i-- > 0;)
+		if (marks.ctx[i] == ctx) {
+			ev = marks.ev[i];
+			marks.n--;
+			marks.ctx[i] = marks.ctx[marks.n];
+			marks.ev[i] = marks.ev[marks.n];
+			return ev;
+		}
+	if (D.ev_create(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+		return NULL;
+	return ev;
+}
+
+static void mark_put(CUcontext ctx, CUevent ev)
+{
+	if (marks.n == LC_MARKS) {
+		D.ev_destroy(ev);
+		return;
+	}
+	marks.ctx[marks.n] = ctx;
+	marks.ev[marks.n++] = ev;
+}
+
+/* The records of one batch on one (context, stream), and their marker. */
+struct lc_group {
+	CUcontext ctx;
+	CUstream stream;
+	CUevent mark;
+	unsigned int count;
+};
+
+/*
+ * Picks up LC records in batches. Per batch and (context, stream) it
+ * records one pooled marker after the records' ops; when the marker has
+ * completed, so have they: it charges them (measured for sampled ops,
+ * else the EWMA) and lowers the board's inflight by their number.
+ */
 static void *reporter_main(void *arg)
 {
 	static struct lc_rec batch[LC_BATCH];	/* reporter thread only */
-	CUevent marks[LC_BATCH];
+	static struct lc_group grp[LC_BATCH];
 	(void)arg;
 
+	tight_timers();
 	for (;;) {
 		uint64_t charge[GSPACE_ENGINE_COUNT] = { 0 };
 		uint64_t tail = atomic_load(&S.ring_tail), last;
-		unsigned int n = 0, i, e;
+		unsigned int n = 0, ng = 0, i, g, e;
 		int stop;
 
 		while (n < LC_BATCH) {
@@ -1044,39 +1150,61 @@ static void *reporter_main(void *arg)
 							      : LC_SLOW_NS);
 			continue;
 		}
-		/* One end marker per record; the ops before it finish first. */
 		for (i = 0; i < n; i++) {
-			marks[i] = NULL;
-			ensure_ctx(batch[i].ctx);
-			if (batch[i].e)
-				continue;
-			if (D.ev_create(&marks[i], CU_EVENT_DISABLE_TIMING) ==
-				    CUDA_SUCCESS &&
-			    D.ev_record(marks[i], batch[i].stream) != CUDA_SUCCESS) {
-				D.ev_destroy(marks[i]);
-				marks[i] = NULL;
+			for (g = 0; g < ng; g++)
+				if (grp[g].ctx == batch[i].ctx &&
+				    grp[g].stream == batch[i].stream)
+					break;
+			if (g == ng)
+				grp[ng++] = (struct lc_group){
+					.ctx = batch[i].ctx,
+					.stream = batch[i].stream,
+				};
+			grp[g].count++;
+		}
+		for (g = 0; g < ng; g++) {
+			ensure_ctx(grp[g].ctx);
+			grp[g].mark = mark_get(grp[g].ctx);
+			/*
+			 * Our own per-thread stream is not the app's; the
+			 * legacy stream waits for the app's (it is blocking).
+			 */
+			if (grp[g].mark &&
+			    D.ev_record(grp[g].mark,
+					grp[g].stream == CU_STREAM_PER_THREAD ?
+						CU_STREAM_LEGACY : grp[g].stream) !=
+				    CUDA_SUCCESS) {
+				mark_put(grp[g].ctx, grp[g].mark);
+				grp[g].mark = NULL;
 			}
+		}
+		for (g = 0; g < ng; g++) {
+			/* No marker: the ops are charged and counted now. */
+			if (grp[g].mark) {
+				ev_wait(grp[g].mark);
+				mark_put(grp[g].ctx, grp[g].mark);
+			}
+			if (S.board_rw && S.lc_slot >= 0)
+				__atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
+						   grp[g].count, __ATOMIC_RELAXED);
 		}
 		for (i = 0; i < n; i++) {
 			struct lc_rec *r = &batch[i];
 			uint64_t ns;
 
-			ev_wait(r->e ? r->e : marks[i]);
-			if (r->e) {
-				ns = elapsed_ns(r->s, r->e);
+			if (r->sample) {
+				struct lc_sample *sp = &S.samples[r->sample - 1];
+
+				/* Before the marker on its stream: done. */
+				ev_wait(sp->e);
+				ns = elapsed_ns(sp->s, sp->e);
 				if (r->key)
 					gsp_cost_put(r->key, ns);
-				D.ev_destroy(r->s);
-				D.ev_destroy(r->e);
+				sample_free(r->sample);
 			} else {
 				ns = r->key ? cost_get(r->key) : 0;
-				if (marks[i])
-					D.ev_destroy(marks[i]);
 			}
 			charge[r->engine < GSPACE_ENGINE_COUNT ? r->engine : 0] += ns;
-			if (S.board_rw && S.lc_slot >= 0)
-				__atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
-						   1, __ATOMIC_RELAXED);
 		}
 		for (e = 0; e < GSPACE_ENGINE_COUNT; e++)
 			if (charge[e])

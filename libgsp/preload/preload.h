@@ -166,8 +166,7 @@ GSP_HIDDEN void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r);
 
 /* LC fast path: around a direct issue in the app thread. */
 struct gsp_lc_ticket {
-	CUevent start;
-	int sampled;
+	int sample;		/* 1 + index of a pooled event pair, or 0 */
 };
 GSP_HIDDEN void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key,
 			     CUstream evstream);
