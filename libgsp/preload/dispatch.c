@@ -575,18 +575,18 @@ static void lease_end(int wait_all)
 		arbiter_lost("COMPLETE", err);
 }
 
-/* Takes a lease for @engine in @ctx; 0, or <0 if the arbiter is lost. */
-static int lease_begin(uint32_t engine, CUcontext ctx)
+/*
+ * Submits a job of @cost_ns on @engine and waits until it is granted.
+ * 0 and *@handle, or <0 once the arbiter is lost (reported).
+ */
+static int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 {
 	struct gspace_submit sub = { .size = sizeof(sub) };
 	struct gspace_wait w = { .size = sizeof(w) };
 	int err;
 
-	while (lc_active())
-		sleep_ns(BOARD_POLL_NS);
 	sub.engine = engine;
-	sub.cost_ns = S.quantum_ns;
-	sub.in_fence_fd = 0;
+	sub.cost_ns = cost_ns;
 	err = S.api.submit(S.g, &sub);
 	if (err) {
 		arbiter_lost("SUBMIT", err);
@@ -602,6 +602,21 @@ static int lease_begin(uint32_t engine, CUcontext ctx)
 		arbiter_lost("WAIT", err ? err : w.status);
 		return err ? err : w.status;
 	}
+	*handle = sub.handle;
+	return 0;
+}
+
+/* Takes a lease for @engine in @ctx; 0, or <0 if the arbiter is lost. */
+static int lease_begin(uint32_t engine, CUcontext ctx)
+{
+	uint64_t handle;
+	int err;
+
+	while (lc_active())
+		sleep_ns(BOARD_POLL_NS);
+	err = job_granted(engine, S.quantum_ns, &handle);
+	if (err)
+		return err;
 	atomic_fetch_add(&gsp_ctr.leases, 1);
 	atomic_fetch_add(&gsp_ctr.jobs, 1);
 	/* Ops of the last lease may still be in flight: keep the ring. */
@@ -613,7 +628,7 @@ static int lease_begin(uint32_t engine, CUcontext ctx)
 	L.open = 1;
 	L.engine = engine;
 	L.ctx = ctx;
-	L.handle = sub.handle;
+	L.handle = handle;
 	L.t0 = now_ns();
 	lease_events(ctx);
 	return 0;
@@ -1024,33 +1039,17 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 /* Reports @gpu_ns of LC work on @engine as one job. */
 static void lc_charge(uint32_t engine, uint64_t gpu_ns)
 {
-	struct gspace_submit sub = { .size = sizeof(sub) };
-	struct gspace_wait w = { .size = sizeof(w) };
 	struct gspace_complete c = { .size = sizeof(c) };
+	uint64_t handle;
 	int err;
 
 	if (atomic_load(&S.mode) != GSP_MODE_LC)
 		return;
 	if (gpu_ns > GSPACE_COST_MAX_NS)
 		gpu_ns = GSPACE_COST_MAX_NS;
-	sub.engine = engine;
-	sub.cost_ns = gpu_ns;
-	err = S.api.submit(S.g, &sub);
-	if (err) {
-		arbiter_lost("SUBMIT", err);
+	if (job_granted(engine, gpu_ns, &handle))
 		return;
-	}
-	w.flags = GSPACE_WAIT_GRANTED;
-	w.handle = sub.handle;
-	do {
-		w.deadline_ns = now_ns() + 100000000ULL;
-		err = S.api.wait(S.g, &w);
-	} while (err == -ETIME || err == -EINTR);
-	if (err || w.status) {
-		arbiter_lost("WAIT", err ? err : w.status);
-		return;
-	}
-	c.handle = sub.handle;
+	c.handle = handle;
 	c.gpu_ns = gpu_ns;
 	err = S.api.complete(S.g, &c);
 	if (err && err != -EALREADY) {
