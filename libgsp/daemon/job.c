@@ -747,12 +747,13 @@ static int do_complete(struct gd_tenant *t, uint32_t seq, void *cmd,
 		return -EALREADY;
 	if (job->state != GD_JOB_RUNNING)
 		return -EBUSY;
-	gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
 	job_end(job, a->error, a->gpu_ns, gd_now());
 	/* job_end() reaped it if a WAIT was parked on it. */
 	job = job_lookup(t, a->handle);
 	if (job)
 		job_free(job);
+	/* After the fence is signalled, as gspace.ko returns. */
+	gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
 	return 0;
 }
 
@@ -777,8 +778,9 @@ static int do_cancel(struct gd_tenant *t, uint32_t seq, void *cmd,
 	case GD_JOB_DONE:
 		return -EALREADY;
 	}
-	gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
 	job_end(job, -ECANCELED, 0, gd_now());
+	/* After the fence is signalled, as gspace.ko returns. */
+	gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
 	return 0;
 }
 
