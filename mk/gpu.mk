@@ -35,11 +35,12 @@ $(GPU_OUT)/gsp-check: bench/gpu/gsp-check.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_STUBS) -lpthread
 
-$(GPU_OUT)/gsp-load: bench/gpu/gsp-load.cu
+$(GPU_OUT)/gsp-load: bench/gpu/gsp-load.cu bench/gpu/gpu_cli.h
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $<
 
-$(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu $(GPU_OUT)/spin_ptx.h
+$(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
+		$(GPU_OUT)/spin_ptx.h
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(GPU_STUBS)
 

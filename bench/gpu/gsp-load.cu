@@ -38,6 +38,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu_cli.h"
+
 #define GAPS 6
 
 #define CK(x) do {							\
@@ -94,14 +96,6 @@ __global__ void k_spin(unsigned long long run_ns, unsigned long long gap_ns,
 		r->gap[i] = i < 2 * ng ? gap[i] : 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static uint64_t real_ms(void)
 {
 	struct timespec ts;
@@ -139,18 +133,7 @@ static void usage(const char *msg)
 
 static uint64_t num_arg(const char *opt, const char *s, uint64_t lo, uint64_t hi)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s ? s : "", &end, 10);
-	if (!s || !*s || *end || errno || v < lo || v > hi) {
-		fprintf(stderr, "gsp-load: %s needs an integer in [%llu, %llu], got '%s'\n",
-			opt, (unsigned long long)lo, (unsigned long long)hi,
-			s ? s : "");
-		exit(2);
-	}
-	return v;
+	return cli_num("gsp-load", opt, s, lo, hi);
 }
 
 static void info(void)

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpu_cli.h"
+
 #include "spin_ptx.h"	/* generated from spin.ptx: const char spin_ptx[] */
 
 #define CU(x) do {							\
@@ -38,14 +40,6 @@
 		exit(1);						\
 	}								\
 } while (0)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -75,18 +69,7 @@ static void usage(const char *msg)
 
 static uint64_t num_arg(const char *opt, const char *s, uint64_t lo, uint64_t hi)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s ? s : "", &end, 10);
-	if (!s || !*s || *end || errno || v < lo || v > hi) {
-		fprintf(stderr, "launch-overhead: %s needs an integer in [%llu, %llu], got '%s'\n",
-			opt, (unsigned long long)lo, (unsigned long long)hi,
-			s ? s : "");
-		exit(2);
-	}
-	return v;
+	return cli_num("launch-overhead", opt, s, lo, hi);
 }
 
 static void write_samples(FILE *f, const char *tag, const char *phase,
@@ -152,10 +135,10 @@ int main(int argc, char **argv)
 	void *sp[] = { &spin_ns };
 
 	for (uint64_t i = 0; i < warm + n; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 
 		CU(cuLaunchKernel(f_empty, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL));
-		uint64_t t1 = now_ns();
+		uint64_t t1 = mono_ns();
 		if (i >= warm)
 			e[i - warm] = t1 - t0;
 		if (i % 64 == 63)
@@ -164,10 +147,10 @@ int main(int argc, char **argv)
 	CU(cuStreamSynchronize(st));
 
 	for (uint64_t i = 0; i < warm / 10 + n; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 
 		CU(cuLaunchKernel(f_spin, sms, 1, 1, 32, 1, 1, 0, st, sp, NULL));
-		uint64_t t1 = now_ns();
+		uint64_t t1 = mono_ns();
 		if (i >= warm / 10)
 			s[i - warm / 10] = t1 - t0;
 		CU(cuStreamSynchronize(st));
@@ -176,13 +159,13 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < warm / 10; i++)
 		CU(cuLaunchKernel(f_spin, sms, 1, 1, 32, 1, 1, 0, st, sp, NULL));
 	CU(cuStreamSynchronize(st));
-	uint64_t k = 0, t_start = now_ns(), t_stop = t_start + tput_s * 1000000000ULL;
+	uint64_t k = 0, t_start = mono_ns(), t_stop = t_start + tput_s * 1000000000ULL;
 	do {
 		CU(cuLaunchKernel(f_spin, sms, 1, 1, 32, 1, 1, 0, st, sp, NULL));
 		k++;
-	} while (now_ns() < t_stop);
+	} while (mono_ns() < t_stop);
 	CU(cuStreamSynchronize(st));
-	double tput = k / ((now_ns() - t_start) * 1e-9);
+	double tput = k / ((mono_ns() - t_start) * 1e-9);
 
 	if (out) {
 		FILE *f = fopen(out, "w");
