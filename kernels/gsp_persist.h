@@ -1,46 +1,61 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The ABI of kernels that gsp-xform turned into persistent, SM-aware,
- * yieldable form (Documentation/xform.rst). Shared by the transformer
- * (libgsp/xform), which bakes the field offsets below into the PTX it
- * writes, and by whoever launches a transformed kernel (the interposer, the
- * GPU harness). Plain C, also valid CUDA C++.
+ * yieldable form (Documentation/xform.rst), version 2. Shared by the
+ * transformer (libgsp/xform), which bakes the offsets below into the PTX
+ * it writes, and by whoever launches a transformed kernel (the interposer,
+ * the GPU harness). Plain C, also valid CUDA C++.
  *
  * A transformed entry NAME__gsp takes NAME's parameters followed by one
- * .u64: the device address of a struct gsp_persist_ctl. Launch it with
- * NAME's block dims and dynamic shared memory, and a one-wave grid of
- * N x K blocks, K = the occupancy of NAME__gsp itself (it can differ from
- * NAME's). Each block:
+ * struct gsp_persist_job, by value. Launch it with NAME's block dims and
+ * dynamic shared memory and a one-wave grid of N x K blocks, K = the
+ * occupancy of NAME__gsp itself (it can differ from NAME's). Each block:
  *
  *   1. claims the lowest free slot of its SM (bit in slot_mask[%smid]);
  *      slot >= K, or %smid >= GSP_PERSIST_MAX_SM: it leaves at once;
- *   2. at every task boundary reads the control word's device mirror,
- *      ctrl_mirror (an L2 hit); if sm_rank[%smid] < n and slot >= K - k
- *      it leaves (a yield). The mirror is refreshed from ctrl_ptr at most
- *      once per refresh_ns, grid-wide: a block that finds refresh_at
- *      older than that swaps in its %globaltimer (atom.cas) and, if it
- *      won, alone reads the word through ctrl_ptr (system scope, over
- *      PCIe when the word is in host memory) and stores it in the mirror.
- *      So a boundary sees a word at most refresh_ns plus one read old, and
- *      the bus sees about one read per refresh_ns, not one per task;
- *   3. else takes task t = next_task++ ; t >= ntasks: it leaves;
- *   4. runs NAME's body with %ctaid = (t % nx, t / nx % ny, t / (nx ny))
- *      and %nctaid = (nx, ny, nz); a return ends the task, not the block;
- *   5. on leaving, clears its slot bit so a later launch can take it.
+ *   2. at every batch boundary looks at the control word (n, k, epoch):
+ *      if sm_rank[%smid] < n and slot >= K - k it yields (leaves). The
+ *      word comes from a copy the block keeps, refreshed from ctrl_mirror
+ *      (device memory) at most once per refresh_ns; the mirror itself is
+ *      refreshed from ctrl_ptr (mapped host memory, read over the bus) at
+ *      most once per refresh_ns, grid-wide, by the one block that wins an
+ *      atom.cas on refresh_at with its %globaltimer. A boundary therefore
+ *      sees a word at most 2 refresh_ns plus one bus read old;
+ *   3. else claims a batch of B consecutive tasks with one atom.add on
+ *      next_task (B adapts per block so that a batch lasts about batch_ns;
+ *      batch_ns = 0: B = 1) and runs them; it does not yield inside a
+ *      batch, so a claimed task is always run;
+ *   4. runs NAME's body once per task t with %ctaid = (t % nx, t / nx % ny,
+ *      t / (nx ny)) and %nctaid = (nx, ny, nz); a return ends the task,
+ *      not the block;
+ *   5. when no task is left, or on a yield, adds the tasks it ran to
+ *      done_tasks, clears its slot bit and leaves.
  *
- * Start a job with ctrl_mirror = the current control word (else blocks
- * see "no request" until the first refresh). Top-up: launching NAME__gsp
- * again with the same ctl (no reset) fills the slots that yielded blocks
- * freed and continues the same task sequence; write the new control word
- * into ctrl_mirror too, on the launch's stream just before it, or a
- * newcomer may act on the old word for up to refresh_ns and leave again.
- * (A stale word never loses a task: a block that yields has taken none.)
+ * Stream order. A launch with GSP_PERSIST_PRIMARY is the job's own (the
+ * one in the application's stream); top-ups are not. The primary launch
+ * must not end while a task of the job may still be running in a top-up,
+ * so its blocks count themselves in primary_live and the last one out
+ * waits until done_tasks == ntasks. The last primary block also never
+ * yields while tasks remain: it pauses (holding its slot, taking no task)
+ * until the word no longer asks it to leave. So a job always completes,
+ * even if no top-up is ever launched, and (N, K) leaves one slot to it.
+ *
+ * Starting a job: zero the first GSP_PERSIST_RESET_BYTES of its ctl (one
+ * cuMemsetD32Async on the launch's stream, before the launch), with
+ * sm_rank filled once when the ctl is created; slot_mask is all zero
+ * whenever no launch of the ctl runs. Top-up: launch NAME__gsp again with
+ * the same parameters and ctl, flags without GSP_PERSIST_PRIMARY, no
+ * reset, on another stream, while the primary runs: its blocks fill the
+ * slots that yields freed and continue the same task sequence; blocks
+ * that find their SM full or no task left leave at once. A ctl may be
+ * reused only after its primary and every top-up of it have completed.
  */
 #ifndef GSP_PERSIST_H
 #define GSP_PERSIST_H
 
 #include <stdint.h>
 
+#define GSP_PERSIST_VERSION	2
 #define GSP_PERSIST_SUFFIX	"__gsp"	/* NAME -> NAME__gsp */
 #define GSP_PERSIST_MAX_SM	256	/* slot_mask/sm_rank entries, by %smid */
 #define GSP_PERSIST_MAX_K	32	/* slot_mask is 32 bits wide */
@@ -48,10 +63,11 @@
 
 /*
  * The control word: (n, k, epoch) in one 64-bit word, so that one aligned
- * load sees a consistent triple. The host writes it with one 64-bit store.
+ * load sees a consistent triple; written with one 64-bit store or CAS.
  * n: SMs (by rank) that give up slots; k: slots each of them gives up;
- * epoch: bumped by the writer on every change (the kernel does not use it;
- * it tells a reader of the word which request it sees).
+ * epoch: bumped by the writer on every change (the kernel ignores it).
+ * The board's partition request word (uapi/gspace.h) has this layout, so
+ * a kernel may read it in place.
  */
 #define GSP_PERSIST_CTRL(n, k, epoch)				\
 	(((uint64_t)(uint32_t)(epoch) << 32) |			\
@@ -60,88 +76,116 @@
 #define GSP_PERSIST_CTRL_K(w)		((uint32_t)((w) >> 16) & 0xffffu)
 #define GSP_PERSIST_CTRL_EPOCH(w)	((uint32_t)((w) >> 32))
 
-/* A refresh interval that keeps the bus quiet and boundaries fresh. */
+/* Defaults that keep the bus quiet and boundaries fresh. */
 #define GSP_PERSIST_REFRESH_NS	2000u
+#define GSP_PERSIST_BATCH_NS	4000u
+#define GSP_PERSIST_MAX_BATCH	64u
+
+/* struct gsp_persist_job.flags */
+#define GSP_PERSIST_PRIMARY	(1u << 0)	/* the job's own launch */
 
 /*
- * Device memory (cuMemAlloc), 8-byte aligned. Not pinned host memory:
- * every task touches next_task and ctrl_mirror, and every slot claim
- * slot_mask, so a host-resident ctl turns each of those into a PCIe round
- * trip. Only the control word that ctrl_ptr points at belongs in mapped
- * host memory. "host" fields are set before the first
- * launch of a job and not changed while one runs; "kernel" fields are
- * updated by the transformed kernel with device atomics; zero them all to
- * start a new job.
+ * The last parameter of NAME__gsp, by value (.param .align 8 .b8
+ * NAME__gsp_param_job[56] in PTX). Set by the launcher for every launch;
+ * the kernel only reads it.
  */
-struct gsp_persist_ctl {
-	uint64_t ctrl_ptr;	/* host: device address of the control word */
-	uint64_t ntasks;	/* host: nctaid.x * nctaid.y * nctaid.z */
-	uint64_t next_task;	/* kernel: next task to hand out */
-	uint64_t done_tasks;	/* kernel: tasks finished (progress) */
-	uint32_t nctaid[3];	/* host: the original grid */
-	uint32_t k_slots;	/* host: K, blocks per SM of the one-wave grid */
-	uint32_t n_sms;		/* host: N, SMs with a rank */
-	uint32_t live;		/* kernel: blocks holding a slot */
-	uint32_t yields;	/* kernel: blocks that left on (n, k) */
-	uint32_t no_slot;	/* kernel: blocks that found their SM full */
-	uint64_t ctrl;		/* host: a place for the control word */
-	uint64_t ctrl_mirror;	/* host at start, then kernel: the word as
-				 * last read via ctrl_ptr */
-	uint64_t refresh_at;	/* kernel: %globaltimer (ns) of that read */
-	uint32_t refresh_ns;	/* host: mirror refresh interval; 0: read
-				 * ctrl_ptr at every task boundary */
-	uint32_t refreshes;	/* kernel: reads through ctrl_ptr */
-	uint64_t last_yield_ns;	/* kernel: %globaltimer of the latest yield */
-	uint64_t reserved[3];	/* zero */
-	uint32_t slot_mask[GSP_PERSIST_MAX_SM];	/* kernel: by %smid */
-	uint32_t sm_rank[GSP_PERSIST_MAX_SM];	/* host: %smid -> 0..N-1 */
+struct gsp_persist_job {
+	uint64_t ctl;		/* device address of the job's gsp_persist_ctl */
+	uint64_t ctrl_ptr;	/* device address of the control word */
+	uint64_t ntasks;	/* nctaid.x * nctaid.y * nctaid.z */
+	uint32_t nctaid[3];	/* the original grid */
+	uint32_t k_slots;	/* K, blocks per SM of the one-wave grid */
+	uint32_t refresh_ns;	/* see 2. above; 0: read ctrl_ptr every time */
+	uint32_t batch_ns;	/* see 3. above; 0: one task per claim */
+	uint32_t flags;		/* GSP_PERSIST_* */
+	uint32_t reserved;	/* zero */
 };
 
+/*
+ * Per job, in device memory (cuMemAlloc, 128-byte aligned). Each hot
+ * field has a 128-byte line of its own, so that claims, mirror reads and
+ * counter updates of a thousand blocks do not queue behind each other in
+ * one L2 slice. All fields are the kernel's except sm_rank.
+ */
+struct gsp_persist_ctl {
+	uint64_t next_task;	/* line 0: the next task to hand out */
+	uint64_t pad0[15];
+	uint64_t ctrl_mirror;	/* line 1: the word as last read via ctrl_ptr */
+	uint64_t refresh_at;	/* %globaltimer (ns) of that read; 0: never */
+	uint64_t pad1[14];
+	uint64_t done_tasks;	/* line 2: tasks finished, added per block */
+	uint64_t last_yield_ns;	/* %globaltimer of the latest yield */
+	uint32_t live;		/* blocks holding a slot */
+	uint32_t primary_live;	/* of them, from the primary launch */
+	uint32_t yields;	/* blocks that left on (n, k) */
+	uint32_t no_slot;	/* blocks that found their SM full */
+	uint32_t refreshes;	/* reads through ctrl_ptr */
+	uint32_t pauses;	/* pause loops of the last primary block */
+	uint64_t pad2[11];
+	uint32_t slot_mask[GSP_PERSIST_MAX_SM];	/* by %smid; 0 between jobs */
+	uint32_t sm_rank[GSP_PERSIST_MAX_SM];	/* launcher: %smid -> 0..N-1 */
+};
+
+/* Zeroed at the start of every job: lines 0 to 2. */
+#define GSP_PERSIST_RESET_BYTES		384
+
 /* The offsets gsp-xform writes into PTX. */
-#define GSP_PERSIST_OFF_CTRL_PTR	0
-#define GSP_PERSIST_OFF_NTASKS		8
-#define GSP_PERSIST_OFF_NEXT_TASK	16
-#define GSP_PERSIST_OFF_DONE_TASKS	24
-#define GSP_PERSIST_OFF_NCTAID		32
-#define GSP_PERSIST_OFF_K_SLOTS		44
-#define GSP_PERSIST_OFF_N_SMS		48
-#define GSP_PERSIST_OFF_LIVE		52
-#define GSP_PERSIST_OFF_YIELDS		56
-#define GSP_PERSIST_OFF_NO_SLOT		60
-#define GSP_PERSIST_OFF_CTRL		64
-#define GSP_PERSIST_OFF_CTRL_MIRROR	72
-#define GSP_PERSIST_OFF_REFRESH_AT	80
-#define GSP_PERSIST_OFF_REFRESH_NS	88
-#define GSP_PERSIST_OFF_REFRESHES	92
-#define GSP_PERSIST_OFF_LAST_YIELD_NS	96
-#define GSP_PERSIST_OFF_SLOT_MASK	128
-#define GSP_PERSIST_OFF_SM_RANK		(128 + 4 * GSP_PERSIST_MAX_SM)
+#define GSP_PERSIST_JOB_SIZE		56
+#define GSP_PERSIST_JOB_CTL		0
+#define GSP_PERSIST_JOB_CTRL_PTR	8
+#define GSP_PERSIST_JOB_NTASKS		16
+#define GSP_PERSIST_JOB_NCTAID		24
+#define GSP_PERSIST_JOB_K_SLOTS		36
+#define GSP_PERSIST_JOB_REFRESH_NS	40
+#define GSP_PERSIST_JOB_BATCH_NS	44
+#define GSP_PERSIST_JOB_FLAGS		48
+#define GSP_PERSIST_OFF_NEXT_TASK	0
+#define GSP_PERSIST_OFF_CTRL_MIRROR	128
+#define GSP_PERSIST_OFF_REFRESH_AT	136
+#define GSP_PERSIST_OFF_DONE_TASKS	256
+#define GSP_PERSIST_OFF_LAST_YIELD_NS	264
+#define GSP_PERSIST_OFF_LIVE		272
+#define GSP_PERSIST_OFF_PRIMARY_LIVE	276
+#define GSP_PERSIST_OFF_YIELDS		280
+#define GSP_PERSIST_OFF_NO_SLOT		284
+#define GSP_PERSIST_OFF_REFRESHES	288
+#define GSP_PERSIST_OFF_PAUSES		292
+#define GSP_PERSIST_OFF_SLOT_MASK	384
+#define GSP_PERSIST_OFF_SM_RANK		(384 + 4 * GSP_PERSIST_MAX_SM)
+#define GSP_PERSIST_CTL_SIZE		(384 + 8 * GSP_PERSIST_MAX_SM)
 
 #ifdef __cplusplus
 #define GSP_PERSIST_ASSERT static_assert
 #else
 #define GSP_PERSIST_ASSERT _Static_assert
 #endif
+#define GSP_PERSIST_JOFF(f) __builtin_offsetof(struct gsp_persist_job, f)
 #define GSP_PERSIST_OFF(f) __builtin_offsetof(struct gsp_persist_ctl, f)
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl_ptr) == GSP_PERSIST_OFF_CTRL_PTR, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ntasks) == GSP_PERSIST_OFF_NTASKS, "ctl");
+GSP_PERSIST_ASSERT(sizeof(struct gsp_persist_job) == GSP_PERSIST_JOB_SIZE, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(ctl) == GSP_PERSIST_JOB_CTL, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(ctrl_ptr) == GSP_PERSIST_JOB_CTRL_PTR, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(ntasks) == GSP_PERSIST_JOB_NTASKS, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(nctaid) == GSP_PERSIST_JOB_NCTAID, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(k_slots) == GSP_PERSIST_JOB_K_SLOTS, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(refresh_ns) == GSP_PERSIST_JOB_REFRESH_NS, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(batch_ns) == GSP_PERSIST_JOB_BATCH_NS, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(flags) == GSP_PERSIST_JOB_FLAGS, "job");
+GSP_PERSIST_ASSERT(sizeof(struct gsp_persist_ctl) == GSP_PERSIST_CTL_SIZE, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(next_task) == GSP_PERSIST_OFF_NEXT_TASK, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(done_tasks) == GSP_PERSIST_OFF_DONE_TASKS, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(nctaid) == GSP_PERSIST_OFF_NCTAID, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(k_slots) == GSP_PERSIST_OFF_K_SLOTS, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(n_sms) == GSP_PERSIST_OFF_N_SMS, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(live) == GSP_PERSIST_OFF_LIVE, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(yields) == GSP_PERSIST_OFF_YIELDS, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(no_slot) == GSP_PERSIST_OFF_NO_SLOT, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl) == GSP_PERSIST_OFF_CTRL, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl_mirror) == GSP_PERSIST_OFF_CTRL_MIRROR, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_at) == GSP_PERSIST_OFF_REFRESH_AT, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_ns) == GSP_PERSIST_OFF_REFRESH_NS, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refreshes) == GSP_PERSIST_OFF_REFRESHES, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(done_tasks) == GSP_PERSIST_OFF_DONE_TASKS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(last_yield_ns) == GSP_PERSIST_OFF_LAST_YIELD_NS, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(live) == GSP_PERSIST_OFF_LIVE, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(primary_live) == GSP_PERSIST_OFF_PRIMARY_LIVE, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(yields) == GSP_PERSIST_OFF_YIELDS, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(no_slot) == GSP_PERSIST_OFF_NO_SLOT, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refreshes) == GSP_PERSIST_OFF_REFRESHES, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(pauses) == GSP_PERSIST_OFF_PAUSES, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(slot_mask) == GSP_PERSIST_OFF_SLOT_MASK, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(sm_rank) == GSP_PERSIST_OFF_SM_RANK, "ctl");
 #undef GSP_PERSIST_OFF
+#undef GSP_PERSIST_JOFF
 #undef GSP_PERSIST_ASSERT
 
 #endif /* GSP_PERSIST_H */

@@ -37,7 +37,7 @@ extern "C" {
  */
 
 #define GSPACE_ABI_MAJOR	1
-#define GSPACE_ABI_MINOR	1
+#define GSPACE_ABI_MINOR	2
 
 /* Not in Documentation/userspace-api/ioctl/ioctl-number.rst: out of tree. */
 #define GSPACE_IOCTL_TYPE	0xB9
@@ -63,6 +63,7 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_LC_PRIORITY		(1ULL << 6)
 #define GSPACE_FEAT_REORDER		(1ULL << 7)
 #define GSPACE_FEAT_BOARD		(1ULL << 8)	/* ABI 1.1: mmap board */
+#define GSPACE_FEAT_PARTITION		(1ULL << 9)	/* ABI 1.2: part_req */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -313,6 +314,23 @@ struct gspace_stats {
  *   device has @inflight > 0 and is younger than @lc_max_ns, or is younger
  *   than @lc_hold_ns.
  *
+ * - Partition plane (ABI 1.2, GSPACE_FEAT_PARTITION): the arbiter
+ *   publishes in @part_n and @part_k the partition that BE kernels give
+ *   up on this device when LC work arrives (the operator's setting; 0 and
+ *   0: spatial sharing off) and bumps @part_epoch when it changes.
+ *   @part_req is the live request, one 64-bit word laid out as the
+ *   transformed kernels' control word (kernels/gsp_persist.h): bits 0-15
+ *   n, 16-31 k, 32-63 an epoch bumped on every change. It holds
+ *   (@part_n, @part_k) while some LC slot of the device has @inflight > 0,
+ *   else (0, 0). Every writer (an LC tenant when its @inflight leaves or
+ *   reaches 0, the arbiter when it clears a slot or changes the
+ *   partition) recomputes it from the slots and stores it with a 64-bit
+ *   compare-and-swap on the word it read, retrying if the word changed;
+ *   it does not store when n and k are already right. So the last writer
+ *   has seen every slot change that preceded it, and a dead LC tenant's
+ *   request is withdrawn with its slot. BE kernels may read the word in
+ *   place through a read-only device mapping of the board.
+ *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
  * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
  * the length at most GSPACE_BOARD_SIZE, else EINVAL. Fields are naturally aligned; read and
@@ -330,7 +348,8 @@ struct gspace_board_dev {
 	__u32 part_n;		/* partition plane: SMs BE gives up */
 	__u32 part_k;		/* block slots per such SM */
 	__aligned_u64 part_epoch;
-	__aligned_u64 reserved[5];
+	__aligned_u64 part_req;	/* ABI 1.2: the live request, see above */
+	__aligned_u64 reserved[4];
 };
 
 /* One LC tenant's slot: owner and device by the arbiter, the rest by it. */

@@ -5,7 +5,11 @@
  * (gsp_board_load/store below), so C and C++ see the same layout.
  *
  * Who writes what:
- * - the header, dev[].lc_jobs and dev[].part_*: the arbiter;
+ * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch: the
+ *   arbiter;
+ * - dev[].part_req: whoever changes what it depends on (an LC tenant's
+ *   inflight leaving or reaching 0, the arbiter clearing a slot or
+ *   changing the partition), through gsp_board_part_update();
  * - lc[i].inflight and lc[i].stamp_ns: the LC tenant that owns slot i
  *   (lc[i].owner != 0: its pid); the arbiter zeroes a slot when its owner ends, so
  *   a dead LC tenant never holds BE work back.
@@ -37,7 +41,8 @@ struct gsp_board_dev {
 	uint32_t part_n;	/* partition plane: SMs that BE gives up */
 	uint32_t part_k;	/* ... block slots per such SM */
 	uint64_t part_epoch;	/* bumped on every change of (n, k) */
-	uint64_t reserved[5];
+	uint64_t part_req;	/* the live request (gsp_board_part_update) */
+	uint64_t reserved[4];
 };
 
 /* One LC tenant's slot. 64 bytes. */
@@ -71,6 +76,8 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 	       offsetof(struct gspace_board, lc_max_ns) &&
 	       offsetof(struct gsp_board, dev[1].part_epoch) ==
 	       offsetof(struct gspace_board, dev[1].part_epoch) &&
+	       offsetof(struct gsp_board, dev[1].part_req) ==
+	       offsetof(struct gspace_board, dev[1].part_req) &&
 	       offsetof(struct gsp_board, lc[1].stamp_ns) ==
 	       offsetof(struct gspace_board, lc[1].stamp_ns),
 	       "struct gsp_board matches uapi struct gspace_board");
@@ -101,6 +108,64 @@ static inline int gsp_board_lc_active(const struct gsp_board *b,
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * The partition request word of a device: bits 0-15 n, 16-31 k, 32-63 an
+ * epoch, the layout of the transformed kernels' control word
+ * (GSP_PERSIST_CTRL in kernels/gsp_persist.h).
+ */
+#define GSP_BOARD_REQ(n, k, epoch)					\
+	(((uint64_t)(uint32_t)(epoch) << 32) |				\
+	 ((uint64_t)((k) & 0xffffu) << 16) | ((uint64_t)(n) & 0xffffu))
+#define GSP_BOARD_REQ_NK(w)	((uint32_t)(w))
+#define GSP_BOARD_REQ_EPOCH(w)	((uint32_t)((w) >> 32))
+
+/* 1 if some LC slot of @device has GPU work in flight. */
+static inline int gsp_board_lc_inflight(const struct gsp_board *b,
+					uint32_t device)
+{
+	int i;
+
+	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
+		const struct gsp_board_lc *s = &b->lc[i];
+
+		if (gsp_board_load(&s->owner) &&
+		    gsp_board_load(&s->device) == device &&
+		    gsp_board_load(&s->inflight))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Recomputes dev[device].part_req from the slots and the published
+ * partition, and stores it with a compare-and-swap on the word it read,
+ * retrying when the word changed meanwhile (uapi/gspace.h, "Partition
+ * plane"). Call it after every change of what the word depends on.
+ * Returns the word now in place.
+ */
+static inline uint64_t gsp_board_part_update(struct gsp_board *b,
+					     uint32_t device)
+{
+	struct gsp_board_dev *d = &b->dev[device];
+	uint64_t old = gsp_board_load(&d->part_req), want;
+
+	for (;;) {
+		uint32_t n = 0, k = 0;
+
+		if (gsp_board_lc_inflight(b, device)) {
+			n = gsp_board_load(&d->part_n);
+			k = gsp_board_load(&d->part_k);
+		}
+		want = GSP_BOARD_REQ(n, k, GSP_BOARD_REQ_EPOCH(old) + 1);
+		if (GSP_BOARD_REQ_NK(want) == GSP_BOARD_REQ_NK(old))
+			return old;
+		if (__atomic_compare_exchange_n(&d->part_req, &old, want, 0,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return want;
+	}
 }
 
 #endif /* GSP_BOARD_H */
