@@ -324,9 +324,9 @@ struct gspace_stats {
  *   (@part_n, @part_k) while some LC slot of the device has @inflight > 0,
  *   else (0, 0). Every writer (an LC tenant when its @inflight leaves or
  *   reaches 0, the arbiter when it clears a slot or changes the
- *   partition) recomputes it from the slots and stores it with a 64-bit
- *   compare-and-swap on the word it read, retrying if the word changed;
- *   it does not store when n and k are already right. So the last writer
+ *   partition) recomputes it from the slots and stores it, with a new
+ *   epoch even when n and k are unchanged, by a 64-bit compare-and-swap
+ *   on the word it read, retrying if the word changed. So the last writer
  *   has seen every slot change that preceded it, and a dead LC tenant's
  *   request is withdrawn with its slot. BE kernels may read the word in
  *   place through a read-only device mapping of the board.

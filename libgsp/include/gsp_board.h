@@ -144,6 +144,11 @@ static inline int gsp_board_lc_inflight(const struct gsp_board *b,
  * retrying when the word changed meanwhile (uapi/gspace.h, "Partition
  * plane"). Call it after every change of what the word depends on.
  * Returns the word now in place.
+ *
+ * It stores even when (n, k) is unchanged: the epoch it bumps is what
+ * makes a concurrent writer's CAS, based on a scan that missed this
+ * caller's slot change, fail and rescan. Skipping the store would let
+ * that writer install a stale (n, k) over this caller's change.
  */
 static inline uint64_t gsp_board_part_update(struct gsp_board *b,
 					     uint32_t device)
@@ -159,8 +164,6 @@ static inline uint64_t gsp_board_part_update(struct gsp_board *b,
 			k = gsp_board_load(&d->part_k);
 		}
 		want = GSP_BOARD_REQ(n, k, GSP_BOARD_REQ_EPOCH(old) + 1);
-		if (GSP_BOARD_REQ_NK(want) == GSP_BOARD_REQ_NK(old))
-			return old;
 		if (__atomic_compare_exchange_n(&d->part_req, &old, want, 0,
 						__ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
