@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gspace board: one page, mapped by every tenant, through which LC tenants
- * hold BE work back without a request (uapi/gspace.h, DOC: Board).
+ * hold BE work back without a request (uapi/gspace.h, DOC: Board), and
+ * through which BE kernels see the partition plane's request.
  */
 
 #include <linux/bitops.h>
@@ -51,6 +52,81 @@ static void gsp_board_clear_slot(struct gspace_board_lc *s)
 	WRITE_ONCE(s->stamp_ns, 0);
 }
 
+static bool gsp_board_lc_inflight(const struct gspace_board *b, u32 dev)
+{
+	int i;
+
+	for (i = 0; i < GSPACE_BOARD_LC_SLOTS; i++) {
+		const struct gspace_board_lc *s = &b->lc[i];
+
+		if (READ_ONCE(s->owner) && READ_ONCE(s->device) == dev &&
+		    READ_ONCE(s->inflight))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * gsp_board_part_update - recompute @dev's partition request word
+ *
+ * The rule every writer follows (uapi DOC: Board, "Partition plane"; the
+ * userspace twin is gsp_board_part_update() in libgsp/include/gsp_board.h):
+ * scan the slots after reading the word, then install the result with a
+ * new epoch by compare-and-swap on the word read, rescanning if another
+ * writer got there first. n and k come from our own copy, not the board's.
+ */
+static void gsp_board_part_update(struct gspace *gsp, u32 dev)
+{
+	struct gspace_board_dev *d = &gsp->board->dev[dev];
+	u64 old, want;
+	u32 n, k;
+
+	/* Pairs with the writers' CAS: their slot changes are seen below. */
+	old = smp_load_acquire(&d->part_req);
+	for (;;) {
+		n = 0;
+		k = 0;
+		if (gsp_board_lc_inflight(gsp->board, dev)) {
+			n = READ_ONCE(gsp->part_n);
+			k = READ_ONCE(gsp->part_k);
+		}
+		want = ((u64)(upper_32_bits(old) + 1) << 32) | (k << 16) | n;
+		if (cmpxchg64(&d->part_req, old, want) == old)
+			return;
+		/* A failed cmpxchg orders nothing: acquire the winner's word. */
+		old = smp_load_acquire(&d->part_req);
+	}
+}
+
+/**
+ * gsp_board_set_partition - publish a new partition for every device
+ * @gsp: the driver
+ * @n: SMs that BE kernels give up, 0..GSP_PERSIST_MAX_SM (0 with @k 0: off)
+ * @k: block slots per such SM
+ *
+ * Stores (@n, @k), bumps each device's part_epoch and recomputes its
+ * request, so an LC tenant already in flight gets the new partition.
+ */
+void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k)
+{
+	struct gspace_board_dev *d;
+	int i;
+
+	lockdep_assert_held_write(&gsp->cfg_rwsem);
+	if (n == gsp->part_n && k == gsp->part_k)
+		return;
+	WRITE_ONCE(gsp->part_n, n);
+	WRITE_ONCE(gsp->part_k, k);
+	for (i = 0; i < GSPACE_BOARD_MAX_DEVICES; i++) {
+		d = &gsp->board->dev[i];
+		WRITE_ONCE(d->part_n, n);
+		WRITE_ONCE(d->part_k, k);
+		/* A reader that sees the new epoch sees the new n and k. */
+		smp_store_release(&d->part_epoch, READ_ONCE(d->part_epoch) + 1);
+		gsp_board_part_update(gsp, i);
+	}
+}
+
 /**
  * gsp_board_update_slot - give an LC tenant a slot, take a BE one's back
  * @ctx: the tenant, after a change of class or device
@@ -61,6 +137,7 @@ static void gsp_board_clear_slot(struct gspace_board_lc *s)
 void gsp_board_update_slot(struct gsp_ctx *ctx)
 {
 	struct gspace *gsp = gsp_drv;
+	u32 old_dev = U32_MAX, new_dev = U32_MAX;
 	struct gspace_board_lc *s;
 	int slot;
 
@@ -69,7 +146,9 @@ void gsp_board_update_slot(struct gsp_ctx *ctx)
 	spin_lock(&gsp->board_lock);
 	if (ctx->class != GSPACE_CLASS_LC) {
 		if (ctx->lc_slot >= 0) {
-			gsp_board_clear_slot(&gsp->board->lc[ctx->lc_slot]);
+			s = &gsp->board->lc[ctx->lc_slot];
+			old_dev = READ_ONCE(s->device);
+			gsp_board_clear_slot(s);
 			clear_bit(ctx->lc_slot, gsp->board_slots);
 			ctx->lc_slot = -1;
 		}
@@ -83,6 +162,11 @@ void gsp_board_update_slot(struct gsp_ctx *ctx)
 		set_bit(slot, gsp->board_slots);
 		gsp_board_clear_slot(&gsp->board->lc[slot]);
 		ctx->lc_slot = slot;
+	} else if (READ_ONCE(gsp->board->lc[ctx->lc_slot].device) !=
+		   ctx->gdev->index) {
+		/* Its in-flight count moves with it. */
+		old_dev = READ_ONCE(gsp->board->lc[ctx->lc_slot].device);
+		new_dev = ctx->gdev->index;
 	}
 	s = &gsp->board->lc[ctx->lc_slot];
 	WRITE_ONCE(s->device, ctx->gdev->index);
@@ -90,6 +174,11 @@ void gsp_board_update_slot(struct gsp_ctx *ctx)
 	smp_store_release(&s->owner, ctx->pid ? ctx->pid : 1);
 out_unlock:
 	spin_unlock(&gsp->board_lock);
+	/* The slot's device comes from a page its owner may write. */
+	if (old_dev < GSPACE_BOARD_MAX_DEVICES)
+		gsp_board_part_update(gsp, old_dev);
+	if (new_dev < GSPACE_BOARD_MAX_DEVICES)
+		gsp_board_part_update(gsp, new_dev);
 }
 
 /* Caller holds &gsp_device.lock; @delta is +1 or -1. */

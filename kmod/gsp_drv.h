@@ -122,6 +122,10 @@ struct gsp_device {
  * @board_lock: protects @board_slots and the slots' ownership. Innermost:
  *	nests inside &gsp_ctx.lock, taken from process context only.
  * @board_slots: LC slots in use
+ * @part_n: the partition plane's n, for every device (0: off). Written
+ *	under @cfg_rwsem, read with READ_ONCE(): the board's copy is
+ *	writable by LC tenants, this one is not.
+ * @part_k: its k, likewise
  * @dev: the devices
  */
 struct gspace {
@@ -142,6 +146,8 @@ struct gspace {
 	struct gspace_board *board;
 	spinlock_t board_lock;
 	DECLARE_BITMAP(board_slots, GSPACE_BOARD_LC_SLOTS);
+	u32 part_n;
+	u32 part_k;
 	struct gsp_device dev[GSP_MAX_DEVICES];
 };
 
@@ -276,6 +282,7 @@ void gsp_board_fini(struct gspace *gsp);
 void gsp_board_set_devices(struct gspace *gsp);
 void gsp_board_update_slot(struct gsp_ctx *ctx);
 void gsp_board_lc_jobs_locked(struct gsp_device *gdev, int delta);
+void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k);
 int gsp_board_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* gsp_drv.c */

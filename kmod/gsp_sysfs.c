@@ -8,6 +8,7 @@
 #include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/sysfs.h>
 #include <linux/user_namespace.h>
@@ -198,6 +199,55 @@ static DEVICE_ATTR_RW(_name)
 GSP_BOARD_ATTR(lc_hold_us, lc_hold_ns, NSEC_PER_USEC, 0, 100000);
 GSP_BOARD_ATTR(lc_max_ms, lc_max_ns, NSEC_PER_MSEC, 1, 60000);
 
+/* The partition plane's limits: kernels/gsp_persist.h. */
+#define GSP_PART_MAX_N	256	/* GSP_PERSIST_MAX_SM */
+#define GSP_PART_MAX_K	32	/* GSP_PERSIST_MAX_K */
+
+/* "n k", one space between, one trailing newline allowed. */
+static int gsp_parse_partition(const char *buf, u32 *n, u32 *k)
+{
+	char tmp[24], *rest = tmp, *first;
+
+	if (strscpy(tmp, buf, sizeof(tmp)) < 0)
+		return -EINVAL;
+	first = strsep(&rest, " ");
+	if (!rest || kstrtou32(first, 0, n) || kstrtou32(rest, 0, k))
+		return -EINVAL;
+	if (!*n && !*k)
+		return 0;
+	if (*n < 1 || *n > GSP_PART_MAX_N || *k < 1 || *k > GSP_PART_MAX_K)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t partition_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	u32 n, k;
+
+	down_read(&gsp_drv->cfg_rwsem);
+	n = gsp_drv->part_n;
+	k = gsp_drv->part_k;
+	up_read(&gsp_drv->cfg_rwsem);
+	return sysfs_emit(buf, "%u %u\n", n, k);
+}
+
+/* One partition for every device of the board. */
+static ssize_t partition_store(struct device *dev,
+			       struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	u32 n, k;
+
+	if (gsp_parse_partition(buf, &n, &k))
+		return -EINVAL;
+	down_write(&gsp_drv->cfg_rwsem);
+	gsp_board_set_partition(gsp_drv, n, k);
+	up_write(&gsp_drv->cfg_rwsem);
+	return count;
+}
+static DEVICE_ATTR_RW(partition);
+
 /*
  * Device counts renumber the lease devices, so they only change while no
  * job exists at all (EBUSY otherwise).
@@ -317,6 +367,7 @@ static struct attribute *gsp_attrs[] = {
 	&dev_attr_lc_group.attr,
 	&dev_attr_lc_hold_us.attr,
 	&dev_attr_lc_max_ms.attr,
+	&dev_attr_partition.attr,
 	NULL,
 };
 
