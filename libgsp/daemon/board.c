@@ -11,9 +11,11 @@
  * read-only descriptor read-write through /proc, which is why nothing in
  * it is trusted by the arbiter (see Documentation/gspaced.rst).
  *
- * dev[].part_n, part_k and part_epoch stay 0: they belong to the
- * partition plane (a later issue), which will store them here, beside
- * gd_board_lc_jobs(), and bump part_epoch last.
+ * The partition plane: gspaced publishes the partition knob in
+ * dev[].part_n/part_k/part_epoch and, like every writer, recomputes
+ * dev[].part_req with gsp_board_part_update() after each change of what it
+ * depends on: the knob, and a slot it clears or moves. The knob's value is
+ * gd_state.cfg's, never read back from the board.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,6 +55,8 @@ int gd_board_init(void)
 	b->magic = GSP_BOARD_MAGIC;
 	b->version = GSP_BOARD_VERSION;
 	gd_board_update_knobs();
+	if (gd_state.cfg.part_n)
+		gd_board_partition();
 	return 0;
 }
 
@@ -85,6 +89,24 @@ void gd_board_lc_jobs(struct gd_dev *d)
 				d->lc_jobs);
 }
 
+void gd_board_partition(void)
+{
+	struct gsp_board *b = gd_state.board;
+	int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < GSP_BOARD_MAX_DEVICES; i++) {
+		struct gsp_board_dev *d = &b->dev[i];
+
+		gsp_board_store(&d->part_n, gd_state.cfg.part_n);
+		gsp_board_store(&d->part_k, gd_state.cfg.part_k);
+		gsp_board_store(&d->part_epoch,
+				gsp_board_load(&d->part_epoch) + 1);
+		gsp_board_part_update(b, (uint32_t)i);
+	}
+}
+
 static void slot_clear(struct gsp_board_lc *s)
 {
 	gsp_board_store(&s->owner, 0);
@@ -100,6 +122,7 @@ static void slot_clear(struct gsp_board_lc *s)
 void gd_board_update_slot(struct gd_tenant *t)
 {
 	struct gsp_board *b = gd_state.board;
+	uint32_t old_dev = UINT32_MAX;
 	struct gsp_board_lc *s;
 	int i;
 
@@ -107,8 +130,13 @@ void gd_board_update_slot(struct gd_tenant *t)
 		return;
 	if (t->class != GSPACE_CLASS_LC) {
 		if (t->lc_slot >= 0) {
-			slot_clear(&b->lc[t->lc_slot]);
+			s = &b->lc[t->lc_slot];
+			old_dev = gsp_board_load(&s->device);
+			slot_clear(s);
 			t->lc_slot = -1;
+			/* The slot's device is written by its owner too. */
+			if (old_dev < GSP_BOARD_MAX_DEVICES)
+				gsp_board_part_update(b, old_dev);
 		}
 		return;
 	}
@@ -120,10 +148,18 @@ void gd_board_update_slot(struct gd_tenant *t)
 			return;	/* all taken: STATS says -1 */
 		slot_clear(&b->lc[i]);
 		t->lc_slot = i;
+	} else {
+		old_dev = gsp_board_load(&b->lc[t->lc_slot].device);
 	}
 	s = &b->lc[t->lc_slot];
 	gsp_board_store(&s->device, t->dev->index);
 	gsp_board_store(&s->owner, t->pid > 0 ? (uint32_t)t->pid : 1);
+	/* A slot that moved takes its in-flight count along. */
+	if (old_dev != UINT32_MAX && old_dev != t->dev->index) {
+		if (old_dev < GSP_BOARD_MAX_DEVICES)
+			gsp_board_part_update(b, old_dev);
+		gsp_board_part_update(b, t->dev->index);
+	}
 }
 
 int gd_board_fd_for(struct gd_tenant *t, struct gspd_board_reply *r)

@@ -23,6 +23,8 @@
 #define GD_WATCHDOG_MAX_MS	(3600ULL * 1000)
 #define GD_LC_HOLD_MAX_US	100000ULL	/* 100 ms, as the module */
 #define GD_LC_MAX_MAX_MS	60000ULL	/* 1 min, as the module */
+#define GD_PART_MAX_N	256	/* GSP_PERSIST_MAX_SM, kernels/gsp_persist.h */
+#define GD_PART_MAX_K	32	/* GSP_PERSIST_MAX_K */
 
 void gd_config_default(struct gd_config *c)
 {
@@ -69,6 +71,33 @@ static int parse_policy(const char *s)
 			return i;
 	}
 	return -EINVAL;
+}
+
+/*
+ * The partition knob: "N,K" (the config file's form) or "N K" (sysfs's),
+ * both 0 (off), or N 1..GD_PART_MAX_N and K 1..GD_PART_MAX_K.
+ */
+static int partition_knob(const char *s)
+{
+	uint64_t n, k;
+	char buf[32], *sep;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	sep = strpbrk(buf, ", ");
+	if (!sep)
+		return -EINVAL;
+	*sep = 0;
+	if (parse_u64(buf, GD_PART_MAX_N, &n) ||
+	    parse_u64(sep + 1, GD_PART_MAX_K, &k) || !n != !k)
+		return -EINVAL;
+	if (n == gd_state.cfg.part_n && k == gd_state.cfg.part_k)
+		return 0;
+	gd_state.cfg.part_n = (uint32_t)n;
+	gd_state.cfg.part_k = (uint32_t)k;
+	gd_board_partition();
+	return 0;
 }
 
 /* Whether the daemon runs: knobs then act on the schedulers too. */
@@ -165,6 +194,8 @@ int gd_knob_set(const char *name, const char *value)
 		gd_board_update_knobs();
 		return 0;
 	}
+	if (!strcmp(name, "partition"))
+		return partition_knob(value);
 	return -ENOENT;
 }
 
@@ -175,6 +206,10 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 
 	if (!strcmp(name, "policy")) {
 		snprintf(out, outsz, "%s", gsp_policy_names[c->params.policy]);
+		return 0;
+	}
+	if (!strcmp(name, "partition")) {
+		snprintf(out, outsz, "%u %u", c->part_n, c->part_k);
 		return 0;
 	}
 	/* Read-only: the module's debugfs "objects", for leak checks. */
@@ -336,6 +371,11 @@ int gd_config_load(const char *path, bool must_exist)
 		if (r == -ENOENT) {
 			gd_log(GD_LOG_ERR, "%s:%d: unknown key '%s'; see Documentation/gspaced.rst for the keys\n",
 			       path, n, key);
+			goto err;
+		}
+		if (r && !strcmp(key, "partition")) {
+			gd_log(GD_LOG_ERR, "%s:%d: partition = '%s': write N,K with N 1..%d SMs and K 1..%d slots, or 0,0 for off\n",
+			       path, n, val, GD_PART_MAX_N, GD_PART_MAX_K);
 			goto err;
 		}
 		if (r) {

@@ -44,6 +44,8 @@ struct gd_idlist {
  * @nr_lease: lease devices, numbered after them
  * @lc_hold_ns: board: how long an LC issue holds BE work back
  * @lc_max_ns: board: the longest an LC slot in flight holds BE work back
+ * @part_n, @part_k: board: the partition plane, for every device (0, 0:
+ *	off)
  * @lc_uids, @lc_groups: who may become LC (besides uid 0)
  * @admin_uids, @admin_groups: who may CTL_SET (besides uid 0 and us)
  */
@@ -54,6 +56,8 @@ struct gd_config {
 	uint32_t nr_lease;
 	uint64_t lc_hold_ns;
 	uint64_t lc_max_ns;
+	uint32_t part_n;
+	uint32_t part_k;
 	struct gd_idlist lc_uids, lc_groups, admin_uids, admin_groups;
 };
 
@@ -257,6 +261,8 @@ int gd_board_init(void);
 void gd_board_fini(void);
 void gd_board_update_knobs(void);
 void gd_board_lc_jobs(struct gd_dev *d);
+/* Publishes the configured partition on every device (a new epoch each). */
+void gd_board_partition(void);
 /* The fd to hand @t (read-write with an LC slot); -errno. */
 int gd_board_fd_for(struct gd_tenant *t, struct gspd_board_reply *r);
 /* After a class or device change, or (class BE) at the end: @t's slot. */

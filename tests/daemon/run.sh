@@ -59,6 +59,16 @@ bad_conf "period_us below 1 ms" 1 'period_us = 10\n'
 bad_conf "watchdog_ms 0" 1 'watchdog_ms = 0\n'
 bad_conf "unknown group" 1 'lc_groups = no-such-group-gspace\n'
 bad_conf "empty uid entry" 1 'lc_uids = 0,,1000\n'
+bad_conf "partition without K" 2 'policy = band\npartition = 8\n'
+bad_conf "partition N above 256" 1 'partition = 257,1\n'
+bad_conf "partition K above 32" 1 'partition = 8,33\n'
+bad_conf "partition with one of N, K zero" 1 'partition = 0,2\n'
+bad_conf "partition with a blank after the comma" 1 'partition = 8, 2\n'
+printf 'partition = 8,x\n' >"$tmp/bad.conf"
+timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
+	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
+check "$([ $? = 2 ] && grep -q 'write N,K with N 1..256 SMs and K 1..32 slots, or 0,0 for off' "$tmp/err"; echo $?)" \
+	"config partition = 8,x: the message says how to write it"
 printf 'sim_devices = 0\nlease_devices = 0\n' >"$tmp/bad.conf"
 timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
 	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
@@ -71,6 +81,8 @@ cat >"$tmp/gspaced.conf" <<CONF
 sim_devices = 2
 lease_devices = 1
 lc_uids = $(id -u)
+# test_partition expects it; the selftests restore what they change.
+partition = 8,2
 CONF
 start_daemon() {
 	"$GSPACED" --foreground --config "$tmp/gspaced.conf" --socket "$sock" \
