@@ -17,8 +17,10 @@
  * its connection's socket), a request returns 0 or -1 with errno. Fences
  * differ: sync_files on the device, eventfds on the daemon; tests read a
  * fence through gsp_fence_status(), and knobs through gsp_knob_read() and
- * gsp_knob_write() (sysfs, or the daemon's CTL requests). Tests must not
- * call open(2) or ioctl(2) on the arbiter themselves.
+ * gsp_knob_write() (sysfs, or the daemon's CTL requests). The board is an
+ * mmap of the device file, or the memfd of the daemon's BOARD request
+ * (gsp_board_map()). Tests must not call open(2) or ioctl(2) on the
+ * arbiter themselves.
  */
 #ifndef GSP_TRANSPORT_H
 #define GSP_TRANSPORT_H
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <linux/sync_file.h>
 
@@ -60,6 +63,12 @@ struct gsp_transport {
 	/* Knobs by their sysfs names: 0 or -errno. */
 	int (*knob_read)(const char *knob, char *buf, size_t len);
 	int (*knob_write)(const char *knob, const char *val);
+	/*
+	 * Tenant @fd's board, GSPACE_BOARD_SIZE bytes to munmap(), writable
+	 * if @writable (an LC tenant's right): the mapping, or NULL with
+	 * errno (EACCES: not writable for this tenant).
+	 */
+	void *(*board_map)(int fd, int writable);
 	/* Fences are sync_files, with timestamps and SYNC_IOC_MERGE. */
 	int sync_file;
 };
@@ -165,6 +174,15 @@ static inline int gsp_dev_knob_write(const char *knob, const char *val)
 	return e;
 }
 
+static inline void *gsp_dev_board_map(int fd, int writable)
+{
+	void *p = mmap(NULL, GSPACE_BOARD_SIZE,
+		       writable ? PROT_READ | PROT_WRITE : PROT_READ,
+		       MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static const struct gsp_transport gsp_transport_dev = {
 	.name = "dev",
 	.open = gsp_dev_open,
@@ -174,6 +192,7 @@ static const struct gsp_transport gsp_transport_dev = {
 	.fence_status = gsp_dev_fence_status,
 	.knob_read = gsp_dev_knob_read,
 	.knob_write = gsp_dev_knob_write,
+	.board_map = gsp_dev_board_map,
 	.sync_file = 1,
 };
 
@@ -290,6 +309,30 @@ static inline int gsp_daemon_knob_write(const char *knob, const char *val)
 	return r;
 }
 
+/* BOARD maps read-write exactly when the tenant holds an LC slot. */
+static inline void *gsp_daemon_board_map(int fd, int writable)
+{
+	struct gspd_conn *c = gsp_daemon_conn(fd);
+	int r, w = 0;
+	void *p;
+
+	if (!c) {
+		errno = EBADF;
+		return NULL;
+	}
+	r = gspd_board(c, &p, NULL, &w);
+	if (r) {
+		errno = -r;
+		return NULL;
+	}
+	if (writable && !w) {
+		munmap(p, GSPACE_BOARD_SIZE);
+		errno = EACCES;
+		return NULL;
+	}
+	return p;
+}
+
 static const struct gsp_transport gsp_transport_daemon = {
 	.name = "daemon",
 	.open = gsp_daemon_open,
@@ -299,6 +342,7 @@ static const struct gsp_transport gsp_transport_daemon = {
 	.fence_status = gsp_daemon_fence_status,
 	.knob_read = gsp_daemon_knob_read,
 	.knob_write = gsp_daemon_knob_write,
+	.board_map = gsp_daemon_board_map,
 	.sync_file = 0,
 };
 
@@ -353,6 +397,17 @@ static inline int gsp_close(int fd)
 		return -1;
 	}
 	return t->close(fd);
+}
+
+static inline void *gsp_board_map(int fd, int writable)
+{
+	const struct gsp_transport *t = gsp_transport();
+
+	if (!t) {
+		errno = EPROTONOSUPPORT;
+		return NULL;
+	}
+	return t->board_map(fd, writable);
 }
 
 static inline const char *gsp_where(void)

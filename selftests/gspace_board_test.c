@@ -4,14 +4,18 @@
  * writable for LC ones; LC slots given and taken back with the class, the
  * file and the process; LC jobs counted per device; the LC knobs.
  *
- * gspaced serves its board through its socket, not mmap, so this file
- * runs on the device transport only; tests/daemon covers gspaced's.
+ * gspaced serves its board through its socket, not mmap, so the "board"
+ * fixture runs on the device transport only; tests/daemon covers
+ * gspaced's. The "partition" fixture (ABI 1.2, the partition plane) runs
+ * on both: it maps the board through the transport.
  */
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "gsp_util.h"
+/* The LC side's update rule, exactly as libgsp and the interposer use it. */
+#include "../libgsp/include/gsp_board.h"
 
 static void need_dev_board(struct __test_meta *_metadata, int fd)
 {
@@ -286,6 +290,320 @@ TEST_F(board, lc_knobs)
 	EXPECT_EQ(750000, self->b->lc_hold_ns);
 	EXPECT_EQ(0, knob_write("lc_hold_us", hold));
 	EXPECT_EQ(0, knob_write("lc_max_ms", max));
+}
+
+/* The partition plane (ABI 1.2). */
+
+#define REQ_NK(n, k)	GSP_BOARD_REQ_NK(GSP_BOARD_REQ((n), (k), 0))
+
+static uint64_t part_req(const struct gspace_board *b, uint32_t dev)
+{
+	return __atomic_load_n(&b->dev[dev].part_req, __ATOMIC_ACQUIRE);
+}
+
+/* An LC tenant's view: its descriptor, slot and writable board. */
+struct lc_tenant {
+	int fd;
+	int slot;
+	struct gspace_board *rw;
+};
+
+static void lc_open(struct __test_meta *_metadata, struct lc_tenant *t)
+{
+	t->fd = t_open(_metadata);
+	ASSERT_OK(ctx_set_raw(t->fd, 0, GSPACE_CLASS_LC, 100, 0));
+	t->slot = lc_slot_of(_metadata, t->fd);
+	ASSERT_LE(0, t->slot);
+	t->rw = gsp_board_map(t->fd, 1);
+	ASSERT_NE(NULL, t->rw);
+}
+
+static void lc_close(struct lc_tenant *t)
+{
+	if (t->rw)
+		munmap(t->rw, GSPACE_BOARD_SIZE);
+	t->rw = NULL;
+	t_close(&t->fd);
+}
+
+/*
+ * gspaced sees a close when it reads the end of the connection, a little
+ * later: wait (up to 5 s) for the arbiter to have freed @slot.
+ */
+static void slot_freed(struct __test_meta *_metadata,
+		       const struct gspace_board *b, int slot)
+{
+	int i;
+
+	for (i = 0; i < 500 && __atomic_load_n(&b->lc[slot].owner,
+					       __ATOMIC_ACQUIRE); i++)
+		sleep_ms(10);
+	ASSERT_EQ(0, __atomic_load_n(&b->lc[slot].owner, __ATOMIC_ACQUIRE));
+}
+
+/* What the interposer does when its in-flight count leaves or reaches 0. */
+static uint64_t lc_inflight(struct lc_tenant *t, uint64_t inflight)
+{
+	__atomic_store_n(&t->rw->lc[t->slot].stamp_ns, now_ns(),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&t->rw->lc[t->slot].inflight, inflight,
+			 __ATOMIC_RELEASE);
+	return gsp_board_part_update((struct gsp_board *)t->rw, 0);
+}
+
+FIXTURE(partition) {
+	int fd;
+	struct gsp_info info;
+	struct gspace_board *b;	/* a BE tenant's read-only mapping */
+	char saved[64];
+	int restore;
+	struct lc_tenant lc[2];
+};
+
+FIXTURE_SETUP(partition)
+{
+	int i;
+
+	self->fd = -1;
+	self->b = NULL;
+	self->restore = 0;
+	for (i = 0; i < 2; i++) {
+		self->lc[i].fd = -1;
+		self->lc[i].rw = NULL;
+	}
+	self->fd = t_open(_metadata);
+	t_info(_metadata, self->fd, &self->info);
+	if (!(self->info.v.features & GSPACE_FEAT_PARTITION))
+		SKIP("arbiter without GSPACE_FEAT_PARTITION (ABI %u.%u)",
+		     self->info.v.abi_major, self->info.v.abi_minor);
+	self->b = gsp_board_map(self->fd, 0);
+	ASSERT_NE(NULL, self->b);
+	/* Every test sets the knob: root on the device, an admin of gspaced. */
+	t_knob_save(_metadata, "partition", self->saved, sizeof(self->saved));
+	self->restore = 1;
+}
+
+FIXTURE_TEARDOWN(partition)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		lc_close(&self->lc[i]);
+	if (self->restore)
+		EXPECT_EQ(0, knob_write("partition", self->saved));
+	if (self->b)
+		munmap(self->b, GSPACE_BOARD_SIZE);
+	t_close(&self->fd);
+}
+
+static void expect_knob(struct __test_meta *_metadata, const char *want)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, knob_read("partition", buf, sizeof(buf)));
+	if (strcmp(want, buf))
+		TH_LOG("partition reads '%s', not '%s'", buf, want);
+	ASSERT_EQ(0, strcmp(want, buf));
+}
+
+TEST_F(partition, knob_validated_and_published)
+{
+	static const char *const bad[] = {
+		"8", "0 1", "1 0", "257 1", "1 33", "-1 1", "8 -2",
+		"8 2 3", "8  2", " 8 2", "x y", "8 2x", "99999999999 1",
+	};
+	uint64_t epoch;
+	size_t i;
+	int d;
+
+	ASSERT_EQ(0, knob_write("partition", "0 0"));
+	expect_knob(_metadata, "0 0");
+	epoch = self->b->dev[0].part_epoch;
+	ASSERT_EQ(0, knob_write("partition", "8 2\n"));
+	expect_knob(_metadata, "8 2");
+	for (d = 0; d < self->info.num_devices; d++) {
+		EXPECT_EQ(8, self->b->dev[d].part_n);
+		EXPECT_EQ(2, self->b->dev[d].part_k);
+	}
+	/* Every device of the board, present or not. */
+	EXPECT_EQ(8, self->b->dev[GSPACE_BOARD_MAX_DEVICES - 1].part_n);
+	ASSERT_EQ(epoch + 1, self->b->dev[0].part_epoch);
+	/* The same value again is no change. */
+	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(epoch + 1, self->b->dev[0].part_epoch);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = knob_write("partition", bad[i]);
+
+		if (r != -EINVAL)
+			TH_LOG("partition '%s': %d, not -EINVAL", bad[i], r);
+		EXPECT_EQ(-EINVAL, r);
+	}
+	expect_knob(_metadata, "8 2");
+	EXPECT_EQ(8, self->b->dev[0].part_n);
+	EXPECT_EQ(2, self->b->dev[0].part_k);
+	EXPECT_EQ(epoch + 1, self->b->dev[0].part_epoch);
+
+	/* The limits of kernels/gsp_persist.h are valid. */
+	ASSERT_EQ(0, knob_write("partition", "256 32"));
+	expect_knob(_metadata, "256 32");
+	ASSERT_EQ(0, knob_write("partition", "1 1"));
+	expect_knob(_metadata, "1 1");
+	EXPECT_EQ(epoch + 3, self->b->dev[0].part_epoch);
+	/* Nobody is in flight: the request stays off. */
+	EXPECT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+}
+
+TEST_F(partition, request_follows_lc_inflight)
+{
+	uint64_t w0, w;
+
+	need_lc(_metadata, self->fd);
+	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	lc_open(_metadata, &self->lc[0]);
+	w0 = part_req(self->b, 0);
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(w0));
+
+	/* 0 -> 1: the BE tenant's read-only mapping sees (8, 2). */
+	w = lc_inflight(&self->lc[0], 1);
+	ASSERT_EQ(w, part_req(self->b, 0));
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(w));
+	ASSERT_NE(GSP_BOARD_REQ_EPOCH(w0), GSP_BOARD_REQ_EPOCH(w));
+
+	/* A new partition reaches the LC tenant in flight... */
+	ASSERT_EQ(0, knob_write("partition", "4 1"));
+	ASSERT_EQ(REQ_NK(4, 1), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	/* ... and off is off, in flight or not. */
+	ASSERT_EQ(0, knob_write("partition", "0 0"));
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+
+	/* 1 -> 0: withdrawn. */
+	w0 = part_req(self->b, 0);
+	w = lc_inflight(&self->lc[0], 0);
+	ASSERT_EQ(w, part_req(self->b, 0));
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(w));
+	ASSERT_NE(GSP_BOARD_REQ_EPOCH(w0), GSP_BOARD_REQ_EPOCH(w));
+
+	/* Other devices are not asked. */
+	if (self->info.num_devices > 1) {
+		lc_inflight(&self->lc[0], 1);
+		EXPECT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 1)));
+		lc_inflight(&self->lc[0], 0);
+	}
+}
+
+/* The arbiter withdraws the request with the slot: close, and back to BE. */
+TEST_F(partition, cleared_by_close_and_by_be)
+{
+	uint64_t w;
+
+	need_lc(_metadata, self->fd);
+	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	lc_open(_metadata, &self->lc[0]);
+	lc_inflight(&self->lc[0], 1);
+	w = part_req(self->b, 0);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(w));
+	lc_close(&self->lc[0]);
+	slot_freed(_metadata, self->b, self->lc[0].slot);
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	ASSERT_NE(GSP_BOARD_REQ_EPOCH(w), GSP_BOARD_REQ_EPOCH(part_req(self->b, 0)));
+
+	lc_open(_metadata, &self->lc[0]);
+	lc_inflight(&self->lc[0], 1);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	ASSERT_OK(ctx_set_raw(self->lc[0].fd, 0, GSPACE_CLASS_BE, 100, 0));
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+}
+
+TEST_F(partition, moves_with_the_device)
+{
+	need_lc(_metadata, self->fd);
+	if (self->info.num_devices < 2)
+		SKIP("one device only");
+	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	lc_open(_metadata, &self->lc[0]);
+	lc_inflight(&self->lc[0], 1);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	ASSERT_OK(ctx_set_raw(self->lc[0].fd, 1, GSPACE_CLASS_LC, 100, 0));
+	EXPECT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	EXPECT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 1)));
+	ASSERT_OK(ctx_set_raw(self->lc[0].fd, 1, GSPACE_CLASS_BE, 100, 0));
+	EXPECT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 1)));
+}
+
+TEST_F(partition, two_lc_tenants)
+{
+	need_lc(_metadata, self->fd);
+	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	lc_open(_metadata, &self->lc[0]);
+	lc_open(_metadata, &self->lc[1]);
+	lc_inflight(&self->lc[0], 1);
+	lc_inflight(&self->lc[1], 1);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	/* Up until both are idle, whichever order they go in. */
+	lc_inflight(&self->lc[0], 0);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	lc_inflight(&self->lc[1], 0);
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	lc_inflight(&self->lc[1], 1);
+	lc_inflight(&self->lc[0], 1);
+	lc_inflight(&self->lc[1], 0);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	/* One closed while the other is in flight: still up. */
+	lc_close(&self->lc[1]);
+	slot_freed(_metadata, self->b, self->lc[1].slot);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	lc_close(&self->lc[0]);
+	slot_freed(_metadata, self->b, self->lc[0].slot);
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+}
+
+/* An LC tenant killed in flight must not leave BE kernels partitioned. */
+TEST_F(partition, killed_lc_tenant_withdrawn)
+{
+	int pipefd[2], slot = -1, status, i;
+	uint64_t w;
+	pid_t pid;
+
+	need_lc(_metadata, self->fd);
+	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_OK(pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct gspace_stats st = { .size = sizeof(st) };
+		struct lc_tenant t;
+
+		t.fd = gsp_open();
+		if (t.fd < 0 || ctx_set_raw(t.fd, 0, GSPACE_CLASS_LC, 100, 0) ||
+		    gsp_ioctl(t.fd, GSPACE_IOCTL_STATS, &st) || st.lc_slot < 0)
+			_exit(1);
+		t.slot = st.lc_slot;
+		t.rw = gsp_board_map(t.fd, 1);
+		if (!t.rw)
+			_exit(1);
+		lc_inflight(&t, 1);
+		if (write(pipefd[1], &t.slot, sizeof(int)) != sizeof(int))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(sizeof(int), read(pipefd[0], &slot, sizeof(int)));
+	close(pipefd[0]);
+	ASSERT_LE(0, slot);
+	w = part_req(self->b, 0);
+	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(w));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* The tenant ends with the process, maybe a little later. */
+	for (i = 0; i < 500 && GSP_BOARD_REQ_NK(part_req(self->b, 0)); i++)
+		sleep_ms(10);
+	ASSERT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
+	ASSERT_NE(GSP_BOARD_REQ_EPOCH(w), GSP_BOARD_REQ_EPOCH(part_req(self->b, 0)));
+	ASSERT_EQ(0, self->b->lc[slot].owner);
 }
 
 TEST_HARNESS_MAIN
