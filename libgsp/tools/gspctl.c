@@ -6,6 +6,9 @@
  *           in /sys/kernel/debug/gspace/ (root only), ABI from VERSION
  *   daemon  everything over the gspaced socket (gspd_ctl_*, VERSION)
  *
+ * The partition plane is read from the board (gsp_board()) in either case.
+ * "gspctl mps" drives NVIDIA's MPS control daemon and needs no arbiter.
+ *
  * Built from libgsp's objects rather than against libgsp.so: it needs the
  * daemon connection and gspd_ctl_*(), which libgsp.so keeps hidden.
  * Exit status: 0 done, 1 the arbiter failed or is absent, 2 bad usage.
@@ -19,13 +22,16 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gsp.h>
+#include <gsp_board.h>
 #include "libgsp_internal.h"
 #include "gspd_proto.h"
 
@@ -34,6 +40,13 @@
 #define TEXT_MAX	GSPD_PAYLOAD_MAX
 #define MAX_TENANTS	1024
 #define MAX_DEVICES	16	/* GSP_MAX_DEVICES of both arbiters */
+#define PART_MAX_N	256	/* GSP_PERSIST_MAX_SM, kernels/gsp_persist.h */
+#define PART_MAX_K	32	/* GSP_PERSIST_MAX_K */
+#define MPS_CONTROL	"nvidia-cuda-mps-control"
+#define MPS_PIPE_DEFAULT "/tmp/nvidia-mps"	/* NVIDIA's defaults */
+#define MPS_LOG_DEFAULT	"/var/log/nvidia-mps"
+
+extern char **environ;
 
 enum { EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -49,6 +62,10 @@ static const char usage_text[] =
 "  set KNOB VALUE                  change one knob (root, or an admin of\n"
 "                                  gspaced)\n"
 "  knobs                           list the knobs and their valid values\n"
+"  mps start|stop|status           NVIDIA's MPS control daemon, with\n"
+"                                  $CUDA_MPS_PIPE_DIRECTORY and\n"
+"                                  $CUDA_MPS_LOG_DIRECTORY (status: exit 0\n"
+"                                  if it runs, 1 if not)\n"
 "\n"
 "options:\n"
 "  --arbiter A   kernel (gspace.ko), daemon (gspaced) or auto (default:\n"
@@ -78,7 +95,7 @@ static void usage_error(const char *fmt, ...)
  * gsp_params_validate(); the arbiter checks again and has the last word
  * (band_wait_us < period_us, for one, depends on two knobs).
  */
-enum knob_type { KNOB_POLICY, KNOB_UINT, KNOB_GROUP };
+enum knob_type { KNOB_POLICY, KNOB_UINT, KNOB_GROUP, KNOB_PARTITION };
 
 struct knob {
 	const char *name;
@@ -109,6 +126,8 @@ static const struct knob knobs[] = {
 	  "board: LC counts as active this long after its last issue, 0..100000 us" },
 	{ "lc_max_ms", KNOB_UINT, 1, 60000,
 	  "board: longest an in-flight LC slot holds BE back, 1..60000 ms" },
+	{ "partition", KNOB_PARTITION, 0, 0,
+	  "N,K: BE kernels give up K block slots (1..32) on N SMs (1..256) while LC work runs; 0,0: off" },
 };
 
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -160,12 +179,41 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return !errno && !*end;
 }
 
+/* "N,K" of the partition knob, both 0 or in range. */
+static bool parse_partition(const char *s, unsigned *n, unsigned *k)
+{
+	char buf[32], *comma;
+	uint64_t a, b;
+
+	if (strlen(s) >= sizeof(buf))
+		return false;
+	strcpy(buf, s);
+	comma = strchr(buf, ',');
+	if (!comma)
+		return false;
+	*comma = 0;
+	if (!parse_u64(buf, &a) || !parse_u64(comma + 1, &b))
+		return false;
+	if (!(a == 0 && b == 0) &&
+	    (a < 1 || a > PART_MAX_N || b < 1 || b > PART_MAX_K))
+		return false;
+	*n = (unsigned)a;
+	*k = (unsigned)b;
+	return true;
+}
+
 /* Checks @value for @k; exits 2 with the valid range if it is bad. */
 static void knob_check(const struct knob *k, const char *value)
 {
+	unsigned pn, pk;
 	uint64_t v;
 
 	switch (k->type) {
+	case KNOB_PARTITION:
+		if (!parse_partition(value, &pn, &pk))
+			knob_error("partition must be N,K with N 1..%d and K 1..%d (such as 8,2), or 0,0 for off, not '%s'",
+				   PART_MAX_N, PART_MAX_K, value);
+		return;
 	case KNOB_POLICY:
 		if (strcmp(value, "fifo") && strcmp(value, "credit") &&
 		    strcmp(value, "band"))
@@ -283,15 +331,23 @@ static int knob_get(struct target *t, const char *name, char *out, size_t sz)
 	}
 	if (!ret)
 		chomp(out);
+	/* The arbiters say "N K", as sysfs does; gspctl speaks "N,K". */
+	if (!ret && !strcmp(name, "partition") && strchr(out, ' '))
+		*strchr(out, ' ') = ',';
 	return ret;
 }
 
 static int knob_set(struct target *t, const char *name, const char *value)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], part[32];
+	unsigned pn, pk;
 	ssize_t r;
 	int fd;
 
+	if (!strcmp(name, "partition") && parse_partition(value, &pn, &pk)) {
+		snprintf(part, sizeof(part), "%u %u", pn, pk);
+		value = part;
+	}
 	if (t->kind == GSP_ARBITER_DAEMON)
 		return gspd_ctl_set(need_daemon(t), name, value);
 	snprintf(path, sizeof(path), SYSFS_DIR "/%s", name);
@@ -566,13 +622,43 @@ static void print_features(uint64_t f)
 {
 	static const char *const names[] = {
 		"sim", "lease", "sync_file", "fifo", "credit", "band",
-		"lc_priority", "reorder", "board",
+		"lc_priority", "reorder", "board", "partition",
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (f & (1ull << i))
 			printf(" %s", names[i]);
+}
+
+/* Per device: the published partition and the live request (the board). */
+static void print_partition(struct target *t, unsigned ndev)
+{
+	const struct gsp_board *b = t->g ? gsp_board(t->g) : NULL;
+	unsigned i;
+
+	if (!b) {
+		printf("partition: unknown (no board from the arbiter)\n");
+		return;
+	}
+	printf("partition: per device, as published and as requested now\n");
+	printf("  %3s %9s %6s %9s %10s %8s\n", "DEV", "PARTITION", "EPOCH",
+	       "REQUEST", "REQ_EPOCH", "LC_JOBS");
+	if (ndev > GSP_BOARD_MAX_DEVICES)
+		ndev = GSP_BOARD_MAX_DEVICES;
+	for (i = 0; i < ndev; i++) {
+		const struct gsp_board_dev *d = &b->dev[i];
+		uint64_t w = gsp_board_load(&d->part_req);
+		char part[24], req[24];
+
+		snprintf(part, sizeof(part), "%u,%u", gsp_board_load(&d->part_n),
+			 gsp_board_load(&d->part_k));
+		snprintf(req, sizeof(req), "%u,%u", (unsigned)(w & 0xffff),
+			 (unsigned)(w >> 16 & 0xffff));
+		printf("  %3u %9s %6" PRIu64 " %9s %10u %8" PRIu64 "\n", i, part,
+		       gsp_board_load(&d->part_epoch), req,
+		       GSP_BOARD_REQ_EPOCH(w), gsp_board_load(&d->lc_jobs));
+	}
 }
 
 static int cmd_status(struct target *t)
@@ -621,6 +707,8 @@ static int cmd_status(struct target *t)
 		else
 			printf("  %-16s %s\n", knobs[i].name, val);
 	}
+
+	print_partition(t, v.num_devices);	/* 0 if VERSION failed */
 
 	buf = malloc(TEXT_MAX);
 	if (!buf)
@@ -743,6 +831,148 @@ static int cmd_top(struct target *t, unsigned interval_ms, unsigned long count)
 	return 0;
 }
 
+/*
+ * MPS. The control daemon reads CUDA_MPS_PIPE_DIRECTORY and
+ * CUDA_MPS_LOG_DIRECTORY from its environment, which it inherits from us;
+ * gspctl only checks that they name directories and finds the control
+ * pipe in the first.
+ */
+static const char *mps_dir(const char *var, const char *def)
+{
+	const char *d = getenv(var);
+
+	return d && *d ? d : def;
+}
+
+/*
+ * Runs nvidia-cuda-mps-control with @arg (or none), @input on its stdin
+ * (or ours), its output to ours. Its exit status, or -1 after saying why
+ * it could not run.
+ */
+static int mps_run(const char *arg, const char *input)
+{
+	char *argv[] = { MPS_CONTROL, (char *)arg, NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2] = { -1, -1 }, st, err;
+	pid_t pid;
+
+	if (posix_spawn_file_actions_init(&fa))
+		return -1;
+	if (input) {
+		if (pipe2(p, O_CLOEXEC)) {
+			fprintf(stderr, "gspctl: pipe: %s\n", strerror(errno));
+			posix_spawn_file_actions_destroy(&fa);
+			return -1;
+		}
+		posix_spawn_file_actions_adddup2(&fa, p[0], STDIN_FILENO);
+	}
+	fflush(stdout);
+	err = posix_spawnp(&pid, MPS_CONTROL, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (input) {
+		close(p[0]);
+		if (!err && write(p[1], input, strlen(input)) < 0)
+			err = errno;
+		close(p[1]);
+	}
+	if (err == ENOENT) {
+		fprintf(stderr, "gspctl: %s not found in PATH; install NVIDIA's MPS tools (part of the driver) or add their directory to PATH\n",
+			MPS_CONTROL);
+		return -1;
+	}
+	if (err) {
+		fprintf(stderr, "gspctl: cannot run %s: %s\n", MPS_CONTROL,
+			strerror(err));
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(st)) {
+		fprintf(stderr, "gspctl: %s was killed by signal %d\n",
+			MPS_CONTROL, WTERMSIG(st));
+		return -1;
+	}
+	return WEXITSTATUS(st);
+}
+
+/* 1 if the control daemon's pipe is there. */
+static bool mps_running(const char *pipe_dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/control", pipe_dir);
+	return !stat(path, &st) && S_ISFIFO(st.st_mode);
+}
+
+static int cmd_mps(const char *what)
+{
+	const char *pipe_dir = mps_dir("CUDA_MPS_PIPE_DIRECTORY",
+				       MPS_PIPE_DEFAULT);
+	const char *log_dir = mps_dir("CUDA_MPS_LOG_DIRECTORY",
+				      MPS_LOG_DEFAULT);
+	static const char *const vars[] = { "CUDA_MPS_PIPE_DIRECTORY",
+					    "CUDA_MPS_LOG_DIRECTORY" };
+	struct stat st;
+	size_t i;
+	int r;
+
+	/* A control daemon that exits unread must not kill us mid-write. */
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < 2; i++) {
+		const char *d = getenv(vars[i]);
+
+		if (d && *d && (stat(d, &st) || !S_ISDIR(st.st_mode))) {
+			fprintf(stderr, "gspctl: %s=%s is not a directory; create it (mkdir -p) or unset it\n",
+				vars[i], d);
+			return EXIT_FAIL;
+		}
+	}
+	if (!strcmp(what, "start")) {
+		if (mps_running(pipe_dir)) {
+			printf("mps: already running (%s/control)\n", pipe_dir);
+			return 0;
+		}
+		r = mps_run("-d", NULL);
+		if (r) {
+			if (r > 0)
+				fprintf(stderr, "gspctl: %s -d failed (exit %d); see %s/control.log\n",
+					MPS_CONTROL, r, log_dir);
+			return EXIT_FAIL;
+		}
+		printf("mps: started (pipes in %s, logs in %s)\n", pipe_dir,
+		       log_dir);
+		return 0;
+	}
+	if (!mps_running(pipe_dir)) {
+		fprintf(stderr, "gspctl: mps: not running (no %s/control)\n",
+			pipe_dir);
+		return EXIT_FAIL;
+	}
+	if (!strcmp(what, "stop")) {
+		r = mps_run(NULL, "quit\n");
+		if (r) {
+			if (r > 0)
+				fprintf(stderr, "gspctl: 'quit' to %s failed (exit %d); see %s/control.log\n",
+					MPS_CONTROL, r, log_dir);
+			return EXIT_FAIL;
+		}
+		printf("mps: stopped\n");
+		return 0;
+	}
+	printf("mps: running (%s/control), logs in %s\nservers:\n", pipe_dir,
+	       log_dir);
+	r = mps_run(NULL, "get_server_list\n");
+	if (r) {
+		if (r > 0)
+			fprintf(stderr, "gspctl: 'get_server_list' to %s failed (exit %d)\n",
+				MPS_CONTROL, r);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
 /* A decimal integer in [min, max] for option @opt, or a usage error. */
 static unsigned long parse_opt_num(const char *opt, const char *s,
 				   unsigned long min, unsigned long max)
@@ -855,6 +1085,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "status") || !strcmp(cmd, "knobs")) {
 		if (argc != 1)
 			usage_error("%s takes no argument", cmd);
+	} else if (!strcmp(cmd, "mps")) {
+		if (argc != 2 || (strcmp(argv[1], "start") &&
+				  strcmp(argv[1], "stop") &&
+				  strcmp(argv[1], "status")))
+			usage_error("mps takes one of start, stop or status");
 	} else if (strcmp(cmd, "top")) {
 		usage_error("unknown command '%s'", cmd);
 	}
@@ -862,6 +1097,8 @@ int main(int argc, char **argv)
 		print_knobs(stdout);
 		return 0;
 	}
+	if (!strcmp(cmd, "mps"))
+		return cmd_mps(argv[1]);
 
 	/* auto: the kernel if gspace.ko is loaded, as libgsp's auto does. */
 	if (t.kind == GSP_ARBITER_AUTO) {

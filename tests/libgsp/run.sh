@@ -3,7 +3,9 @@
 # The libgsp suite (make check-libgsp), TAP on stdout and nothing else:
 #  1. test_api: parsers and gsp_open() without any arbiter
 #  2. libgsp.so exports exactly the functions gsp.h declares, versioned
-#  3. gspctl rejects bad command lines with exit 2 and a message
+#  3. gspctl rejects bad command lines with exit 2 and a message;
+#     gspctl mps against a fake nvidia-cuda-mps-control (simulated: no
+#     GPU, no MPS here; the fake records what gspctl asks of it)
 #  4. make install + pkg-config: a program builds and runs against it
 #  5. test_e2e and gspctl against a gspaced started here on a temp socket
 #     (skipped until $GSPACED is built)
@@ -116,6 +118,16 @@ $GSPCTL top --count 0|--count takes an integer
 $GSPCTL top --count|--count needs a value
 $GSPCTL top --bogus|top: unknown option '--bogus'
 $GSPCTL top extra|top: unexpected argument 'extra'
+$GSPCTL set partition 8|partition must be N,K
+$GSPCTL set partition 257,1|N 1..256 and K 1..32
+$GSPCTL set partition 8,33|partition must be N,K
+$GSPCTL set partition 0,2|or 0,0 for off
+$GSPCTL set partition -1,2|partition must be N,K
+$GSPCTL set partition 8,2,1|partition must be N,K
+$GSPCTL set partition 8;2|partition must be N,K
+$GSPCTL mps|mps takes one of start, stop or status
+$GSPCTL mps bogus|mps takes one of start, stop or status
+$GSPCTL mps start extra|mps takes one of start, stop or status
 EOF
 "$GSPCTL" --help >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -125,6 +137,70 @@ GSP_SOCKET=$tmp/none "$GSPCTL" --arbiter daemon status >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "$([ $rc = 1 ] && grep -q 'no gspaced listens on' "$tmp/err"; echo $?)" \
 	"gspctl with no daemon: exit 1, says to start gspaced (exit $rc)"
+
+# 3, MPS: the fake control daemon logs its arguments and stdin, makes the
+# control pipe on -d and removes it on quit, and lists one server.
+mkdir -p "$tmp/bin" "$tmp/nobin" "$tmp/mps" "$tmp/mpslog"
+cat >"$tmp/bin/nvidia-cuda-mps-control" <<'FAKE'
+#!/bin/sh
+log=$CUDA_MPS_PIPE_DIRECTORY/fake.log
+echo "args:$* log:$CUDA_MPS_LOG_DIRECTORY" >>"$log"
+if [ "$1" = -d ]; then
+	[ "${FAKE_MPS_RC:-0}" = 0 ] && mkfifo "$CUDA_MPS_PIPE_DIRECTORY/control"
+	exit "${FAKE_MPS_RC:-0}"
+fi
+while read -r line; do
+	echo "stdin:$line" >>"$log"
+	case $line in
+	quit) rm -f "$CUDA_MPS_PIPE_DIRECTORY/control" ;;
+	get_server_list) echo 4242 ;;
+	esac
+done
+exit "${FAKE_MPS_RC:-0}"
+FAKE
+chmod +x "$tmp/bin/nvidia-cuda-mps-control"
+mps() {	# mps ARGS...: gspctl mps with the fake first in PATH
+	PATH=$tmp/bin:$PATH CUDA_MPS_PIPE_DIRECTORY=$tmp/mps \
+		CUDA_MPS_LOG_DIRECTORY=$tmp/mpslog "$GSPCTL" mps "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+}
+PATH=$tmp/nobin "$GSPCTL" mps start >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "$([ $rc = 1 ] && grep -q 'nvidia-cuda-mps-control not found in PATH' "$tmp/err"; echo $?)" \
+	"gspctl mps start without nvidia-cuda-mps-control: exit 1, says so ($rc)"
+CUDA_MPS_PIPE_DIRECTORY=$tmp/missing PATH=$tmp/bin:$PATH "$GSPCTL" mps start \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "$([ $rc = 1 ] && grep -q 'CUDA_MPS_PIPE_DIRECTORY=.*missing is not a directory' "$tmp/err" &&
+	 [ ! -e "$tmp/missing" ]; echo $?)" \
+	"gspctl mps start with a missing pipe directory: exit 1, nothing run ($rc)"
+mps status
+rc=$?
+check "$([ $rc = 1 ] && grep -q 'not running' "$tmp/err" && [ ! -e "$tmp/mps/fake.log" ]; echo $?)" \
+	"simulated: gspctl mps status before start: exit 1, not running ($rc)"
+mps start
+rc=$?
+check "$([ $rc = 0 ] && [ -p "$tmp/mps/control" ] &&
+	 grep -qx "args:-d log:$tmp/mpslog" "$tmp/mps/fake.log"; echo $?)" \
+	"simulated: gspctl mps start runs 'nvidia-cuda-mps-control -d' with both directories ($rc)"
+mps status
+rc=$?
+check "$([ $rc = 0 ] && grep -q '^mps: running' "$tmp/out" && grep -qx 4242 "$tmp/out" &&
+	 grep -qx 'stdin:get_server_list' "$tmp/mps/fake.log"; echo $?)" \
+	"simulated: gspctl mps status: running, get_server_list's output ($rc)"
+mps stop
+rc=$?
+check "$([ $rc = 0 ] && grep -qx 'stdin:quit' "$tmp/mps/fake.log" &&
+	 [ ! -e "$tmp/mps/control" ]; echo $?)" \
+	"simulated: gspctl mps stop sends quit ($rc)"
+mps stop
+rc=$?
+check "$([ $rc = 1 ] && grep -q 'not running' "$tmp/err"; echo $?)" \
+	"simulated: gspctl mps stop when stopped: exit 1, not running ($rc)"
+FAKE_MPS_RC=3 mps start
+rc=$?
+check "$([ $rc = 1 ] && grep -q -- '-d failed (exit 3)' "$tmp/err"; echo $?)" \
+	"simulated: nvidia-cuda-mps-control -d fails: exit 1 with its status ($rc)"
 
 # 4: install into a staging root and build a client with pkg-config.
 if ! command -v pkg-config >/dev/null; then
@@ -202,6 +278,17 @@ check $? "gspctl set period_us 50000, get: 50000"
 rc=$?
 check "$([ $rc = 2 ] && grep -q 'gspaced rejected band_wait_us=60000' "$tmp/err"; echo $?)" \
 	"gspctl: band_wait_us above period_us: the daemon's EINVAL, exit 2 ($rc)"
+"$GSPCTL" set partition 8,2 2>"$tmp/err" &&
+	[ "$("$GSPCTL" get partition)" = 8,2 ]
+check $? "gspctl set partition 8,2, get partition: 8,2"
+"$GSPCTL" status >"$tmp/out" 2>"$tmp/err"
+check "$(grep -q '^features:.* partition' "$tmp/out" && grep -q '^partition:' "$tmp/out" &&
+	 grep -qE '^ +0 +8,2 +[0-9]+ +0,0 ' "$tmp/out" &&
+	 grep -qE '^ +1 +8,2 ' "$tmp/out" && grep -qE '^ +partition +8,2$' "$tmp/out"; echo $?)" \
+	"gspctl status: the partition feature, knob, and per device 8,2, request 0,0"
+"$GSPCTL" set partition 0,0 2>"$tmp/err" &&
+	[ "$("$GSPCTL" get partition)" = 0,0 ]
+check $? "gspctl set partition 0,0: off"
 "$GSPCTL" top --interval 200 --count 2 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "$([ $rc = 0 ] && [ "$(grep -c '^gspctl top:' "$tmp/out")" = 2 ] &&
