@@ -3,8 +3,9 @@
  * gsp-xform: analysis and rewriting of entry kernels (see xform.h and
  * Documentation/xform.rst). The rewritten body is the original body with
  * four kinds of edits, everything else copied byte for byte:
- *   - %ctaid.{x,y,z} / %nctaid.{x,y,z} operands read the virtual values
- *     that the block's leader published in shared memory for this task;
+ *   - %ctaid.{x,y,z} operands read the task's values that the block's
+ *     leader published in shared memory; %nctaid.{x,y,z} read the job
+ *     parameter (struct gsp_persist_job, the clone's last parameter);
  *   - ret/exit become a branch to the task's join point;
  *   - the block barrier (bar.sync 0, barrier.sync 0) becomes a non-aligned
  *     barrier.red.and that says "not done", so that threads already at the
@@ -21,32 +22,54 @@
 #include "xform.h"
 
 /* The templates below hard-code these offsets. */
-_Static_assert(GSP_PERSIST_OFF_CTRL_PTR == 0, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_NTASKS == 8, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 16, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 24, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_NCTAID == 32, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_K_SLOTS == 44, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_LIVE == 52, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_YIELDS == 56, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_NO_SLOT == 60, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_CTRL_MIRROR == 72, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_REFRESH_AT == 80, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_REFRESH_NS == 88, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_REFRESHES == 92, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_LAST_YIELD_NS == 96, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_SLOT_MASK == 128, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_SM_RANK == 1152, "template offsets");
+_Static_assert(GSP_PERSIST_VERSION == 2, "template ABI");
+_Static_assert(GSP_PERSIST_JOB_SIZE == 56, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_CTL == 0, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_CTRL_PTR == 8, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_NTASKS == 16, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_NCTAID == 24, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_K_SLOTS == 36, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_REFRESH_NS == 40, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_BATCH_NS == 44, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_FLAGS == 48, "template offsets");
+_Static_assert(GSP_PERSIST_PRIMARY == 1, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 0, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_CTRL_MIRROR == 128, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESH_AT == 136, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 256, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_LAST_YIELD_NS == 264, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_LIVE == 272, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_PRIMARY_LIVE == 276, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_YIELDS == 280, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_NO_SLOT == 284, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESHES == 288, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_PAUSES == 292, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_SLOT_MASK == 384, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_SM_RANK == 1408, "template offsets");
 _Static_assert(GSP_PERSIST_MAX_SM == 256, "template offsets");
+_Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
 
 /*
- * Per-block state in __gsp_sh (48 bytes, shared memory):
- *   0  nctaid.x, nctaid.y, nctaid.z, slot (-1: none)   set once, by the leader
- *  16  task valid, ctaid.x, ctaid.y, ctaid.z           set per task
- *  32  SM rank, K, %smid, slot bit                     leader only
+ * __gsp_sh, 128 bytes of shared memory, 32-byte aligned:
+ *   0, 16  two task buffers {go, ctaid.x, ctaid.y, ctaid.z}; go = 0: leave,
+ *          and the ctaid.x word says how: bit 0 release the slot, bit 1
+ *          count a yield, bit 2 (the last primary block) wait until every
+ *          task is done. The leader fills one
+ *          while the block runs the task of the other; %__gsp_cur points
+ *          at the one being run, so the body's %ctaid reads never race
+ *          with the leader's next decision.
+ * The rest is the leader's own state across tasks (in shared memory, not
+ * registers: a register live across the body costs every thread):
+ *  32  u64 next task of the batch, u64 end of the batch
+ *  48  u64 the block's copy of the control word, u64 when it was fetched
+ *  64  u64 %globaltimer at the batch's claim (0: none to measure),
+ *      u64 tasks claimed (all run by the time the block leaves)
+ *  80  u32 ctaid.x, ctaid.y, ctaid.z of the last task handed out, B
+ *  96  u32 SM rank, slot, %smid, slot bit
+ * 112  u32 division mode (0: 1-D, none; 1: 32-bit; 2: 64-bit), primary,
+ *      log2 of the grid rounded up (the batch cap's shift)
  */
-#define SH_NCTAID	0
-#define SH_CTAID	20
+#define SH_CTAID	4	/* from %__gsp_cur */
 
 /* "leader" = thread (0,0,0); %__gsp_p0 is set when this thread is not. */
 #define TPL_NOT_LEADER							\
@@ -57,150 +80,317 @@ _Static_assert(GSP_PERSIST_MAX_SM == 256, "template offsets");
 	"\tor.b32 %__gsp_w0, %__gsp_w0, %__gsp_w1;\n"			\
 	"\tsetp.ne.u32 %__gsp_p0, %__gsp_w0, 0;\n"
 
+/* %__gsp_x0 = job.ctl (job fields are read with ld.param: constant bank) */
 #define TPL_CTL								\
 	"\tld.param.u64 %__gsp_x0, [@P];\n"				\
 	"\tcvta.to.global.u64 %__gsp_x0, %__gsp_x0;\n"
 
-static const char tpl_decls[] =
-	"\t// gsp-xform: persistent, SM-aware, yieldable form; see\n"
-	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
-	"\t.reg .pred %__gsp_p<3>;\n"
-	"\t.reg .b32 %__gsp_w<13>;\n"
-	"\t.reg .b32 %__gsp_v<8>;\n"
-	"\t.reg .b64 %__gsp_x<7>;\n"
-	"\t.shared .align 16 .b8 __gsp_sh[48];\n";
+/* struct gsp_persist_job by value: .param .align 8 .b8 NAME__gsp_param_job[56] */
+#define TPL_JOB_PARAM	".param .align 8 .b8 "
+#define TPL_JOB_DIM	"[56]"
 
-/* Slot claim (leader), then the task loop head. */
+static const char tpl_decls[] =
+	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 2); see\n"
+	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
+	"\t.reg .pred %__gsp_p<6>;\n"
+	"\t.reg .b32 %__gsp_w<16>;\n"
+	"\t.reg .b32 %__gsp_v<8>;\n"
+	"\t.reg .b32 %__gsp_cur;\n"
+	"\t.reg .b64 %__gsp_x<14>;\n"
+	"\t.shared .align 32 .b8 __gsp_sh[128];\n";
+
+/*
+ * The leader claims a slot and sets up its state, then takes the first
+ * decision at the common boundary; everyone meets at the join, then runs
+ * the task in the buffer the leader filled, or leaves.
+ */
 static const char tpl_prologue[] =
 	TPL_NOT_LEADER
-	"\t@%__gsp_p0 bra $__gsp_claimed;\n"
+	"\tmov.u32 %__gsp_cur, __gsp_sh;\n"
+	"\tadd.u32 %__gsp_cur, %__gsp_cur, 16;\n"	/* 1st decision: buffer 0 */
+	"\t@%__gsp_p0 bra $__gsp_join;\n"
 	TPL_CTL
 	"\tmov.u32 %__gsp_w2, %smid;\n"
-	"\tmov.u32 %__gsp_w3, -1;\n"
 	"\tsetp.ge.u32 %__gsp_p1, %__gsp_w2, 256;\n"
 	"\t@%__gsp_p1 bra $__gsp_noslot;\n"
 	"\tmul.wide.u32 %__gsp_x1, %__gsp_w2, 4;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
-	"\tld.global.u32 %__gsp_w4, [%__gsp_x0+44];\n"
+	"\tld.param.u32 %__gsp_w4, [@P+36];\n"
 	"\tmov.u32 %__gsp_w5, 1;\n"
 	"\tshl.b32 %__gsp_w5, %__gsp_w5, %__gsp_w4;\n"
 	"\tsub.u32 %__gsp_w5, %__gsp_w5, 1;\n"	/* K slot bits (K=32: all) */
 	"$__gsp_claim:\n"
-	"\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+128];\n"
+	"\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+384];\n"
 	"\tnot.b32 %__gsp_w7, %__gsp_w6;\n"
 	"\tand.b32 %__gsp_w7, %__gsp_w7, %__gsp_w5;\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w7, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_noslot;\n"
 	"\tneg.s32 %__gsp_w8, %__gsp_w7;\n"
 	"\tand.b32 %__gsp_w8, %__gsp_w8, %__gsp_w7;\n"	/* lowest free slot */
-	"\tatom.global.or.b32 %__gsp_w6, [%__gsp_x1+128], %__gsp_w8;\n"
+	"\tatom.global.or.b32 %__gsp_w6, [%__gsp_x1+384], %__gsp_w8;\n"
 	"\tand.b32 %__gsp_w6, %__gsp_w6, %__gsp_w8;\n"
 	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w6, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_claim;\n"		/* lost a race: retry */
 	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
-	"\tred.global.add.u32 [%__gsp_x0+52], 1;\n"
-	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+1152];\n"
-	"\tst.shared.v4.u32 [__gsp_sh+32], {%__gsp_w9, %__gsp_w4, %__gsp_w2, %__gsp_w8};\n"
-	"\tbra.uni $__gsp_slotted;\n"
+	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+1408];\n"	/* sm_rank */
+	"\tst.shared.v4.u32 [__gsp_sh+96], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
+	"\tred.global.add.u32 [%__gsp_x0+272], 1;\n"
+	"\tld.param.u32 %__gsp_w10, [@P+48];\n"
+	"\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n"	/* GSP_PERSIST_PRIMARY */
+	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w10, 0;\n"
+	"\t@%__gsp_p1 red.global.add.u32 [%__gsp_x0+276], 1;\n"
+	/* task -> %ctaid: no division for 1-D grids, 32 bits if they do */
+	"\tld.param.u32 %__gsp_w11, [@P+28];\n"
+	"\tld.param.u32 %__gsp_w12, [@P+32];\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w11, 1;\n"
+	"\tsetp.eq.and.u32 %__gsp_p1, %__gsp_w12, 1, %__gsp_p1;\n"
+	"\tld.param.u64 %__gsp_x2, [@P+16];\n"
+	"\tshr.u64 %__gsp_x2, %__gsp_x2, 32;\n"
+	"\tsetp.eq.u64 %__gsp_p2, %__gsp_x2, 0;\n"
+	"\tselp.u32 %__gsp_w11, 1, 2, %__gsp_p2;\n"
+	"\tselp.u32 %__gsp_w11, 0, %__gsp_w11, %__gsp_p1;\n"
+	"\tmov.u32 %__gsp_w12, %nctaid.x;\n"		/* the persistent grid */
+	"\tsub.u32 %__gsp_w12, %__gsp_w12, 1;\n"
+	"\tbfind.u32 %__gsp_w12, %__gsp_w12;\n"
+	"\tadd.u32 %__gsp_w12, %__gsp_w12, 1;\n"	/* ceil(log2(grid)) */
+	"\tmov.u32 %__gsp_w13, 0;\n"
+	"\tst.shared.v4.u32 [__gsp_sh+112], {%__gsp_w11, %__gsp_w10, %__gsp_w12, %__gsp_w13};\n"
+	"\tmov.u64 %__gsp_x2, 0;\n"
+	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x2};\n"
+	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n"
+	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x2, %__gsp_x2};\n"
+	"\tmov.u32 %__gsp_w13, 1;\n"
+	"\tst.shared.u32 [__gsp_sh+92], %__gsp_w13;\n"	/* B = 1 */
+	"\tbra.uni $__gsp_boundary;\n"
 	"$__gsp_noslot:\n"
-	"\tred.global.add.u32 [%__gsp_x0+60], 1;\n"
-	"$__gsp_slotted:\n"
-	"\tld.global.u32 %__gsp_w10, [%__gsp_x0+32];\n"
-	"\tld.global.u32 %__gsp_w11, [%__gsp_x0+36];\n"
-	"\tld.global.u32 %__gsp_w12, [%__gsp_x0+40];\n"
-	"\tst.shared.v4.u32 [__gsp_sh], {%__gsp_w10, %__gsp_w11, %__gsp_w12, %__gsp_w3};\n"
-	"$__gsp_claimed:\n"
-	"\tbarrier.sync 0;\n"
-	"\tld.shared.u32 %__gsp_w0, [__gsp_sh+12];\n"
-	"\tsetp.lt.s32 %__gsp_p1, %__gsp_w0, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_exit;\n"
-	"$__gsp_task:\n"
-	TPL_NOT_LEADER
-	"\t@%__gsp_p0 bra $__gsp_taken;\n"
-	TPL_CTL
-	/* (n, k, epoch) from the mirror; refresh it if it is too old */
-	"\tld.volatile.global.u64 %__gsp_x2, [%__gsp_x0+72];\n"
-	"\tld.global.u32 %__gsp_w1, [%__gsp_x0+88];\n"
-	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_refresh;\n"		/* no interval: always */
-	"\tmov.u64 %__gsp_x3, %globaltimer;\n"
-	"\tld.volatile.global.u64 %__gsp_x4, [%__gsp_x0+80];\n"
-	"\tsub.u64 %__gsp_x5, %__gsp_x3, %__gsp_x4;\n"
-	"\tcvt.u64.u32 %__gsp_x6, %__gsp_w1;\n"
-	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
-	"\t@%__gsp_p1 bra $__gsp_word;\n"		/* fresh enough */
-	"\tatom.global.cas.b64 %__gsp_x5, [%__gsp_x0+80], %__gsp_x4, %__gsp_x3;\n"
-	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x5, %__gsp_x4;\n"
-	"\t@%__gsp_p1 bra $__gsp_word;\n"		/* another block refreshes */
-	"$__gsp_refresh:\n"
-	"\tld.global.u64 %__gsp_x2, [%__gsp_x0];\n"
-	"\tld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];\n"	/* system scope */
-	"\tst.volatile.global.u64 [%__gsp_x0+72], %__gsp_x2;\n"
-	"\tred.global.add.u32 [%__gsp_x0+92], 1;\n"
-	"$__gsp_word:\n"
-	"\tcvt.u32.u64 %__gsp_w1, %__gsp_x2;\n"
-	"\tand.b32 %__gsp_w2, %__gsp_w1, 65535;\n"		/* n */
-	"\tshr.u32 %__gsp_w3, %__gsp_w1, 16;\n"			/* k */
-	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+32];\n"
-	"\tld.shared.v4.u32 {%__gsp_w10, %__gsp_w11, %__gsp_w12, %__gsp_w8}, [__gsp_sh];\n"
-	"\tsub.s32 %__gsp_w5, %__gsp_w5, %__gsp_w3;\n"		/* K - k */
-	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w4, %__gsp_w2;\n"	/* rank < n */
-	"\tsetp.ge.and.s32 %__gsp_p1, %__gsp_w8, %__gsp_w5, %__gsp_p1;\n"
-	"\tmov.u32 %__gsp_w9, 0;\n"
+	"\tred.global.add.u32 [%__gsp_x0+284], 1;\n"
 	"\tmov.u32 %__gsp_w1, 0;\n"
-	"\tmov.u32 %__gsp_w2, 0;\n"
-	"\tmov.u32 %__gsp_w3, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_yield;\n"
-	"\tatom.global.add.u64 %__gsp_x3, [%__gsp_x0+16], 1;\n"
-	"\tld.global.u64 %__gsp_x4, [%__gsp_x0+8];\n"
-	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x3, %__gsp_x4;\n"
-	"\t@%__gsp_p1 bra $__gsp_publish;\n"
-	"\tcvt.u64.u32 %__gsp_x5, %__gsp_w10;\n"		/* x fastest */
-	"\trem.u64 %__gsp_x6, %__gsp_x3, %__gsp_x5;\n"
-	"\tcvt.u32.u64 %__gsp_w1, %__gsp_x6;\n"
-	"\tdiv.u64 %__gsp_x3, %__gsp_x3, %__gsp_x5;\n"
-	"\tcvt.u64.u32 %__gsp_x5, %__gsp_w11;\n"
-	"\trem.u64 %__gsp_x6, %__gsp_x3, %__gsp_x5;\n"
-	"\tcvt.u32.u64 %__gsp_w2, %__gsp_x6;\n"
-	"\tdiv.u64 %__gsp_x3, %__gsp_x3, %__gsp_x5;\n"
-	"\tcvt.u32.u64 %__gsp_w3, %__gsp_x3;\n"
-	"\tmov.u32 %__gsp_w9, 1;\n"
-	"\tbra.uni $__gsp_publish;\n"
-	"$__gsp_yield:\n"
-	"\tred.global.add.u32 [%__gsp_x0+56], 1;\n"
-	"\tmov.u64 %__gsp_x3, %globaltimer;\n"
-	"\tred.global.max.u64 [%__gsp_x0+96], %__gsp_x3;\n"
-	"$__gsp_publish:\n"
-	"\tst.shared.v4.u32 [__gsp_sh+16], {%__gsp_w9, %__gsp_w1, %__gsp_w2, %__gsp_w3};\n"
-	"$__gsp_taken:\n"
-	"\tbarrier.sync 0;\n"
-	"\tld.shared.u32 %__gsp_w0, [__gsp_sh+16];\n"
+	"\tst.shared.v2.u32 [__gsp_sh], {%__gsp_w1, %__gsp_w1};\n"
+	"\tbra.uni $__gsp_join;\n"
+	"$__gsp_start:\n"
+	"\txor.b32 %__gsp_cur, %__gsp_cur, 16;\n"
+	"\tld.shared.u32 %__gsp_w0, [%__gsp_cur];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_done;\n"
+	"\t@%__gsp_p1 bra $__gsp_leave;\n"
 	"\t// gsp-xform: the original body, one task per pass\n";
 
-/* The join point, the release of the slot, the one exit. */
+/*
+ * The end of a task: the leader takes the next decision (at once, while
+ * the rest of the block may still be in the body), then the join; after
+ * it, the leaving block's bookkeeping and the one exit.
+ */
 static const char tpl_epilogue[] =
 	"$__gsp_next:\n"
-	"\tmov.u32 %__gsp_w0, 1;\n"
-	"\tsetp.ne.u32 %__gsp_p2, %__gsp_w0, 0;\n"
-	"\tbarrier.red.and.pred %__gsp_p2, 0, %__gsp_p2;\n"
-	"\t@!%__gsp_p2 bra $__gsp_next;\n"	/* someone is still in the body */
 	TPL_NOT_LEADER
-	"\t@%__gsp_p0 bra $__gsp_task;\n"
+	"\t@%__gsp_p0 bra $__gsp_join;\n"
+	"$__gsp_boundary:\n"
 	TPL_CTL
-	"\tred.global.add.u64 [%__gsp_x0+24], 1;\n"
-	"\tbra.uni $__gsp_task;\n"
-	"$__gsp_done:\n"
+	"\tld.shared.v2.u64 {%__gsp_x2, %__gsp_x3}, [__gsp_sh+32];\n"
+	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+80];\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x2, %__gsp_x3;\n"
+	"\t@%__gsp_p1 bra $__gsp_step;\n"		/* inside a batch */
+	/* a batch boundary: B from the time the last batch took */
+	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
+	"\tld.param.u32 %__gsp_w8, [@P+44];\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w8, 0;\n"
+	"\t@%__gsp_p1 mov.u32 %__gsp_w7, 1;\n"
+	"\tld.shared.u64 %__gsp_x5, [__gsp_sh+64];\n"
+	"\tsetp.eq.or.u64 %__gsp_p1, %__gsp_x5, 0, %__gsp_p1;\n"
+	"\t@%__gsp_p1 bra $__gsp_word;\n"
+	"\tsub.u64 %__gsp_x5, %__gsp_x4, %__gsp_x5;\n"
+	"\tcvt.u64.u32 %__gsp_x6, %__gsp_w8;\n"
+	"\tsetp.gt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
+	"\t@%__gsp_p1 shr.u32 %__gsp_w7, %__gsp_w7, 1;\n"
+	"\tmax.u32 %__gsp_w7, %__gsp_w7, 1;\n"
+	"\tshr.u64 %__gsp_x6, %__gsp_x6, 1;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
+	"\t@%__gsp_p1 shl.b32 %__gsp_w7, %__gsp_w7, 1;\n"
+	"\tmin.u32 %__gsp_w7, %__gsp_w7, 64;\n"
+	/* the control word: the block's copy while younger than refresh_ns,
+	 * else the mirror; the one block that moves refresh_at on reads the
+	 * word itself */
+	"$__gsp_word:\n"
+	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w9, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_refresh;\n"		/* no interval: always */
+	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w9;\n"
+	"\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
+	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the copy is fresh */
+	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+128];\n"
+	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
+	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* the mirror is fresh */
+	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x0+136], %__gsp_x7, %__gsp_x4;\n"
+	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
+	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* another block refreshes */
+	"$__gsp_refresh:\n"
+	"\tld.param.u64 %__gsp_x6, [@P+8];\n"
+	"\tcvta.to.global.u64 %__gsp_x6, %__gsp_x6;\n"
+	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];\n"	/* system scope */
+	"\tst.volatile.global.u64 [%__gsp_x0+128], %__gsp_x6;\n"
+	"\tred.global.add.u32 [%__gsp_x0+288], 1;\n"
+	"\tmov.u64 %__gsp_x7, %__gsp_x4;\n"
+	/* fetched_at: the mirror's refresh_at, so a stale or never refreshed
+	 * (0) mirror is looked at again at the next boundary */
+	"$__gsp_cache:\n"
+	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
+	"$__gsp_check:\n"
+	"\tcvt.u32.u64 %__gsp_w10, %__gsp_x6;\n"
+	"\tand.b32 %__gsp_w11, %__gsp_w10, 65535;\n"		/* n */
+	"\tshr.u32 %__gsp_w10, %__gsp_w10, 16;\n"		/* k */
+	"\tld.shared.v2.u32 {%__gsp_w12, %__gsp_w13}, [__gsp_sh+96];\n"
+	"\tld.param.u32 %__gsp_w14, [@P+36];\n"
+	"\tsub.s32 %__gsp_w14, %__gsp_w14, %__gsp_w10;\n"	/* K - k */
+	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w12, %__gsp_w11;\n"	/* rank < n */
+	"\tsetp.ge.and.s32 %__gsp_p1, %__gsp_w13, %__gsp_w14, %__gsp_p1;\n"
+	"\tld.param.u64 %__gsp_x10, [@P+16];\n"		/* ntasks */
+	"\t@%__gsp_p1 bra $__gsp_yield;\n"
+	/* claim min(B, about the remaining tasks per block), at least 1 */
+	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
+	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+120];\n"
+	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w15;\n"
+	"\tcvt.u64.u32 %__gsp_x12, %__gsp_w7;\n"
+	"\tmin.u64 %__gsp_x12, %__gsp_x12, %__gsp_x11;\n"
+	"\tmax.u64 %__gsp_x12, %__gsp_x12, 1;\n"
+	"\tatom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;\n"
+	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x2, %__gsp_x10;\n"
+	"\t@%__gsp_p1 bra $__gsp_end;\n"
+	"\tadd.u64 %__gsp_x3, %__gsp_x2, %__gsp_x12;\n"
+	"\tmin.u64 %__gsp_x3, %__gsp_x3, %__gsp_x10;\n"
+	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+72];\n"
+	"\tsub.u64 %__gsp_x12, %__gsp_x3, %__gsp_x2;\n"
+	"\tadd.u64 %__gsp_x13, %__gsp_x13, %__gsp_x12;\n"
+	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x4, %__gsp_x13};\n"
+	/* the batch's first task: %ctaid by division, as wide as needed */
+	"\tld.param.u32 %__gsp_w8, [@P+24];\n"
+	"\tld.param.u32 %__gsp_w9, [@P+28];\n"
+	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+112];\n"
+	"\tcvt.u32.u64 %__gsp_w4, %__gsp_x2;\n"
+	"\tmov.u32 %__gsp_w5, 0;\n"
+	"\tmov.u32 %__gsp_w6, 0;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_run;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 2;\n"
+	"\t@%__gsp_p1 bra $__gsp_div64;\n"
+	"\tdiv.u32 %__gsp_w11, %__gsp_w4, %__gsp_w8;\n"
+	"\trem.u32 %__gsp_w4, %__gsp_w4, %__gsp_w8;\n"
+	"\trem.u32 %__gsp_w5, %__gsp_w11, %__gsp_w9;\n"
+	"\tdiv.u32 %__gsp_w6, %__gsp_w11, %__gsp_w9;\n"
+	"\tbra.uni $__gsp_run;\n"
+	"$__gsp_div64:\n"
+	"\tcvt.u64.u32 %__gsp_x5, %__gsp_w8;\n"
+	"\trem.u64 %__gsp_x6, %__gsp_x2, %__gsp_x5;\n"
+	"\tcvt.u32.u64 %__gsp_w4, %__gsp_x6;\n"
+	"\tdiv.u64 %__gsp_x6, %__gsp_x2, %__gsp_x5;\n"
+	"\tcvt.u64.u32 %__gsp_x5, %__gsp_w9;\n"
+	"\trem.u64 %__gsp_x7, %__gsp_x6, %__gsp_x5;\n"
+	"\tcvt.u32.u64 %__gsp_w5, %__gsp_x7;\n"
+	"\tdiv.u64 %__gsp_x6, %__gsp_x6, %__gsp_x5;\n"
+	"\tcvt.u32.u64 %__gsp_w6, %__gsp_x6;\n"
+	"\tbra.uni $__gsp_run;\n"
+	/* the next task of the batch: the last %ctaid plus one, carried */
+	"$__gsp_step:\n"
+	"\tld.param.u32 %__gsp_w8, [@P+24];\n"
+	"\tld.param.u32 %__gsp_w9, [@P+28];\n"
+	"\tadd.u32 %__gsp_w4, %__gsp_w4, 1;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w4, %__gsp_w8;\n"
+	"\t@%__gsp_p1 mov.u32 %__gsp_w4, 0;\n"
+	"\t@%__gsp_p1 add.u32 %__gsp_w5, %__gsp_w5, 1;\n"
+	"\tsetp.eq.and.u32 %__gsp_p1, %__gsp_w5, %__gsp_w9, %__gsp_p1;\n"
+	"\t@%__gsp_p1 mov.u32 %__gsp_w5, 0;\n"
+	"\t@%__gsp_p1 add.u32 %__gsp_w6, %__gsp_w6, 1;\n"
+	"$__gsp_run:\n"
+	"\tadd.u64 %__gsp_x2, %__gsp_x2, 1;\n"
+	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x3};\n"
+	"\tst.shared.v4.u32 [__gsp_sh+80], {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7};\n"
+	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
+	"\tmov.u32 %__gsp_w1, 1;\n"
+	"\tst.shared.v4.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w4, %__gsp_w5, %__gsp_w6};\n"
+	"\tbra.uni $__gsp_join;\n"
+	/* asked to yield: top-ups leave; a primary block leaves by moving
+	 * primary_live down from 2 or more, never to 0: the last one pauses
+	 * while tasks remain, else waits for them */
+	"$__gsp_yield:\n"
+	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+116];\n"
+	"\tmov.u32 %__gsp_w9, 3;\n"			/* release, yield */
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_decide;\n"
+	"$__gsp_keep:\n"
+	"\tld.volatile.global.u32 %__gsp_w11, [%__gsp_x0+276];\n"
+	"\tsetp.gt.u32 %__gsp_p1, %__gsp_w11, 1;\n"
+	"\t@%__gsp_p1 bra $__gsp_cas;\n"
+	"\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0];\n"
+	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x8, %__gsp_x10;\n"
+	"\t@%__gsp_p1 bra $__gsp_last;\n"		/* all handed out */
+	"\tred.global.add.u32 [%__gsp_x0+292], 1;\n"
+	"\tmov.u64 %__gsp_x4, 0;\n"
+	"\tst.shared.u64 [__gsp_sh+64], %__gsp_x4;\n"	/* a pause is no batch */
+	"\tnanosleep.u32 1000;\n"
+	"\tbra.uni $__gsp_boundary;\n"
+	"$__gsp_cas:\n"
+	"\tsub.u32 %__gsp_w12, %__gsp_w11, 1;\n"
+	"\tatom.global.cas.b32 %__gsp_w12, [%__gsp_x0+276], %__gsp_w11, %__gsp_w12;\n"
+	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w12, %__gsp_w11;\n"
+	"\t@%__gsp_p1 bra $__gsp_keep;\n"
+	"\tbra.uni $__gsp_decide;\n"
+	/* no task left: the primary block that takes primary_live to 0 waits */
+	"$__gsp_end:\n"
+	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+116];\n"
+	"\tmov.u32 %__gsp_w9, 1;\n"			/* release */
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_decide;\n"
+	"$__gsp_last:\n"
+	"\tatom.global.add.s32 %__gsp_w11, [%__gsp_x0+276], -1;\n"
+	"\tsetp.eq.s32 %__gsp_p1, %__gsp_w11, 1;\n"
+	"\t@%__gsp_p1 or.b32 %__gsp_w9, %__gsp_w9, 4;\n"	/* wait */
+	"$__gsp_decide:\n"
+	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
+	"\tmov.u32 %__gsp_w1, 0;\n"
+	"\tst.shared.v2.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w9};\n"
+	/* the join: done threads stand in for their arrival at the body's
+	 * barriers until every thread is done */
+	"$__gsp_join:\n"
+	"\tmov.u32 %__gsp_w0, 1;\n"
+	"\tsetp.ne.u32 %__gsp_p5, %__gsp_w0, 0;\n"
+	"\tbarrier.red.and.pred %__gsp_p5, 0, %__gsp_p5;\n"
+	"\t@!%__gsp_p5 bra $__gsp_join;\n"	/* someone is still in the body */
+	"\tbra.uni $__gsp_start;\n"
+	/* leaving, after the block's last task is complete */
+	"$__gsp_leave:\n"
 	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_exit;\n"
+	"\tld.shared.u32 %__gsp_w9, [%__gsp_cur+4];\n"
+	"\tand.b32 %__gsp_w1, %__gsp_w9, 1;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_exit;\n"		/* never had a slot */
 	TPL_CTL
-	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+32];\n"
+	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+72];\n"
+	"\tfence.acq_rel.gpu;\n"			/* the tasks' writes first */
+	"\tred.global.add.u64 [%__gsp_x0+256], %__gsp_x13;\n"
+	"\tand.b32 %__gsp_w1, %__gsp_w9, 4;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_release;\n"
+	"\tld.param.u64 %__gsp_x10, [@P+16];\n"
+	"$__gsp_wait:\n"
+	"\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0+256];\n"
+	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x8, %__gsp_x10;\n"
+	"\t@%__gsp_p1 bra $__gsp_release;\n"
+	"\tnanosleep.u32 500;\n"
+	"\tbra.uni $__gsp_wait;\n"
+	"$__gsp_release:\n"
+	"\tand.b32 %__gsp_w1, %__gsp_w9, 2;\n"
+	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+	"\t@%__gsp_p1 red.global.add.u32 [%__gsp_x0+280], 1;\n"
+	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
+	"\t@%__gsp_p1 red.global.max.u64 [%__gsp_x0+264], %__gsp_x4;\n"
+	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+96];\n"
 	"\tmul.wide.u32 %__gsp_x1, %__gsp_w6, 4;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
 	"\tnot.b32 %__gsp_w7, %__gsp_w7;\n"
-	"\tred.global.and.b32 [%__gsp_x1+128], %__gsp_w7;\n"
-	"\tred.global.add.s32 [%__gsp_x0+52], -1;\n"
+	"\tred.global.and.b32 [%__gsp_x1+384], %__gsp_w7;\n"
+	"\tred.global.add.s32 [%__gsp_x0+272], -1;\n"
 	"$__gsp_exit:\n"
 	"\tret;\n";
 
@@ -574,7 +764,7 @@ static void put_tok(struct sbuf *b, const struct ptx_module *m, uint32_t t)
 
 /* Emits one body statement, rewritten where it must be. */
 static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
-		      const struct ptx_stmt *s)
+		      const struct ptx_stmt *s, const char *job)
 {
 	uint32_t start = ptx_stmt_start(m, s), end = ptx_stmt_end(m, s);
 	uint32_t t, cur;
@@ -596,14 +786,24 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 		sb_str(b, tpl_barrier_post);
 		return;
 	}
-	/* virtual %ctaid/%nctaid: load each from shared memory first */
+	/* virtual %ctaid (the task buffer) and %nctaid (the job): load each
+	 * just before its use, so no register is held across the body */
 	for (t = s->op + 1; t < s->tok + s->ntok; t++) {
 		int r = grid_sreg(m, t);
 
 		if (r < 0)
 			continue;
-		snprintf(buf, sizeof(buf), "ld.shared.u32 %%__gsp_v%d, [__gsp_sh+%d];\n\t",
-			 nv++, r < 3 ? SH_NCTAID + 4 * r : SH_CTAID + 4 * (r - 3));
+		if (r < 3) {
+			snprintf(buf, sizeof(buf), "ld.param.u32 %%__gsp_v%d, [", nv++);
+			sb_str(b, buf);
+			sb_str(b, job);
+			snprintf(buf, sizeof(buf), "+%d];\n\t",
+				 GSP_PERSIST_JOB_NCTAID + 4 * r);
+		} else {
+			snprintf(buf, sizeof(buf),
+				 "ld.shared.u32 %%__gsp_v%d, [%%__gsp_cur+%d];\n\t",
+				 nv++, SH_CTAID + 4 * (r - 3));
+		}
 		sb_str(b, buf);
 	}
 	cur = start;
@@ -625,14 +825,14 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 	const struct ptx_tok *name = &m->toks[f->name_tok];
 	uint32_t i, ins, cur;
 	char *param;
-	size_t pl = name->len + sizeof(GSP_PERSIST_SUFFIX "_param_ctl");
+	size_t pl = name->len + sizeof(GSP_PERSIST_SUFFIX "_param_job");
 
 	param = malloc(pl);
 	if (!param) {
 		b->oom = 1;
 		return;
 	}
-	snprintf(param, pl, "%.*s" GSP_PERSIST_SUFFIX "_param_ctl",
+	snprintf(param, pl, "%.*s" GSP_PERSIST_SUFFIX "_param_job",
 		 (int)name->len, m->src + name->off);
 
 	sb_str(b, "\n\t// gsp-xform: ");
@@ -647,14 +847,14 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 		put_src(b, m, m->toks[f->param_open].off, last->off + last->len);
 		if (f->param_close > f->param_open + 1)
 			sb_str(b, ",");
-		sb_str(b, "\n\t.param .u64 ");
+		sb_str(b, "\n\t" TPL_JOB_PARAM);
 		sb_str(b, param);
-		sb_str(b, "\n)");
+		sb_str(b, TPL_JOB_DIM "\n)");
 		cur = m->toks[f->param_close].off + 1;
 	} else {
-		sb_str(b, "(\n\t.param .u64 ");
+		sb_str(b, "(\n\t" TPL_JOB_PARAM);
 		sb_str(b, param);
-		sb_str(b, "\n)");
+		sb_str(b, TPL_JOB_DIM "\n)");
 		cur = name->off + name->len;
 	}
 	put_src(b, m, cur, m->toks[f->body_open].off + 1);
@@ -684,7 +884,7 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 			cur = at;
 		}
 		put_src(b, m, cur, ptx_stmt_start(m, s));
-		emit_stmt(b, m, s);
+		emit_stmt(b, m, s, param);
 		cur = ptx_stmt_end(m, s);
 	}
 	if (ins == f->stmt + f->nstmt) {
@@ -718,6 +918,17 @@ const char *gsp_xform_reason_name(enum gsp_xform_reason r)
 	case GSP_XFORM_NO_PTX:		return "no-ptx";
 	}
 	return "?";
+}
+
+/* NAME's own .param entries: where the interposer appends the job. */
+static unsigned count_params(const struct ptx_module *m, const struct ptx_func *f)
+{
+	unsigned n = 0;
+	uint32_t t;
+
+	for (t = f->param_open; f->param_close && t < f->param_close; t++)
+		n += ptx_tok_is(m, t, ".param");
+	return n;
 }
 
 static int selected(const struct ptx_module *m, uint32_t name_tok,
@@ -769,6 +980,7 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 		k->name = strndup(m.src + nt->off, nt->len);
 		if (!k->name)
 			goto oom;
+		k->nparams = count_params(&m, f);
 		snprintf(clone, sizeof(clone), "%s" GSP_PERSIST_SUFFIX, k->name);
 		if (!selected(&m, f->name_tok, only)) {
 			k->reason = GSP_XFORM_NOT_SELECTED;

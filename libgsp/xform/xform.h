@@ -33,7 +33,9 @@ enum gsp_xform_reason {
 
 struct gsp_xform_kernel {
 	char *name;		/* the entry's name */
-	enum gsp_xform_reason reason;
+	enum gsp_xform_reason reason;	/* GSP_XFORM_OK: NAME__gsp was written */
+	unsigned nparams;	/* NAME's own .param entries; NAME__gsp takes
+				   them, then struct gsp_persist_job */
 	unsigned line;		/* where the reason was found, 0 if nowhere */
 	char detail[160];	/* what was found there */
 };

@@ -167,38 +167,74 @@ static void test_rewrite(void)
 		gsp_xform_result_free(&r);
 		return;
 	}
-	tap_ok(strstr(clone, "k_param_1,\n\t.param .u64 k__gsp_param_ctl\n)") != NULL,
-	       "xform: k__gsp takes k's parameters, then the control block");
+	tap_ok(strstr(clone, "k_param_1,\n\t.param .align 8 .b8 k__gsp_param_job[56]\n)") &&
+	       r.k[0].nparams == 2,
+	       "xform: k__gsp takes k's 2 parameters (nparams %u), then the job by value",
+	       r.k[0].nparams);
 	tap_ok(strstr(clone, ".maxntid 128, 1, 1") != NULL,
 	       "xform: the directives are kept");
-	tap_ok(!strstr(clone, "%ctaid") && !strstr(clone, "%nctaid"),
-	       "xform: no %%ctaid/%%nctaid left in the clone");
-	tap_ok(strstr(clone, "ld.shared.u32 %__gsp_v0, [__gsp_sh+28];\n\t"
-			     "ld.shared.u32 %__gsp_v1, [__gsp_sh+0];\n\t"
+	tap_ok(!strstr(clone, "%ctaid") && count(clone, "%nctaid") == 1 &&
+	       strstr(clone, "mov.u32 %__gsp_w12, %nctaid.x;"),
+	       "xform: no %%ctaid/%%nctaid of the body left in the clone (only "
+	       "the persistent grid's size)");
+	tap_ok(strstr(clone, "ld.shared.u32 %__gsp_v0, [%__gsp_cur+12];\n\t"
+			     "ld.param.u32 %__gsp_v1, [k__gsp_param_job+24];\n\t"
 			     "add.s32 %r4, %__gsp_v0, %__gsp_v1;") != NULL,
-	       "xform: %%ctaid.z and %%nctaid.x operands read the task's values");
+	       "xform: %%ctaid.z reads the task buffer, %%nctaid.x the job parameter");
 	tap_ok(count(clone, "ret;") == 1 && strstr(clone, "@%p1 bra $__gsp_next;"),
 	       "xform: ret becomes a branch to the join (predicate kept); one ret left");
-	tap_ok(!strstr(clone, "bar.sync 0;") && count(clone, "barrier.sync 0;") == 2 &&
-	       count(clone, "barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; }") == 2,
-	       "xform: both body barriers arrive as 'not done'; only the loop's "
-	       "own two barrier.sync remain");
-	tap_ok(strstr(clone, "ld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];") &&
-	       strstr(clone, "atom.global.add.u64 %__gsp_x3, [%__gsp_x0+16], 1;") &&
-	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+128]") &&
-	       strstr(clone, "red.global.and.b32 [%__gsp_x1+128]"),
-	       "xform: control word, task counter, slot claim and release are there");
-	tap_ok(strstr(clone, "ld.volatile.global.u64 %__gsp_x2, [%__gsp_x0+72];") &&
-	       strstr(clone, "atom.global.cas.b64 %__gsp_x5, [%__gsp_x0+80], %__gsp_x4, %__gsp_x3;") &&
-	       strstr(clone, "st.volatile.global.u64 [%__gsp_x0+72], %__gsp_x2;") &&
-	       count(clone, "ld.volatile.global.u64 %__gsp_x2, [%__gsp_x2];") == 1 &&
-	       strstr(clone, "$__gsp_refresh:\n\tld.global.u64 %__gsp_x2, [%__gsp_x0];") &&
-	       strstr(clone, "setp.ne.u64 %__gsp_p1, %__gsp_x5, %__gsp_x4;\n"
-			     "\t@%__gsp_p1 bra $__gsp_word;\n$__gsp_refresh:"),
-	       "xform: a boundary reads the mirror; only the refresh CAS winner "
-	       "reads through ctrl_ptr and stores the mirror");
+	tap_ok(!strstr(clone, "bar.sync") && !strstr(clone, "barrier.sync") &&
+	       count(clone, "barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; }") == 2 &&
+	       count(clone, "barrier.red.and.pred") == 3,
+	       "xform: both body barriers arrive as 'not done'; the join is the "
+	       "loop's only barrier");
+	tap_ok(count(clone, "atom.global.add.u64") == 1 &&
+	       strstr(clone, "atom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;") &&
+	       strstr(clone, "min.u32 %__gsp_w7, %__gsp_w7, 64;") &&
+	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+384]") &&
+	       strstr(clone, "red.global.and.b32 [%__gsp_x1+384]"),
+	       "xform: one claim of B tasks (B <= 64), slot claim and release");
+	tap_ok(count(clone, "[%__gsp_x0+256]") == 2 &&
+	       strstr(clone, "fence.acq_rel.gpu;\n\tred.global.add.u64 [%__gsp_x0+256], %__gsp_x13;") &&
+	       strstr(clone, "$__gsp_leave:"),
+	       "xform: done_tasks gets one add per block, after a fence, on leaving "
+	       "(the other access is the last primary block's wait)");
+	{
+		const char *step = strstr(clone, "$__gsp_step:\n");
+		const char *run_end = step ? strstr(step, "bra.uni $__gsp_join;") : NULL;
+		const char *b = strstr(clone, "$__gsp_boundary:\n");
+		const char *in_batch = b ? strstr(b, "@%__gsp_p1 bra $__gsp_step;") : NULL;
+		const char *g = b ? strstr(b, "%globaltimer") : NULL;
+		const char *div = step ? strstr(clone, "div.u32") : NULL;
+		int clean = step && run_end;
+
+		for (const char *q = step; clean && q < run_end; q++)
+			if (!strncmp(q, ".global", 7) || !strncmp(q, "div.", 4) ||
+			    !strncmp(q, "rem.", 4) || !strncmp(q, "%globaltimer", 12))
+				clean = 0;
+		tap_ok(clean && in_batch && g && in_batch < g && div && div < step,
+		       "xform: a task inside a batch costs no global access, clock read "
+		       "or division (only a batch's first task divides)");
+	}
+	tap_ok(strstr(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+128];") &&
+	       strstr(clone, "atom.global.cas.b64 %__gsp_x8, [%__gsp_x0+136], %__gsp_x7, %__gsp_x4;") &&
+	       strstr(clone, "st.volatile.global.u64 [%__gsp_x0+128], %__gsp_x6;") &&
+	       count(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];") == 1 &&
+	       strstr(clone, "setp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
+			     "\t@%__gsp_p1 bra $__gsp_cache;\n$__gsp_refresh:") &&
+	       strstr(clone, "ld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];"),
+	       "xform: a boundary uses the block's copy, else the mirror; only the "
+	       "refresh CAS winner reads through ctrl_ptr and stores the mirror");
+	tap_ok(count(clone, "[%__gsp_x0+276]") == 4 &&
+	       strstr(clone, "@%__gsp_p1 red.global.add.u32 [%__gsp_x0+276], 1;") &&
+	       strstr(clone, "atom.global.cas.b32 %__gsp_w12, [%__gsp_x0+276], %__gsp_w11, %__gsp_w12;") &&
+	       strstr(clone, "atom.global.add.s32 %__gsp_w11, [%__gsp_x0+276], -1;") &&
+	       strstr(clone, "red.global.add.u32 [%__gsp_x0+292], 1;\n") &&
+	       !strstr(clone, "red.global.add.s32 [%__gsp_x0+276]"),
+	       "xform: primary_live: +1 at the slot claim, down by CAS from >= 2 on "
+	       "a yield, -1 only when no task is left; the last one pauses");
 	tap_ok(strstr(clone, "\t.loc 1 10 3\n\t// gsp-xform: persistent") &&
-	       strstr(clone, "\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n\t@%__gsp_p1 bra $__gsp_done;\n"
+	       strstr(clone, "\t@%__gsp_p1 bra $__gsp_leave;\n"
 			     "\t// gsp-xform: the original body, one task per pass\n"
 			     "\tld.param.u64 %rd1, [k_param_0];"),
 	       "xform: the prologue follows the leading declarations");
@@ -323,6 +359,9 @@ static void test_select_and_no_ptx(void)
 	tap_ok(rc == 0 && r.nk == 2 && r.k[0].reason == GSP_XFORM_NOT_SELECTED &&
 	       r.k[1].reason == GSP_XFORM_OK && !strstr(r.out, "a__gsp") &&
 	       strstr(r.out, "b__gsp"), "select: only the kernel asked for");
+	tap_ok(rc == 0 && r.nk == 2 && r.k[1].nparams == 0 &&
+	       strstr(r.out, ".entry b__gsp(\n\t.param .align 8 .b8 b__gsp_param_job[56]\n)"),
+	       "select: a kernel without parameters: nparams 0, the job alone");
 	if (!rc)
 		gsp_xform_result_free(&r);
 	r = run(funcs_only, NULL, &rc);
