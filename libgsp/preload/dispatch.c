@@ -972,7 +972,9 @@ void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 	if (S.board_rw && S.lc_slot >= 0) {
 		struct gsp_board_lc *slot = &S.board_rw->lc[S.lc_slot];
 
-		__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED);
+		/* 0 -> 1 and back: the partition request follows. */
+		if (!__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED))
+			gsp_board_part_update(S.board_rw, S.device);
 		__atomic_store_n(&slot->stamp_ns, now, __ATOMIC_RELAXED);
 	}
 	atomic_store_explicit(&S.lc_last_ns, now, memory_order_relaxed);
@@ -1019,9 +1021,10 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 			atomic_fetch_add(&S.lc_overflow,
 					 key ? cost_get(key) : 0);
 			sample_free(t->sample);
-			if (S.board_rw && S.lc_slot >= 0)
-				__atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
-						   1, __ATOMIC_RELAXED);
+			if (S.board_rw && S.lc_slot >= 0 &&
+			    __atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
+					       1, __ATOMIC_RELAXED) == 1)
+				gsp_board_part_update(S.board_rw, S.device);
 			return;
 		} else {
 			pos = atomic_load_explicit(&S.ring_head,
@@ -1188,9 +1191,11 @@ static void *reporter_main(void *arg)
 				ev_wait(grp[g].mark);
 				mark_put(grp[g].ctx, grp[g].mark);
 			}
-			if (S.board_rw && S.lc_slot >= 0)
-				__atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
-						   grp[g].count, __ATOMIC_RELAXED);
+			if (S.board_rw && S.lc_slot >= 0 &&
+			    __atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
+					       grp[g].count, __ATOMIC_RELAXED) ==
+				    grp[g].count)
+				gsp_board_part_update(S.board_rw, S.device);
 		}
 		for (i = 0; i < n; i++) {
 			struct lc_rec *r = &batch[i];
