@@ -13,6 +13,7 @@
 
 const char *const mech_names[M_NMECH] = {
 	"solo", "timeslice", "mps", "mps-pct", "prio", "green", "flep", "streams",
+	"gspace",
 };
 
 static const char *const workloads[] = {
@@ -102,6 +103,42 @@ static int intlist(struct ctx *c, const char *key, char **tok, int ntok,
 	}
 	if (!*n)
 		return fail(c, "'%s' needs at least one value", key);
+	return 0;
+}
+
+/* "N:K" pairs, appended; each partition once */
+static int nklist(struct ctx *c, struct scn *s, char **tok, int ntok)
+{
+	if (!ntok)
+		return fail(c, "'gspace_nk' needs at least one N:K pair, e.g. 66:4");
+	for (int i = 0; i < ntok; i++) {
+		char *colon = strchr(tok[i], ':'), *q;
+		long n, k;
+
+		if (!colon || !isdigit((unsigned char)tok[i][0]) ||
+		    !isdigit((unsigned char)colon[1]))
+			return fail(c, "'gspace_nk': '%s' is not N:K (SMs:slots, e.g. 66:4)",
+				    tok[i]);
+		errno = 0;
+		n = strtol(tok[i], &q, 10);
+		if (q != colon)
+			return fail(c, "'gspace_nk': '%s' is not N:K (SMs:slots, e.g. 66:4)",
+				    tok[i]);
+		k = strtol(colon + 1, &q, 10);
+		if (errno || *q)
+			return fail(c, "'gspace_nk': '%s' is not N:K (SMs:slots, e.g. 66:4)",
+				    tok[i]);
+		if (n < 1 || n > SCN_NK_MAXN || k < 1 || k > SCN_NK_MAXK)
+			return fail(c, "'gspace_nk': '%s' is out of range (N 1..%d, K 1..%d)",
+				    tok[i], SCN_NK_MAXN, SCN_NK_MAXK);
+		for (int j = 0; j < s->nnk; j++)
+			if (s->nk_n[j] == n && s->nk_k[j] == k)
+				return fail(c, "'gspace_nk': %ld:%ld is given twice", n, k);
+		if (s->nnk == SCN_MAXNK)
+			return fail(c, "'gspace_nk': more than %d pairs", SCN_MAXNK);
+		s->nk_n[s->nnk] = (int)n;
+		s->nk_k[s->nnk++] = (int)k;
+	}
 	return 0;
 }
 
@@ -213,10 +250,18 @@ static int line(struct ctx *c, struct scn *s, char *buf)
 					break;
 			if (m == M_NMECH)
 				return fail(c, "unknown mechanism '%s' (solo, timeslice, "
-					    "mps, mps-pct, prio, green, flep, streams)",
-					    tok[i]);
+					    "mps, mps-pct, prio, green, flep, streams, "
+					    "gspace)", tok[i]);
 			s->mechs |= 1u << m;
 		}
+		return 0;
+	}
+	if (!strcmp(key, "gspace_nk"))
+		return nklist(c, s, tok + 1, n - 1);
+	if (!strcmp(key, "gspace_solo")) {
+		if (n != 2 || (strcmp(tok[1], "0") && strcmp(tok[1], "1")))
+			return fail(c, "'gspace_solo' takes 0 or 1");
+		s->gspace_solo = tok[1][0] == '1';
 		return 0;
 	}
 	if (!strcmp(key, "be"))
@@ -287,6 +332,11 @@ static int finish(struct ctx *c, struct scn *s)
 	}
 	if (!s->npairs && !s->nscale)
 		return fail(c, "nothing to run: no 'pair', 'be'/'lc' or 'scale' lines");
+	if (((s->mechs >> M_GSPACE) & 1 || s->gspace_solo) && !s->nnk)
+		return fail(c, "gspace cells need a 'gspace_nk' line, e.g. 'gspace_nk 66:4'");
+	if (s->nnk && !((s->mechs >> M_GSPACE) & 1) && !s->gspace_solo)
+		return fail(c, "'gspace_nk' given, but neither mechanism gspace nor "
+			    "'gspace_solo 1' uses it");
 	if (s->nscale && !s->nsms) {
 		static const int d[] = { 8, 16, 32, 48, 64, 96, 128 };
 

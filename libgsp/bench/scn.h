@@ -8,7 +8,7 @@
 
 enum mech {
 	M_SOLO, M_TIMESLICE, M_MPS, M_MPS_PCT, M_PRIO, M_GREEN, M_FLEP,
-	M_STREAMS, M_NMECH
+	M_STREAMS, M_GSPACE, M_NMECH
 };
 extern const char *const mech_names[M_NMECH];
 
@@ -16,6 +16,10 @@ extern const char *const mech_names[M_NMECH];
 #define SCN_MAXPAIR 512
 #define SCN_MAXWL 64
 #define SCN_MAXLIST 32
+#define SCN_MAXNK 16
+/* gspace_nk ranges: kernels/gsp_persist.h (MAX_SM, MAX_K) */
+#define SCN_NK_MAXN 256
+#define SCN_NK_MAXK 32
 
 struct scn_pair {
 	char be[SCN_NAME], lc[SCN_NAME];
@@ -33,6 +37,9 @@ struct scn {
 	char scale[SCN_MAXWL][SCN_NAME];
 	int nsms, nbps;
 	int sms[SCN_MAXLIST], bps[SCN_MAXLIST];
+	/* gspace: the (n, k) partitions to sweep, and BE solo under --spatial */
+	int nnk, gspace_solo;
+	int nk_n[SCN_MAXNK], nk_k[SCN_MAXNK];
 };
 
 /*

@@ -52,6 +52,55 @@ int main(void)
 	ok(s.depth == 2 && s.period_ms == 2 && s.mps_be_pct == 30,
 	   "defaults");
 
+	ok(!scn_parse_string(
+		"mechanisms solo mps gspace\n"
+		"gspace_nk 132:8 66:8   # inter-SM\n"
+		"gspace_nk 132:4\n"
+		"gspace_solo 1\n"
+		"pair mm bp\n", &s, err, sizeof(err)), "gspace scenario parses");
+	ok(s.mechs == (1u << M_SOLO | 1u << M_MPS | 1u << M_GSPACE) &&
+	   !strcmp(mech_names[M_GSPACE], "gspace"), "mechanism gspace");
+	ok(s.nnk == 3 && s.nk_n[0] == 132 && s.nk_k[0] == 8 && s.nk_n[1] == 66 &&
+	   s.nk_k[1] == 8 && s.nk_n[2] == 132 && s.nk_k[2] == 4,
+	   "gspace_nk lines append in order");
+	ok(s.gspace_solo == 1, "gspace_solo 1");
+	ok(!scn_parse_string("gspace_nk 1:1 256:32\ngspace_solo 1\npair mm bp\n",
+			     &s, err, sizeof(err)) && s.nnk == 2 && !(s.mechs >> M_GSPACE & 1),
+	   "gspace_nk limits, gspace_solo without the mechanism");
+	ok(!scn_parse_string("pair mm bp\n", &s, err, sizeof(err)) && !s.nnk &&
+	   !s.gspace_solo, "no gspace by default");
+
+	bad("gspace_nk 66\n", "<string>:1: 'gspace_nk': '66' is not N:K",
+	    "gspace_nk without a colon");
+	bad("gspace_nk 66:x\n", "<string>:1: 'gspace_nk': '66:x' is not N:K",
+	    "gspace_nk with a bad K");
+	bad("gspace_nk 66:4:1\n", "<string>:1: 'gspace_nk': '66:4:1' is not N:K",
+	    "gspace_nk with a third field");
+	bad("gspace_nk -1:4\n", "<string>:1: 'gspace_nk': '-1:4' is not N:K",
+	    "gspace_nk with a sign");
+	bad("gspace_nk 66:4 0:4\n", "<string>:1: 'gspace_nk': '0:4' is out of range",
+	    "gspace_nk N of 0");
+	bad("gspace_nk 257:4\n", "<string>:1: 'gspace_nk': '257:4' is out of range",
+	    "gspace_nk N above 256");
+	bad("gspace_nk 66:33\n", "<string>:1: 'gspace_nk': '66:33' is out of range",
+	    "gspace_nk K above 32");
+	bad("gspace_nk 66:4\ngspace_nk 8:1 66:4\n",
+	    "<string>:2: 'gspace_nk': 66:4 is given twice", "gspace_nk duplicate");
+	bad("gspace_nk\n", "<string>:1: 'gspace_nk' needs at least one N:K pair",
+	    "gspace_nk without pairs");
+	bad("gspace_solo 2\n", "<string>:1: 'gspace_solo' takes 0 or 1",
+	    "gspace_solo 2");
+	bad("gspace_solo\n", "<string>:1: 'gspace_solo' takes 0 or 1",
+	    "gspace_solo without a value");
+	bad("mechanisms solo gspace\npair mm bp\n",
+	    "<string>:2: gspace cells need a 'gspace_nk' line",
+	    "mechanism gspace without gspace_nk");
+	bad("gspace_solo 1\npair mm bp\n",
+	    "<string>:2: gspace cells need a 'gspace_nk' line",
+	    "gspace_solo without gspace_nk");
+	bad("gspace_nk 66:4\npair mm bp\n",
+	    "<string>:2: 'gspace_nk' given, but neither mechanism gspace",
+	    "gspace_nk that nothing uses");
 	bad("duration 1\nfoo 3\n", "<string>:2: unknown directive 'foo'",
 	    "unknown directive names its line");
 	bad("duration abc\npair mm bp\n", "<string>:1: 'duration': 'abc' is not a number",
