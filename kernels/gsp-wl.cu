@@ -7,6 +7,8 @@
  *                                    plus a green-context confinement check
  *   gsp-wl run [options]             LC and/or BE roles, one process
  *   gsp-wl scale --wl WL [options]   solo speedup vs SMs and blocks/SM
+ *   gsp-wl digest [WL...]            one unit each, standard input: prints
+ *                                    "WL fnv1a64" of the output bytes
  *
  * run options:
  *   --lc WL / --be WL   the roles to run (either or both)
@@ -345,7 +347,8 @@ static void usage(void)
 		"       run [--lc WL] [--be WL] [--mech solo|streams|prio|green|flep]\n"
 		"           [--duration S] [--period-ms P] [--xfer-lc R] [--xfer-be R]\n"
 		"           [--depth D] [--green-sms N] [--lat-out F] [--sync] |\n"
-		"       scale --wl WL [--sms a,b,..] [--bps a,b,..] [--time S]\n");
+		"       scale --wl WL [--sms a,b,..] [--bps a,b,..] [--time S] |\n"
+		"       digest [WL...]\n");
 }
 
 static int init_device(void)
@@ -531,13 +534,16 @@ static int green_check(int *tapn)
 	return n >= 1 && n <= gr.sms ? 0 : -1;
 }
 
+/* check and digest: every workload and three micro instances */
+static const char *const def_wls[] = { "mm", "nn", "cfd", "md", "bp", "lbm",
+	"hotspot", "pathfinder", "streamcluster", "spmv", "lud",
+	"micro:1:0:1", "micro:32:0.2:4", "micro:6:0.1:2" };
+#define NDEF_WLS (int)(sizeof(def_wls) / sizeof(def_wls[0]))
+
 static int cmd_check(int argc, char **argv)
 {
-	static const char *def[] = { "mm", "nn", "cfd", "md", "bp", "lbm",
-		"hotspot", "pathfinder", "streamcluster", "spmv", "lud",
-		"micro:1:0:1", "micro:32:0.2:4", "micro:6:0.1:2" };
-	const char **names = argc ? (const char **)argv : def;
-	int n = argc ? argc : (int)(sizeof(def) / sizeof(def[0]));
+	const char *const *names = argc ? (const char *const *)argv : def_wls;
+	int n = argc ? argc : NDEF_WLS;
 	int fails = 0, tapn = 0;
 
 	if (init_device())
@@ -698,6 +704,77 @@ static int cmd_scale(int argc, char **argv)
 	return 0;
 }
 
+/* ---- digest ---- */
+
+static uint64_t fnv1a64(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* zero the output (bytes a unit leaves alone hash alike), one unit, hash */
+static int digest_one(const char *name, cudaStream_t s, uint64_t *h)
+{
+	struct wl_state st;
+	struct wl_cfg cfg = { 0, 0, "" };
+	const struct wl_ops *ops = wl_find(name, &cfg.arg);
+	unsigned char *host = NULL;
+	int rc = -1;
+
+	if (!ops)
+		return -1;
+	memset(&st, 0, sizeof(st));
+	if (ops->setup(&st, &cfg))
+		goto out_teardown;
+	host = (unsigned char *)malloc(st.out_bytes);
+	if (!host ||
+	    cudaMemsetAsync(st.out_dev, 0, st.out_bytes, s) != cudaSuccess ||
+	    ops->unit(&st, s) || cudaStreamSynchronize(s) != cudaSuccess ||
+	    cudaMemcpy(host, st.out_dev, st.out_bytes, cudaMemcpyDeviceToHost) !=
+	    cudaSuccess)
+		goto out_free;
+	*h = fnv1a64(host, st.out_bytes);
+	rc = 0;
+out_free:
+	free(host);
+out_teardown:
+	ops->teardown(&st);
+	return rc;
+}
+
+/*
+ * A run under gsp-run --spatial (transformed kernels) must print the same
+ * lines as a plain run: the outputs are then equal bit for bit.
+ */
+static int cmd_digest(int argc, char **argv)
+{
+	const char *const *names = argc ? (const char *const *)argv : def_wls;
+	int n = argc ? argc : NDEF_WLS, fails = 0;
+	cudaStream_t s;
+
+	if (init_device())
+		return 1;
+	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	for (int i = 0; i < n; i++) {
+		uint64_t h;
+
+		if (digest_one(names[i], s, &h)) {
+			fprintf(stderr, "gsp-wl: digest: %s failed\n", names[i]);
+			fails++;
+			continue;
+		}
+		printf("%s %016llx\n", names[i], (unsigned long long)h);
+		fflush(stdout);
+	}
+	cudaStreamDestroy(s);
+	return fails ? 1 : 0;
+}
+
 static int cmd_info(void)
 {
 	cudaDeviceProp p;
@@ -740,6 +817,8 @@ int main(int argc, char **argv)
 		return cmd_scale(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "info"))
 		return cmd_info();
+	if (!strcmp(argv[1], "digest"))
+		return cmd_digest(argc - 2, argv + 2);
 	usage();
 	return 2;
 }
