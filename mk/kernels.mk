@@ -6,7 +6,9 @@
 #
 #   make $(BUILD)/gsp-wl $(BUILD)/gsp-bench
 #   make check-kernels   TAP: every .cu compiles for sm_90, the CPU
-#                        references (ASan/UBSan), the scenario parser
+#                        references (ASan/UBSan), the scenario parser,
+#                        gsp-bench's dry run and a run against simulated
+#                        tools (libgsp/bench/test_bench.sh, ASan/UBSan)
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
@@ -44,11 +46,16 @@ $(BUILD)/kernels/test_scn: libgsp/bench/test_scn.c libgsp/bench/scn.c $(BENCH_HD
 	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ libgsp/bench/test_scn.c \
 		libgsp/bench/scn.c
 
+$(BUILD)/kernels/gsp-bench-san: $(BENCH_SRCS) $(BENCH_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ $(BENCH_SRCS) -lm -ldl
+
 USER_TARGETS += $(BUILD)/gsp-wl $(BUILD)/gsp-bench
 CHECK_SUITES += kernels
 
 # Each .cu file is compiled (in parallel, -j) and reported as one TAP line;
-# then the two unit-test programs print their own TAP, renumbered.
+# then the two unit-test programs and test_bench.sh print their own TAP,
+# renumbered.
 .PHONY: check-kernels
 check-kernels:
 	@mkdir -p $(BUILD)/kernels/ci
@@ -63,7 +70,7 @@ check-kernels:
 	@sort -k2 $(BUILD)/kernels/ci/compile.tap | grep -v '^#' > $(BUILD)/kernels/ci/c.tap || true
 	@grep '^#' $(BUILD)/kernels/ci/compile.tap || true
 	@{ $(MAKE) --no-print-directory -s $(BUILD)/kernels/test_ref \
-		$(BUILD)/kernels/test_scn >/dev/null 2>$(BUILD)/kernels/ci/build.log \
+		$(BUILD)/kernels/test_scn $(BUILD)/kernels/gsp-bench-san >/dev/null 2>$(BUILD)/kernels/ci/build.log \
 		&& echo "ok - unit tests build with ASan/UBSan" \
 		|| { echo "not ok - unit tests build with ASan/UBSan"; \
 		     sed 's/^/# /' $(BUILD)/kernels/ci/build.log; }; } > $(BUILD)/kernels/ci/b.tap
@@ -72,4 +79,8 @@ check-kernels:
 	   $(BUILD)/kernels/test_ref >/dev/null 2>&1 || echo "not ok - ref: test program exited with an error"; \
 	   $(BUILD)/kernels/test_scn 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - scenario: /p'; \
 	   $(BUILD)/kernels/test_scn >/dev/null 2>&1 || echo "not ok - scenario: test program exited with an error"; \
+	   libgsp/bench/test_bench.sh $(BUILD)/kernels/gsp-bench-san >$(BUILD)/kernels/ci/bench.tap 2>&1; \
+	   rc=$$?; sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - gsp-bench: /p' $(BUILD)/kernels/ci/bench.tap; \
+	   grep '^#' $(BUILD)/kernels/ci/bench.tap >&2; \
+	   [ $$rc = 0 ] || echo "not ok - gsp-bench: test_bench.sh exited with an error"; \
 	} | awk '{ sub(/^ok -/, "ok " NR " -"); sub(/^not ok -/, "not ok " NR " -"); print } END { print "1.." NR }'

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A small SVG chart writer: grouped bars and line charts. */
+/* A small SVG chart writer: grouped bars, line charts, scatter panels. */
 #include "svg.h"
 
 #include <math.h>
@@ -203,6 +203,134 @@ int svg_lines(const char *path, const char *title, const char *xlabel,
 	}
 #undef PX
 #undef PY
+	fprintf(f, "</svg>\n");
+	return fclose(f) ? -1 : 0;
+}
+
+/* 1, 2, 5, 10, 20, ...: the largest not above v (up) or smallest not below */
+static double nice125(double v, int up)
+{
+	double e = pow(10, floor(log10(v))), m = v / e;
+
+	if (up)
+		return e * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10);
+	return e * (m >= 5 ? 5 : m >= 2 ? 2 : 1);
+}
+
+int svg_scatter(const char *path, const char *title, const char *xlabel,
+		const char *ylabel, int np, const char *const *panels,
+		const int *npts, const struct svg_pt *const *pts, int ns,
+		const char *const *series, int marked)
+{
+	int cols = np < 2 ? 1 : 2, rows = (np + cols - 1) / cols;
+	int PW = 340, PH = 260, L = 60, T = 50, GX = 40, GY = 60;
+	int W = L + cols * (PW + GX), H = T + rows * (PH + GY) + 20 * ((ns + 3) / 4);
+	double xhi = 1, ylo = 1, yhi = 1, st;
+	FILE *f;
+
+	for (int p = 0; p < np; p++)
+		for (int i = 0; i < npts[p]; i++) {
+			const struct svg_pt *q = &pts[p][i];
+
+			if (!isfinite(q->x) || !isfinite(q->y) || q->y <= 0)
+				continue;
+			if (q->x > xhi)
+				xhi = q->x;
+			if (q->y > yhi)
+				yhi = q->y;
+			if (q->y < ylo)
+				ylo = q->y;
+		}
+	xhi = ceil(xhi * 1.05 * 5) / 5;
+	ylo = nice125(ylo, 0);
+	yhi = nice125(yhi * 1.05, 1);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+		"font-family='sans-serif' font-size='11'>\n"
+		"<rect width='100%%' height='100%%' fill='white'/>\n"
+		"<text x='%d' y='20' font-size='14'>", W, H, L);
+	text_esc(f, title);
+	fprintf(f, "</text>\n");
+	for (int p = 0; p < np; p++) {
+		double x0 = L + (p % cols) * (PW + GX), y0 = T + (p / cols) * (PH + GY);
+
+#define SX(v) (x0 + (v) / xhi * PW)
+#define SY(v) (y0 + PH - (log10(v) - log10(ylo)) / (log10(yhi) - log10(ylo)) * PH)
+		fprintf(f, "<text x='%.0f' y='%.0f' font-size='13'>", x0, y0 - 6);
+		text_esc(f, panels[p]);
+		fprintf(f, "</text>\n<rect x='%.0f' y='%.0f' width='%d' height='%d' "
+			"fill='none' stroke='#999'/>\n", x0, y0, PW, PH);
+		for (double t = ylo; t <= yhi * 1.0001; t = nice125(t * 1.01, 1))
+			fprintf(f, "<line x1='%.0f' x2='%.0f' y1='%.1f' y2='%.1f' stroke='#ddd'/>"
+				"<text x='%.0f' y='%.1f' text-anchor='end'>%g</text>\n",
+				x0, x0 + PW, SY(t), SY(t), x0 - 4, SY(t) + 4, t);
+		st = nice_step(xhi);
+		for (double t = 0; t <= xhi + 1e-9; t += st)
+			fprintf(f, "<text x='%.1f' y='%.0f' text-anchor='middle'>%g</text>\n",
+				SX(t), y0 + PH + 14, t);
+		fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%.0f' y2='%.0f' stroke='black' "
+			"stroke-dasharray='4,3'/>\n", SX(1.0), SX(1.0), y0, y0 + PH);
+		fprintf(f, "<line x1='%.0f' x2='%.0f' y1='%.1f' y2='%.1f' stroke='black' "
+			"stroke-dasharray='4,3'/>\n", x0, x0 + PW, SY(1.0), SY(1.0));
+		fprintf(f, "<text x='%.0f' y='%.0f' text-anchor='middle'>", x0 + PW / 2.0,
+			y0 + PH + 30);
+		text_esc(f, xlabel);
+		fprintf(f, "</text>\n<text transform='translate(%.0f,%.0f) rotate(-90)' "
+			"text-anchor='middle'>", x0 - 40, y0 + PH / 2.0);
+		text_esc(f, ylabel);
+		fprintf(f, "</text>\n");
+		/* small points first, so that the summaries stay on top */
+		for (int big = 0; big < 2; big++)
+			for (int i = 0; i < npts[p]; i++) {
+				const struct svg_pt *q = &pts[p][i];
+				const char *c = q->series == marked ? "black" :
+						colors[q->series % NCOL];
+				double x, y;
+
+				if (q->big != big || !isfinite(q->x) || !isfinite(q->y) ||
+				    q->y <= 0)
+					continue;
+				x = SX(q->x);
+				y = SY(q->y);
+				if (big)
+					fprintf(f, "<g><circle cx='%.1f' cy='%.1f' r='6' fill='%s' "
+						"stroke='white' stroke-width='1.5'/>",
+						x, y, c);
+				else if (q->series == marked)
+					fprintf(f, "<g><path d='M%.1f %.1fl6 6m0 -6l-6 6' "
+						"stroke='black' stroke-width='1.5'/>",
+						x - 3, y - 3);
+				else
+					fprintf(f, "<g><circle cx='%.1f' cy='%.1f' r='3' fill='%s' "
+						"fill-opacity='0.6'/>", x, y, c);
+				fprintf(f, "<title>");
+				text_esc(f, series[q->series]);
+				if (q->tip) {
+					fprintf(f, " ");
+					text_esc(f, q->tip);
+				}
+				fprintf(f, ": x %.3g, y %.3g</title></g>\n", q->x, q->y);
+				if (big) {
+					fprintf(f, "<text x='%.1f' y='%.1f' font-size='10'>",
+						x + 8, y - 6);
+					text_esc(f, series[q->series]);
+					fprintf(f, "</text>\n");
+				}
+			}
+#undef SX
+#undef SY
+	}
+	for (int s = 0; s < ns; s++) {
+		int lx = L + (s % 4) * 150, ly = T + rows * (PH + GY) + 20 * (s / 4);
+
+		fprintf(f, "<rect x='%d' y='%d' width='10' height='10' fill='%s'/>"
+			"<text x='%d' y='%d'>", lx, ly - 9,
+			s == marked ? "black" : colors[s % NCOL], lx + 14, ly);
+		text_esc(f, series[s]);
+		fprintf(f, "</text>\n");
+	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) ? -1 : 0;
 }
