@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The spatial-sharing experiment (issue 6) on a GPU host, from a bare
+# checkout (root, nvcc and the MPS binaries in PATH):
+#
+#   bench/run-spatial.sh OUT
+#
+# 1. builds gsp-wl, gsp-bench, gspaced, gsp-run and the interposer;
+# 2. runs `gsp-wl digest` plain and as a BE under gsp-run --spatial (a
+#    gspaced with a partition, no LC) and writes OUT/digest.csv
+#    (wl,plain,spatial,equal): the transformed kernels' outputs must equal
+#    the plain ones bit for bit;
+# 3. runs gsp-bench on bench/spatial.scn into OUT;
+# 4. appends to OUT/env.txt the GPU, driver, CUDA, commit and every
+#    command this script ran (also in OUT/commands.txt as it goes).
+# Exit status 1 if a digest differs or a cell failed.
+set -uo pipefail
+[ $# = 1 ] || { echo "usage: $0 OUT (a folder for the results; it is created)" >&2; exit 2; }
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${BUILD:-build}
+mkdir -p "$1" || { echo "run-spatial: cannot create $1" >&2; exit 2; }
+OUT=$(cd "$1" && pwd)
+rc=0
+: >"$OUT/commands.txt"
+log_cmd() {
+	printf '%q ' "$@" >>"$OUT/commands.txt"
+	echo >>"$OUT/commands.txt"
+}
+run() {	# log, then run
+	log_cmd "$@"
+	"$@"
+}
+
+run make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gsp-bench" "$BUILD/gspaced" \
+	"$BUILD/gsp-run" "$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" ||
+	{ echo "run-spatial: the build failed" >&2; exit 1; }
+
+# --- digests: plain, then under gsp-run --spatial -------------------------
+sockdir=$(mktemp -d /tmp/gsp-spatial.XXXXXX)	# socket paths are short
+gspd=
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	[ -z "$gspd" ] || { kill "$gspd" 2>/dev/null; wait "$gspd" 2>/dev/null; }
+	rm -rf "$sockdir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
+	"$(id -u)" >"$OUT/digest-gspaced.conf"
+run "$BUILD/gsp-wl" digest >"$OUT/digest-plain.txt" 2>"$OUT/digest-plain.err" ||
+	{ echo "run-spatial: gsp-wl digest failed (see digest-plain.err)" >&2; rc=1; }
+log_cmd "$BUILD/gspaced" --foreground --config "$OUT/digest-gspaced.conf" \
+	--socket "$sockdir/s"
+sed -i '$ s/$/\&/' "$OUT/commands.txt"	# it runs in the background
+"$BUILD/gspaced" --foreground --config "$OUT/digest-gspaced.conf" \
+	--socket "$sockdir/s" >"$OUT/digest-gspaced.log" 2>&1 &
+gspd=$!
+for _ in $(seq 100); do
+	[ -S "$sockdir/s" ] && break
+	kill -0 "$gspd" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -S "$sockdir/s" ]; then
+	run "$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s" --class be \
+		--spatial -- "$BUILD/gsp-wl" digest >"$OUT/digest-spatial.txt" \
+		2>"$OUT/digest-spatial.err" ||
+		{ echo "run-spatial: gsp-wl digest under --spatial failed (see digest-spatial.err)" >&2; rc=1; }
+	kill "$gspd"
+	wait "$gspd"
+	echo "gspaced exit status $?" >>"$OUT/digest-gspaced.log"
+else
+	echo "run-spatial: gspaced did not come up (see digest-gspaced.log)" >&2
+	: >"$OUT/digest-spatial.txt"
+	rc=1
+fi
+gspd=
+{
+	echo "wl,plain,spatial,equal"
+	while read -r wl h; do
+		s=$(awk -v w="$wl" '$1 == w { print $2 }' "$OUT/digest-spatial.txt")
+		echo "$wl,$h,$s,$([ "$h" = "$s" ] && echo 1 || echo 0)"
+	done <"$OUT/digest-plain.txt"
+} >"$OUT/digest.csv"
+if grep -q ',0$' "$OUT/digest.csv" || [ "$(wc -l <"$OUT/digest.csv")" -lt 2 ]; then
+	echo "run-spatial: digests differ or are missing (see digest.csv)" >&2
+	rc=1
+fi
+cat "$OUT/digest.csv"
+
+# --- the sweep ---------------------------------------------------------------
+run "$BUILD/gsp-bench" -o "$OUT" bench/spatial.scn 2>&1 | tee "$OUT/bench.log"
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "run-spatial: some cells failed (see bench.log)" >&2; rc=1; }
+
+# gsp-bench wrote env.txt (command, date, nvidia-smi, nvcc, device); add ours
+{
+	echo "# run-spatial.sh"
+	echo "git: $(git rev-parse HEAD 2>/dev/null) ($(git status --porcelain 2>/dev/null | grep -vc '^??') modified tracked files)"
+	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_mode --format=csv,noheader 2>&1 | head -1)"
+	echo "cuda: $("${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version 2>&1 | tail -1)"
+	echo "kernel: $(uname -r)"
+	echo "mps: $(command -v nvidia-cuda-mps-control || echo 'not in PATH')"
+	echo "commands (from the repository root):"
+	sed 's/^/  /' "$OUT/commands.txt"
+} >>"$OUT/env.txt"
+exit $rc
