@@ -183,6 +183,11 @@ rc=$?
 check "$([ $rc = 0 ] && [ -p "$tmp/mps/control" ] &&
 	 grep -qx "args:-d log:$tmp/mpslog" "$tmp/mps/fake.log"; echo $?)" \
 	"simulated: gspctl mps start runs 'nvidia-cuda-mps-control -d' with both directories ($rc)"
+mps start
+rc=$?
+check "$([ $rc = 0 ] && grep -q 'already running' "$tmp/out" &&
+	 [ "$(grep -c '^args:-d' "$tmp/mps/fake.log")" = 1 ]; echo $?)" \
+	"simulated: gspctl mps start when running: exit 0, nothing started ($rc)"
 mps status
 rc=$?
 check "$([ $rc = 0 ] && grep -q '^mps: running' "$tmp/out" && grep -qx 4242 "$tmp/out" &&
