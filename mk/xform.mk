@@ -34,9 +34,10 @@ $(XFORM_OUT)/test_xform: tests/xform/test_xform.c tests/tap.h $(XFORM_SRCS) \
 	@mkdir -p $(@D)
 	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< $(XFORM_SRCS)
 
-$(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu kernels/gsp_persist.h
+$(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu bench/gpu/gpu_cli.h \
+		kernels/gsp_persist.h
 	@mkdir -p $(@D)
-	$(NVCC) -arch=sm_90 -O2 -std=c++17 -Ikernels \
+	$(NVCC) -arch=sm_90 -O2 -std=c++17 -Ikernels -Ibench/gpu \
 		-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings \
 		-o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 

@@ -2,36 +2,36 @@
 /*
  * xform-check: runs kernels as nvcc compiled them and as gsp-xform
  * transformed them (NAME and NAME__gsp of the same module, loaded with
- * cuModuleLoadData), on a GPU.
+ * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 2.
  *
- *   xform-check OUTDIR MODULE.xform.ptx...
+ *   xform-check [--trials N] OUTDIR MODULE.xform.ptx...
  *
- * Writes OUTDIR/xform-check.csv, one row per kernel: outputs bitwise
- * equal?, every task done exactly once?, median time of the original and
- * of the transformed launch (the ctl reset included), overhead; and
- * OUTDIR/xform-yield.csv: for a long transformed mm run, per (n, k): the
- * slots held on every SM after the yield request, the time until the
- * request was seen fully obeyed, and whether the result of the run (with
- * the yield and a top-up relaunch) is still bitwise equal; and
- * OUTDIR/xform-latency.csv: per BE task length and trial, how long after
- * the host's request an LC kernel (launched right after it, needing the
- * freed slots) started its first and its last block, and when the BE's
- * last yielding block left, all on the host clock (%globaltimer mapped
- * to it by a ping-pong calibration), with a p50/p99/max summary in
- * OUTDIR/xform-latency-summary.csv.
- * Exit status 0 only if every correctness check passed (latency targets
- * are reported, not enforced).
+ * Writes into OUTDIR (Documentation/xform.rst describes every column):
+ *   cost.csv           per corpus kernel: original vs transformed median
+ *                      time (the per-job ctl reset included), also with
+ *                      batch_ns = 0 and with refresh_ns = 0; bitwise
+ *                      equal outputs, task counts;
+ *   placement.csv      per (n, k) and SM rank: BE blocks held and LC
+ *                      blocks started, against what (n, k) asks;
+ *   yield.csv          per BE task length and trial: from the host's
+ *                      store of the word to the LC's first (and last)
+ *                      block start; yield-summary.csv: p50/p99/max;
+ *   keeper.csv         (n, k) = (N, K): the job completes with no top-up.
+ * Exit status: 0 when every test ran (failed checks are reported in the
+ * CSV and as "CHECK FAILED" lines), 2 on harness errors (CUDA errors,
+ * missing kernels, bad arguments), 3 when the GPU did not finish in time.
  */
 #include <cuda.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <algorithm>
 #include <string>
 #include <vector>
+#include "gpu_cli.h"
 #include "gsp_persist.h"
 
 #define CU(x) do {							\
@@ -39,11 +39,45 @@
 	if (r_ != CUDA_SUCCESS) {					\
 		const char *s_ = "?";					\
 		cuGetErrorString(r_, &s_);				\
-		fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__,	\
-			#x, s_);					\
-		exit(1);						\
+		fprintf(stderr, "xform-check: %s:%d: %s: %s\n",		\
+			__FILE__, __LINE__, #x, s_);			\
+		exit(2);						\
 	}								\
 } while (0)
+
+static int failed;	/* checks that failed (reported, not fatal) */
+
+static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	failed++;
+	printf("CHECK FAILED: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* Waits for a stream with a deadline: a hung kernel ends the run (3). */
+static void wait_stream(CUstream st, double seconds, const char *what)
+{
+	uint64_t t0 = mono_ns();
+	CUresult r;
+
+	while ((r = cuStreamQuery(st)) == CUDA_ERROR_NOT_READY)
+		if (mono_ns() - t0 > (uint64_t)(seconds * 1e9)) {
+			fprintf(stderr, "xform-check: %s: the GPU did not finish "
+				"within %.0f s\n", what, seconds);
+			printf("xform-check: TIMEOUT in %s\n", what);
+			fflush(stdout);
+			exit(3);
+		}
+	CU(r);
+}
 
 /* Records %smid of every block: the SM rank table comes from it. */
 static const char probe_ptx[] =
@@ -90,8 +124,7 @@ static void fill(std::vector<unsigned char> &h, char how, uint32_t seed)
 			continue;
 		}
 		float f = (float)(r >> 8) / 8388608.0f - 1.0f;
-		int o = (r >> 31) & 1;
-		uint32_t w = how == 'f' ? 0 : how == 'o' ? (uint32_t)o : 0;
+		uint32_t w = how == 'o' ? (r >> 31) & 1 : 0;
 
 		if (how == 'f')
 			memcpy(&w, &f, 4);
@@ -103,27 +136,14 @@ static void fill(std::vector<unsigned char> &h, char how, uint32_t seed)
 struct dev {
 	CUdevice d;
 	CUcontext ctx;
-	int nsm;
+	unsigned nsm;
 	std::vector<uint32_t> rank;	/* by %smid */
+	std::vector<int> smid_of;	/* by rank */
 	uint64_t *ctrl_host;		/* pinned, mapped: the control word */
 	CUdeviceptr ctrl_dev;
+	CUstream run, top, lcs, poll;
+	int64_t clk_off, clk_err;	/* %globaltimer - CLOCK_MONOTONIC */
 };
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void rank_table(struct dev *g)
 {
@@ -132,7 +152,7 @@ static void rank_table(struct dev *g)
 	CUdeviceptr flags;
 	uint32_t h[GSP_PERSIST_MAX_SM];
 	void *p[] = { &flags };
-	int n = 0;
+	unsigned n = 0;
 
 	CU(cuModuleLoadData(&m, probe_ptx));
 	CU(cuModuleGetFunction(&f, m, "probe"));
@@ -141,48 +161,138 @@ static void rank_table(struct dev *g)
 	CU(cuLaunchKernel(f, 64 * g->nsm, 1, 1, 128, 1, 1, 0, 0, p, NULL));
 	CU(cuMemcpyDtoH(h, flags, sizeof(h)));
 	g->rank.assign(GSP_PERSIST_MAX_SM, GSP_PERSIST_NO_RANK);
+	g->smid_of.clear();
 	for (int s = 0; s < GSP_PERSIST_MAX_SM; s++)
-		if (h[s])
+		if (h[s]) {
 			g->rank[s] = n++;
-	if (n != g->nsm)
-		fprintf(stderr, "xform-check: probe saw %d SMs, the device has %d\n",
+			g->smid_of.push_back(s);
+		}
+	if (n != g->nsm) {
+		fprintf(stderr, "xform-check: the probe saw %u SMs, the device has %u\n",
 			n, g->nsm);
+		exit(2);
+	}
 	cuMemFree(flags);
 	cuModuleUnload(m);
 }
 
-/* A fresh control block for one job of f with grid g; returns K. */
-static unsigned ctl_init(struct dev *gd, CUdeviceptr ctl, CUfunction f,
-			 const struct spec *s, CUstream st,
-			 uint32_t refresh_ns = GSP_PERSIST_REFRESH_NS)
+static CUfunction find(const std::vector<CUmodule> &mods, const char *name)
 {
-	struct gsp_persist_ctl c;
+	CUfunction f;
+
+	for (CUmodule m : mods)
+		if (cuModuleGetFunction(&f, m, name) == CUDA_SUCCESS)
+			return f;
+	return NULL;
+}
+
+static CUfunction need(const std::vector<CUmodule> &mods, const char *name)
+{
+	CUfunction f = find(mods, name);
+
+	if (!f) {
+		fprintf(stderr, "xform-check: no kernel %s in the modules "
+			"(does gsp-xform's report say why?)\n", name);
+		exit(2);
+	}
+	return f;
+}
+
+/* A job's control block: device memory, slot masks zero, ranks filled. */
+static CUdeviceptr ctl_create(struct dev *g)
+{
+	CUdeviceptr ctl;
+
+	CU(cuMemAlloc(&ctl, GSP_PERSIST_CTL_SIZE));
+	CU(cuMemsetD8(ctl, 0, GSP_PERSIST_CTL_SIZE));
+	CU(cuMemcpyHtoD(ctl + GSP_PERSIST_OFF_SM_RANK, g->rank.data(),
+			4 * GSP_PERSIST_MAX_SM));
+	return ctl;
+}
+
+/* K: blocks of NAME__gsp per SM, capped by the slot mask's width. */
+static unsigned k_of(CUfunction fx, const unsigned block[3], unsigned smem)
+{
 	int k = 0;
 
-	memset(&c, 0, sizeof(c));
-	CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&k, f,
-		s->block[0] * s->block[1] * s->block[2], s->dyn_smem));
-	if (k > GSP_PERSIST_MAX_K)
-		k = GSP_PERSIST_MAX_K;
-	c.ctrl_ptr = gd->ctrl_dev;
-	c.nctaid[0] = s->grid[0];
-	c.nctaid[1] = s->grid[1];
-	c.nctaid[2] = s->grid[2];
-	c.ntasks = (uint64_t)s->grid[0] * s->grid[1] * s->grid[2];
-	c.k_slots = (uint32_t)k;
-	c.n_sms = (uint32_t)gd->nsm;
-	c.refresh_ns = refresh_ns;
-	c.ctrl_mirror = __atomic_load_n(gd->ctrl_host, __ATOMIC_ACQUIRE);
-	memcpy(c.sm_rank, gd->rank.data(), sizeof(c.sm_rank));
-	CU(cuMemcpyHtoDAsync(ctl, &c, sizeof(c), st));
-	return (unsigned)k;
+	CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&k, fx,
+		block[0] * block[1] * block[2], smem));
+	if (k < 1) {
+		fprintf(stderr, "xform-check: occupancy 0 for a transformed kernel\n");
+		exit(2);
+	}
+	return std::min((unsigned)k, (unsigned)GSP_PERSIST_MAX_K);
 }
+
+static struct gsp_persist_job job_of(struct dev *g, CUdeviceptr ctl,
+				     const unsigned grid[3], unsigned k,
+				     uint32_t refresh_ns, uint32_t batch_ns,
+				     uint32_t flags)
+{
+	struct gsp_persist_job j;
+
+	memset(&j, 0, sizeof(j));
+	j.ctl = ctl;
+	j.ctrl_ptr = g->ctrl_dev;
+	j.ntasks = (uint64_t)grid[0] * grid[1] * grid[2];
+	j.nctaid[0] = grid[0];
+	j.nctaid[1] = grid[1];
+	j.nctaid[2] = grid[2];
+	j.k_slots = k;
+	j.refresh_ns = refresh_ns;
+	j.batch_ns = batch_ns;
+	j.flags = flags;
+	return j;
+}
+
+/*
+ * Launches NAME__gsp: params are NAME's, then the job (by value: the
+ * driver copies it at the launch). A primary launch resets the ctl on
+ * the same stream first; a top-up does not.
+ */
+static void launch_x(struct dev *g, CUfunction fx, const unsigned block[3],
+		     unsigned smem, const std::vector<void *> &params,
+		     struct gsp_persist_job *job, CUstream st)
+{
+	std::vector<void *> p(params);
+
+	p.push_back(job);
+	if (job->flags & GSP_PERSIST_PRIMARY)
+		CU(cuMemsetD32Async(job->ctl, 0, GSP_PERSIST_RESET_BYTES / 4, st));
+	CU(cuLaunchKernel(fx, g->nsm * job->k_slots, 1, 1, block[0], block[1],
+			  block[2], smem, st, p.data(), NULL));
+}
+
+/* The ctl as the host sees it now (a copy on the poll stream). */
+static void ctl_read(struct dev *g, CUdeviceptr ctl, struct gsp_persist_ctl *c,
+		     size_t bytes = sizeof(struct gsp_persist_ctl))
+{
+	CU(cuMemcpyDtoHAsync(c, ctl, bytes, g->poll));
+	wait_stream(g->poll, 10, "reading the ctl");
+}
+
+/* After a job: every task counted once, no slot or block left behind. */
+static int ctl_clean(const struct gsp_persist_ctl *c, uint64_t ntasks)
+{
+	int ok = c->done_tasks == ntasks && c->next_task >= ntasks && !c->live &&
+		 !c->primary_live;
+
+	for (int s = 0; s < GSP_PERSIST_MAX_SM; s++)
+		ok &= !c->slot_mask[s];
+	return ok;
+}
+
+static void set_word(struct dev *g, uint64_t w)
+{
+	__atomic_store_n(g->ctrl_host, w, __ATOMIC_RELEASE);
+}
+
+/* ---- a: cost ---- */
 
 struct bufs {
 	std::vector<CUdeviceptr> d;
 	std::vector<std::vector<unsigned char>> init;
 	std::vector<void *> params;
-	std::vector<double> scal;	/* storage for scalars */
 	std::vector<int> ival;
 	std::vector<float> fval;
 };
@@ -195,7 +305,7 @@ static void bufs_make(struct bufs *b, const struct spec *s)
 	b->init.resize(n);
 	b->ival.assign(n, 0);
 	b->fval.assign(n, 0);
-	b->params.assign(n + 1, NULL);
+	b->params.assign(n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct arg &a = s->args[i];
 
@@ -214,12 +324,11 @@ static void bufs_make(struct bufs *b, const struct spec *s)
 	}
 }
 
-static void bufs_reset(struct bufs *b, CUstream st)
+static void bufs_reset(struct bufs *b)
 {
 	for (size_t i = 0; i < b->d.size(); i++)
 		if (b->d[i])
-			CU(cuMemcpyHtoDAsync(b->d[i], b->init[i].data(),
-					     b->init[i].size(), st));
+			CU(cuMemcpyHtoD(b->d[i], b->init[i].data(), b->init[i].size()));
 }
 
 static std::vector<std::vector<unsigned char>> bufs_read(struct bufs *b)
@@ -241,289 +350,367 @@ static void bufs_free(struct bufs *b)
 			cuMemFree(p);
 }
 
-static CUfunction find(const std::vector<CUmodule> &mods, const char *name)
-{
-	CUfunction f;
-
-	for (CUmodule m : mods)
-		if (cuModuleGetFunction(&f, m, name) == CUDA_SUCCESS)
-			return f;
-	return NULL;
-}
-
 static double median(std::vector<double> v)
 {
 	std::sort(v.begin(), v.end());
-	return v.empty() ? 0 : v[v.size() / 2];
+	return v.empty() ? NAN : v[v.size() / 2];
 }
 
-/* Median time of reps launches of fx (the ctl's counter reset included). */
-static double time_xform(struct dev *gd, CUfunction fx, const struct spec *s,
-			 CUdeviceptr ctl, unsigned k, std::vector<void *> &px, int reps)
+static void orig_launch(CUfunction fo, const struct spec *s, struct bufs *b,
+			CUstream st)
+{
+	CU(cuLaunchKernel(fo, s->grid[0], s->grid[1], s->grid[2], s->block[0],
+			  s->block[1], s->block[2], s->dyn_smem, st,
+			  b->params.data(), NULL));
+}
+
+/* Median of reps (events around the launch; a job's reset included). */
+template <typename F>
+static double time_us(struct dev *g, int reps, F launch)
 {
 	CUevent e0, e1;
-	std::vector<double> tx;
+	std::vector<double> t;
 
 	CU(cuEventCreate(&e0, 0));
 	CU(cuEventCreate(&e1, 0));
 	for (int r = 0; r < reps; r++) {
 		float ms;
 
-		CU(cuEventRecord(e0, 0));
-		CU(cuMemsetD8Async(ctl + GSP_PERSIST_OFF_NEXT_TASK, 0, 16, 0));
-		CU(cuLaunchKernel(fx, gd->nsm * k, 1, 1, s->block[0], s->block[1],
-				  s->block[2], s->dyn_smem, 0, px.data(), NULL));
-		CU(cuEventRecord(e1, 0));
-		CU(cuEventSynchronize(e1));
+		CU(cuEventRecord(e0, g->run));
+		launch();
+		CU(cuEventRecord(e1, g->run));
+		wait_stream(g->run, 30, "timing");
 		CU(cuEventElapsedTime(&ms, e0, e1));
-		tx.push_back(ms * 1e3);
+		t.push_back(ms * 1e3);
 	}
 	cuEventDestroy(e0);
 	cuEventDestroy(e1);
-	return median(tx);
+	return median(t);
 }
 
 /*
- * One kernel: bitwise check, task count, timing of the original, of the
- * transformed kernel as designed (mirror refreshed every
- * GSP_PERSIST_REFRESH_NS) and with refresh_ns = 0 (the host word read at
- * every task boundary, the first design), to show what the mirror buys.
- * *ratio: xform/orig, for the geomean.
+ * One kernel, three ways of the transformed form: as designed
+ * (GSP_PERSIST_REFRESH_NS, GSP_PERSIST_BATCH_NS), one task per claim
+ * (batch_ns = 0) and the word read through ctrl_ptr at every boundary
+ * (refresh_ns = 0). Each is checked bitwise against the original first.
+ * *ratio: designed/original, for the geomean.
  */
-static int check_one(struct dev *gd, const std::vector<CUmodule> &mods,
+static void cost_one(struct dev *g, const std::vector<CUmodule> &mods,
 		     const struct spec *s, FILE *csv, double *ratio)
 {
 	std::string xname = std::string(s->name) + GSP_PERSIST_SUFFIX;
-	CUfunction fo = find(mods, s->name), fx = find(mods, xname.c_str());
-	CUdeviceptr ctl;
-	CUevent e0, e1;
-	struct bufs b;
+	CUfunction fo = need(mods, s->name), fx = need(mods, xname.c_str());
+	static const uint32_t var[3][2] = {
+		{ GSP_PERSIST_REFRESH_NS, GSP_PERSIST_BATCH_NS },
+		{ GSP_PERSIST_REFRESH_NS, 0 },
+		{ 0, GSP_PERSIST_BATCH_NS },
+	};
+	const int reps = 21;
+	unsigned k = k_of(fx, s->block, s->dyn_smem);
+	CUdeviceptr ctl = ctl_create(g);
 	struct gsp_persist_ctl c;
-	unsigned k;
-	int reps = 21, same, tasks_ok;
-	std::vector<double> to;
-
-	*ratio = 0;
-	if (!fo || !fx) {
-		fprintf(stderr, "xform-check: %s: %s not in the modules\n", s->label,
-			fo ? xname.c_str() : s->name);
-		fprintf(csv, "%s,%s,missing,,,,,,,,\n", s->label, s->name);
-		return 1;
-	}
-	bufs_make(&b, s);
-	CU(cuMemAlloc(&ctl, sizeof(struct gsp_persist_ctl)));
-	CU(cuEventCreate(&e0, 0));
-	CU(cuEventCreate(&e1, 0));
-	*gd->ctrl_host = GSP_PERSIST_CTRL(0, 0, 0);
-
-	bufs_reset(&b, 0);
-	CU(cuLaunchKernel(fo, s->grid[0], s->grid[1], s->grid[2], s->block[0],
-			  s->block[1], s->block[2], s->dyn_smem, 0, b.params.data(), NULL));
-	CU(cuCtxSynchronize());
-	auto want = bufs_read(&b);
-
-	bufs_reset(&b, 0);
-	k = ctl_init(gd, ctl, fx, s, 0);
-	b.params[s->args.size()] = &ctl;
-	std::vector<void *> px(b.params);
-	CU(cuLaunchKernel(fx, gd->nsm * k, 1, 1, s->block[0], s->block[1],
-			  s->block[2], s->dyn_smem, 0, px.data(), NULL));
-	CU(cuCtxSynchronize());
-	auto got = bufs_read(&b);
-	CU(cuMemcpyDtoH(&c, ctl, sizeof(c)));
-	same = got == want;
-	tasks_ok = c.done_tasks == c.ntasks && c.live == 0;
-
-	for (int r = 0; r < reps; r++) {
-		float ms;
-
-		CU(cuEventRecord(e0, 0));
-		CU(cuLaunchKernel(fo, s->grid[0], s->grid[1], s->grid[2], s->block[0],
-				  s->block[1], s->block[2], s->dyn_smem, 0,
-				  b.params.data(), NULL));
-		CU(cuEventRecord(e1, 0));
-		CU(cuEventSynchronize(e1));
-		CU(cuEventElapsedTime(&ms, e0, e1));
-		to.push_back(ms * 1e3);
-	}
-	double mo = median(to), mx = time_xform(gd, fx, s, ctl, k, px, reps);
-
-	ctl_init(gd, ctl, fx, s, 0, 0);
-	double me = time_xform(gd, fx, s, ctl, k, px, reps);
-
-	*ratio = mx / mo;
-	fprintf(csv, "%s,%s,%u,%d,%d,%llu,%u,%.2f,%.2f,%.4f,%.2f\n", s->label, s->name,
-		k, same, tasks_ok, (unsigned long long)c.ntasks, c.refreshes, mo, mx,
-		mx / mo, me);
-	printf("%-22s K=%-2u bitwise=%s tasks=%s host_reads=%u orig=%.1fus "
-	       "xform=%.1fus (%.3fx) read-every-task=%.1fus\n",
-	       s->label, k, same ? "equal" : "DIFFERENT", tasks_ok ? "ok" : "WRONG",
-	       c.refreshes, mo, mx, mx / mo, me);
-	cuEventDestroy(e0);
-	cuEventDestroy(e1);
-	cuMemFree(ctl);
-	bufs_free(&b);
-	return !(same && tasks_ok);
-}
-
-/*
- * Yield and top-up on a long mm: publish (n, k) while it runs, poll the
- * slot masks (a copy on a second stream) until the first n ranked SMs
- * hold at most K - k slots, record them, lift the request, relaunch the
- * same kernel to take the freed slots back, and compare the result.
- */
-static int yield_test(struct dev *gd, const std::vector<CUmodule> &mods,
-		      const struct spec *s, FILE *csv)
-{
-	std::string xname = std::string(s->name) + GSP_PERSIST_SUFFIX;
-	CUfunction fo = find(mods, s->name), fx = find(mods, xname.c_str());
-	static const unsigned cfg[][2] = { { 16, 0 }, { 33, 2 }, { 66, 4 }, { 132, 8 } };
-	CUstream run, poll;
-	CUdeviceptr ctl;
 	struct bufs b;
-	struct gsp_persist_ctl *c;
-	int bad = 0;
+	uint64_t ntasks = (uint64_t)s->grid[0] * s->grid[1] * s->grid[2];
+	unsigned same = 1, tasks = 1, reads[3] = { 0 };
+	double tx[3];
 
-	if (!fo || !fx)
-		return 1;
-	CU(cuMemAllocHost((void **)&c, sizeof(*c)));
-	CU(cuStreamCreate(&run, CU_STREAM_NON_BLOCKING));
-	CU(cuStreamCreate(&poll, CU_STREAM_NON_BLOCKING));
-	CU(cuMemAlloc(&ctl, sizeof(*c)));
+	set_word(g, GSP_PERSIST_CTRL(0, 0, 0));
 	bufs_make(&b, s);
-	bufs_reset(&b, 0);
-	*gd->ctrl_host = GSP_PERSIST_CTRL(0, 0, 0);
-	CU(cuLaunchKernel(fo, s->grid[0], s->grid[1], s->grid[2], s->block[0],
-			  s->block[1], s->block[2], s->dyn_smem, 0, b.params.data(), NULL));
-	CU(cuCtxSynchronize());
+	bufs_reset(&b);
+	orig_launch(fo, s, &b, g->run);
+	wait_stream(g->run, 30, s->label);
 	auto want = bufs_read(&b);
+	double to = time_us(g, reps, [&] { orig_launch(fo, s, &b, g->run); });
 
-	for (auto &nk : cfg) {
-		unsigned n = nk[0] > (unsigned)gd->nsm ? gd->nsm : nk[0], kk;
-		unsigned k;
-		double t0, t1 = -1;
-		uint64_t epoch = 1 + (&nk - cfg);
+	for (int v = 0; v < 3; v++) {
+		struct gsp_persist_job j = job_of(g, ctl, s->grid, k, var[v][0],
+						  var[v][1], GSP_PERSIST_PRIMARY);
 
-		bufs_reset(&b, 0);
-		*gd->ctrl_host = GSP_PERSIST_CTRL(0, 0, 0);
-		k = ctl_init(gd, ctl, fx, s, 0);
-		CU(cuCtxSynchronize());
-		kk = nk[1] ? nk[1] : k;	/* 0: whole SMs */
-		if (kk > k) {
-			/* the kernel would read K - k < 0 as "every slot" */
-			printf("yield n=%u k=%u: k > K=%u, clamped to k=%u\n", n, kk, k, k);
-			kk = k;
-		}
-		b.params[s->args.size()] = &ctl;
-		std::vector<void *> px(b.params);
-		CU(cuLaunchKernel(fx, gd->nsm * k, 1, 1, s->block[0], s->block[1],
-				  s->block[2], s->dyn_smem, run, px.data(), NULL));
-		/* wait until the one wave is in place */
-		do {
-			CU(cuMemcpyDtoHAsync(c, ctl, sizeof(*c), poll));
-			CU(cuStreamSynchronize(poll));
-		} while (c->live < (unsigned)gd->nsm * k && c->next_task < c->ntasks);
-		t0 = now_us();
-		__atomic_store_n(gd->ctrl_host, GSP_PERSIST_CTRL(n, kk, epoch),
-				 __ATOMIC_RELEASE);
-		while (now_us() - t0 < 2e6) {
-			int ok = 1;
+		bufs_reset(&b);
+		launch_x(g, fx, s->block, s->dyn_smem, b.params, &j, g->run);
+		wait_stream(g->run, 30, s->label);
+		ctl_read(g, ctl, &c);
+		int eq = bufs_read(&b) == want, ok = ctl_clean(&c, ntasks);
 
-			CU(cuMemcpyDtoHAsync(c, ctl, sizeof(*c), poll));
-			CU(cuStreamSynchronize(poll));
-			for (int sm = 0; sm < GSP_PERSIST_MAX_SM; sm++)
-				if (c->sm_rank[sm] < n &&
-				    __builtin_popcount(c->slot_mask[sm]) > (int)(k - kk))
-					ok = 0;
-			if (ok) {
-				t1 = now_us();
-				break;
-			}
-		}
-		uint64_t left = c->ntasks - (c->next_task < c->ntasks ? c->next_task : c->ntasks);
-		for (int sm = 0; sm < GSP_PERSIST_MAX_SM; sm++)
-			if (c->sm_rank[sm] != GSP_PERSIST_NO_RANK)
-				fprintf(csv, "%u,%u,%u,%u,%d,%u,%.1f,%llu\n", n, kk, k,
-					c->sm_rank[sm], sm,
-					__builtin_popcount(c->slot_mask[sm]),
-					t1 < 0 ? -1.0 : t1 - t0, (unsigned long long)left);
-		/* lift the request; top up the freed slots (the mirror first,
-		 * so that newcomers do not act on the old word) */
-		uint64_t lift = GSP_PERSIST_CTRL(0, 0, epoch + 100);
-
-		__atomic_store_n(gd->ctrl_host, lift, __ATOMIC_RELEASE);
-		CU(cuMemcpyHtoDAsync(ctl + GSP_PERSIST_OFF_CTRL_MIRROR, &lift,
-				     sizeof(lift), poll));
-		CU(cuLaunchKernel(fx, gd->nsm * k, 1, 1, s->block[0], s->block[1],
-				  s->block[2], s->dyn_smem, poll, px.data(), NULL));
-		CU(cuCtxSynchronize());
-		CU(cuMemcpyDtoH(c, ctl, sizeof(*c)));
-		auto got = bufs_read(&b);
-		int same = got == want, tasks_ok = c->done_tasks == c->ntasks && !c->live;
-
-		printf("yield n=%-3u k=%-2u of K=%-2u: obeyed after %.1f us (poll included), "
-		       "%u blocks yielded, result %s, tasks %s\n", n, kk, k,
-		       t1 < 0 ? -1.0 : t1 - t0, c->yields, same ? "equal" : "DIFFERENT",
-		       tasks_ok ? "ok" : "WRONG");
-		bad |= !(same && tasks_ok) || t1 < 0;
+		check(eq, "cost %s (refresh_ns %u, batch_ns %u): outputs differ",
+		      s->label, var[v][0], var[v][1]);
+		check(ok, "cost %s (refresh_ns %u, batch_ns %u): done %llu of %llu "
+		      "tasks, live %u, primary_live %u", s->label, var[v][0],
+		      var[v][1], (unsigned long long)c.done_tasks,
+		      (unsigned long long)ntasks, c.live, c.primary_live);
+		same &= eq;
+		tasks &= ok;
+		reads[v] = c.refreshes;
+		tx[v] = time_us(g, reps, [&] {
+			launch_x(g, fx, s->block, s->dyn_smem, b.params, &j, g->run);
+		});
 	}
-	bufs_free(&b);
+	*ratio = tx[0] / to;
+	fprintf(csv, "%s,%s,%u,%llu,%u,%u,%.2f,%.2f,%.4f,%u,%.2f,%.4f,%.2f,%.4f,%u\n",
+		s->label, s->name, k, (unsigned long long)ntasks, same, tasks, to,
+		tx[0], tx[0] / to, reads[0], tx[1], tx[1] / to, tx[2], tx[2] / to,
+		reads[2]);
+	printf("cost %-20s K=%-2u tasks=%-6llu %s %s orig %7.1f us  xform %7.1f us "
+	       "(%.3fx)  batch_ns=0 %.3fx  refresh_ns=0 %.3fx  host reads %u\n",
+	       s->label, k, (unsigned long long)ntasks, same ? "bitwise-equal" : "DIFFERENT",
+	       tasks ? "tasks-ok" : "TASKS-WRONG", to, tx[0], tx[0] / to, tx[1] / to,
+	       tx[2] / to, reads[0]);
 	cuMemFree(ctl);
-	cuMemFreeHost(c);
-	return bad;
+	bufs_free(&b);
 }
+
+/* ---- the spin job of b, c and d ---- */
+
+struct spin {
+	CUfunction fx, lc;
+	unsigned block[3];
+	unsigned k;
+	CUdeviceptr ctl, count, end, lc_smid, lc_start;
+	size_t max_tasks;
+	std::vector<unsigned> hcount;
+	unsigned long long ns;
+	unsigned grid[3];
+	std::vector<void *> params;
+};
+
+static void spin_make(struct dev *g, const std::vector<CUmodule> &mods,
+		      struct spin *sp)
+{
+	sp->fx = need(mods, "xf_spin__gsp");
+	sp->lc = need(mods, "xf_lc_place");
+	sp->block[0] = 256;	/* K = 8 fill an SM's 2048 threads */
+	sp->block[1] = sp->block[2] = 1;
+	sp->k = k_of(sp->fx, sp->block, 0);
+	sp->ctl = ctl_create(g);
+	sp->max_tasks = (size_t)g->nsm * sp->k * 1200;
+	CU(cuMemAlloc(&sp->count, sp->max_tasks * 4));
+	CU(cuMemAlloc(&sp->end, 8));
+	CU(cuMemAlloc(&sp->lc_smid, 4 * GSP_PERSIST_MAX_SM * GSP_PERSIST_MAX_K));
+	CU(cuMemAlloc(&sp->lc_start, 8 * GSP_PERSIST_MAX_SM * GSP_PERSIST_MAX_K));
+	sp->hcount.resize(sp->max_tasks);
+	sp->params = { &sp->ns, &sp->count, &sp->end };
+}
+
+/* Starts a primary spin job of per tasks per slot, each task_ns long. */
+static struct gsp_persist_job spin_start(struct dev *g, struct spin *sp,
+					 unsigned long long task_ns, size_t per)
+{
+	size_t n = std::min((size_t)g->nsm * sp->k * per, sp->max_tasks);
+
+	sp->ns = task_ns;
+	sp->grid[0] = (unsigned)n;
+	sp->grid[1] = sp->grid[2] = 1;
+	CU(cuMemsetD32Async(sp->count, 0, n, g->run));
+	CU(cuMemsetD32Async(sp->end, 0, 2, g->run));
+	struct gsp_persist_job j = job_of(g, sp->ctl, sp->grid, sp->k,
+					  GSP_PERSIST_REFRESH_NS,
+					  GSP_PERSIST_BATCH_NS, GSP_PERSIST_PRIMARY);
+	launch_x(g, sp->fx, sp->block, 0, sp->params, &j, g->run);
+	return j;
+}
+
+/* Polls live until it equals want (or stops changing for stable_us, when
+ * stable_us > 0); returns the last value. */
+static unsigned wait_live(struct dev *g, struct spin *sp, unsigned want,
+			  double stable_us, double timeout_ms)
+{
+	struct gsp_persist_ctl c;
+	uint64_t t0 = mono_ns(), since = t0;
+	unsigned last = ~0u;
+
+	for (;;) {
+		ctl_read(g, sp->ctl, &c, GSP_PERSIST_RESET_BYTES);
+		if (c.live == want)
+			return c.live;
+		if (c.live != last) {
+			last = c.live;
+			since = mono_ns();
+		} else if (stable_us > 0 && mono_ns() - since > stable_us * 1e3) {
+			return last;
+		}
+		if (mono_ns() - t0 > timeout_ms * 1e6)
+			return last;
+	}
+}
+
+/* After a spin job: each task once, the ctl clean; *end: its last task. */
+static int spin_finish(struct dev *g, struct spin *sp, const char *what,
+		       struct gsp_persist_ctl *c, unsigned long long *end)
+{
+	uint64_t ntasks = sp->grid[0];
+	size_t bad = 0;
+
+	wait_stream(g->run, 30, what);
+	wait_stream(g->top, 30, what);
+	ctl_read(g, sp->ctl, c);
+	CU(cuMemcpyDtoH(sp->hcount.data(), sp->count, ntasks * 4));
+	CU(cuMemcpyDtoH(end, sp->end, 8));
+	for (size_t i = 0; i < ntasks; i++)
+		bad += sp->hcount[i] != 1;
+	int ok = !bad && ctl_clean(c, ntasks);
+
+	check(ok, "%s: %zu of %llu tasks not run exactly once; done %llu, live %u, "
+	      "primary_live %u", what, bad, (unsigned long long)ntasks,
+	      (unsigned long long)c->done_tasks, c->live, c->primary_live);
+	return ok;
+}
+
+/* Clears the word, also in the mirror, and tops the job up. */
+static void lift_and_top_up(struct dev *g, struct spin *sp,
+			    struct gsp_persist_job *j, uint32_t epoch)
+{
+	static uint64_t lift;
+	struct gsp_persist_job top = *j;
+
+	lift = GSP_PERSIST_CTRL(0, 0, epoch);
+	set_word(g, lift);
+	CU(cuMemcpyHtoDAsync(sp->ctl + GSP_PERSIST_OFF_CTRL_MIRROR, &lift, 8, g->top));
+	top.flags &= ~GSP_PERSIST_PRIMARY;
+	launch_x(g, sp->fx, sp->block, 0, sp->params, &top, g->top);
+}
+
+/* ---- b: placement ---- */
+
+static void placement(struct dev *g, struct spin *sp, FILE *csv)
+{
+	static const unsigned ns_[] = { 0, 16, 33, 66, 132 };
+	const unsigned K = sp->k;
+	unsigned ks[] = { 1, 2, 4, K };
+	std::vector<std::pair<unsigned, unsigned>> cfg;
+	uint32_t epoch = 100;
+	struct gsp_persist_ctl c;
+
+	for (unsigned n : ns_)
+		for (unsigned k : ks) {
+			std::pair<unsigned, unsigned> p(std::min(n, g->nsm), n ? std::min(k, K) : 0);
+
+			if (std::find(cfg.begin(), cfg.end(), p) == cfg.end())
+				cfg.push_back(p);
+		}
+	fprintf(csv, "n,k,K,rank,smid,be_blocks,be_expected,lc_blocks,lc_expected,ok,"
+		"settled_us,tasks_once\n");
+	for (auto &nk : cfg) {
+		unsigned n = nk.first, k = nk.second, full = g->nsm * K;
+		int keeper = n * k == full;	/* every slot asked: one stays */
+		unsigned want = keeper ? 1 : full - n * k, nlc = 0;
+		std::vector<unsigned> be(g->nsm), be_exp(g->nsm), lc(g->nsm, 0),
+			lc_exp(g->nsm, 0);
+		unsigned long long end;
+
+		set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+		struct gsp_persist_job j = spin_start(g, sp, 20000, 600);
+		unsigned live = wait_live(g, sp, full, 0, 2000);
+
+		check(live == full, "placement n=%u k=%u: only %u of %u blocks in place",
+		      n, k, live, full);
+		uint64_t t0 = mono_ns();
+
+		set_word(g, GSP_PERSIST_CTRL(n, k, ++epoch));
+		live = wait_live(g, sp, want, 500, 500);
+		double settled = (mono_ns() - t0) / 1e3;
+
+		/* what BE should hold; with every slot asked, the keeper's SM
+		 * (the one still holding a slot) keeps one */
+		ctl_read(g, sp->ctl, &c);
+		unsigned kept = g->nsm;
+
+		for (unsigned r = 0; keeper && r < g->nsm && kept == g->nsm; r++)
+			if (c.slot_mask[g->smid_of[r]])
+				kept = r;
+		for (unsigned r = 0; r < g->nsm; r++) {
+			be_exp[r] = r == kept ? 1 : r < n ? K - k : K;
+			lc_exp[r] = r < n ? K - be_exp[r] : 0;
+			nlc += lc_exp[r];
+		}
+		if (nlc) {
+			static unsigned long long lc_ns = 50000;
+			void *p[] = { &lc_ns, &sp->lc_smid, &sp->lc_start };
+
+			CU(cuMemsetD32Async(sp->lc_smid, ~0u, nlc, g->lcs));
+			CU(cuLaunchKernel(sp->lc, nlc, 1, 1, sp->block[0], 1, 1, 0,
+					  g->lcs, p, NULL));
+			/* BE as it stands while the LC runs */
+			for (uint64_t t = mono_ns(); mono_ns() - t < 25000; )
+				;
+			ctl_read(g, sp->ctl, &c);
+			wait_stream(g->lcs, 10, "placement LC");
+			std::vector<unsigned> smid(nlc);
+			std::vector<unsigned long long> st(nlc);
+
+			CU(cuMemcpyDtoH(smid.data(), sp->lc_smid, 4 * nlc));
+			CU(cuMemcpyDtoH(st.data(), sp->lc_start, 8 * nlc));
+			for (unsigned i = 0; i < nlc; i++)
+				if (smid[i] < GSP_PERSIST_MAX_SM &&
+				    g->rank[smid[i]] != GSP_PERSIST_NO_RANK)
+					lc[g->rank[smid[i]]]++;
+		}
+		for (unsigned r = 0; r < g->nsm; r++)
+			be[r] = __builtin_popcount(c.slot_mask[g->smid_of[r]]);
+		lift_and_top_up(g, sp, &j, ++epoch);
+		int once = spin_finish(g, sp, "placement", &c, &end);
+		unsigned bad = 0;
+
+		for (unsigned r = 0; r < g->nsm; r++) {
+			int ok = be[r] == be_exp[r] && lc[r] == lc_exp[r];
+
+			bad += !ok;
+			fprintf(csv, "%u,%u,%u,%u,%d,%u,%u,%u,%u,%d,%.1f,%d\n", n, k, K, r,
+				g->smid_of[r], be[r], be_exp[r], lc[r], lc_exp[r], ok,
+				settled, once);
+		}
+		check(!bad, "placement n=%u k=%u: %u SMs differ from (n, k)", n, k, bad);
+		printf("placement n=%-3u k=%u of K=%u: live %u (want %u) after %.0f us, "
+		       "%u LC blocks, %u SMs wrong, tasks %s\n", n, k, K, live, want,
+		       settled, nlc, bad, once ? "once" : "WRONG");
+	}
+}
+
+/* ---- c: yield latency ---- */
 
 /*
  * %globaltimer minus the host's CLOCK_MONOTONIC, in ns: the host writes
  * ping = i (mapped host memory) and waits for xf_clock_pong to answer
  * with its %globaltimer; the GPU read lies between the host's two clock
  * reads, so the round with the shortest round trip gives the offset with
- * an error of at most half of it (*err_ns). Returns 0 on success.
+ * an error of at most half of it.
  */
-static int clock_offset(const std::vector<CUmodule> &mods, int64_t *off,
-			int64_t *err_ns)
+static void clock_offset(struct dev *g, const std::vector<CUmodule> &mods)
 {
-	CUfunction f = find(mods, "xf_clock_pong");
+	CUfunction f = need(mods, "xf_clock_pong");
 	uint32_t *ping;
 	uint64_t *pong;
 	CUdeviceptr dping, dpong;
-	CUstream st;
 	unsigned n = 200;
 	void *p[] = { &dping, &dpong, &n };
 	int64_t best = INT64_MAX;
 
-	if (!f)
-		return -1;
 	CU(cuMemHostAlloc((void **)&ping, 64, CU_MEMHOSTALLOC_DEVICEMAP));
 	CU(cuMemHostAlloc((void **)&pong, 64, CU_MEMHOSTALLOC_DEVICEMAP));
 	CU(cuMemHostGetDevicePointer(&dping, ping, 0));
 	CU(cuMemHostGetDevicePointer(&dpong, pong, 0));
 	*ping = 0;
 	pong[0] = pong[1] = 0;
-	CU(cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
-	CU(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, st, p, NULL));
+	CU(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, g->lcs, p, NULL));
 	for (unsigned i = 1; i <= n; i++) {
-		int64_t ta = now_ns(), tb;
+		uint64_t ta = mono_ns(), tb;
 
 		__atomic_store_n(ping, i, __ATOMIC_SEQ_CST);
 		while (__atomic_load_n(&pong[1], __ATOMIC_ACQUIRE) != i)
-			if (now_ns() - ta > 2000000000) {
+			if (mono_ns() - ta > 2000000000ull) {
 				fprintf(stderr, "xform-check: clock ping-pong: no answer\n");
-				exit(1);	/* the kernel still waits on ping */
+				exit(3);
 			}
-		tb = now_ns();
-		if (tb - ta < best) {
+		tb = mono_ns();
+		if ((int64_t)(tb - ta) < best) {
 			best = tb - ta;
-			*off = (int64_t)__atomic_load_n(&pong[0], __ATOMIC_ACQUIRE) -
-			       (ta + tb) / 2;
+			g->clk_off = (int64_t)__atomic_load_n(&pong[0], __ATOMIC_ACQUIRE) -
+				     (int64_t)((ta + tb) / 2);
 		}
 	}
-	CU(cuStreamSynchronize(st));
-	cuStreamDestroy(st);
+	wait_stream(g->lcs, 10, "clock ping-pong");
 	cuMemFreeHost(ping);
 	cuMemFreeHost(pong);
-	*err_ns = best / 2;
-	return 0;
+	g->clk_err = best / 2;
 }
 
 static double pct(std::vector<double> v, double q)
@@ -537,186 +724,240 @@ static double pct(std::vector<double> v, double q)
 	return v[i ? i - 1 : 0];
 }
 
-/*
- * Yield latency as the LC sees it. A BE xf_spin__gsp whose tasks spin
- * task_us holds every slot (dynamic shared memory sized so that K = 4
- * blocks fill an SM, and an LC block of the same size fits only in a slot
- * that a BE block gave up). Once its wave is in place, at a varying phase,
- * the host writes (n, k) into the control word, notes the time, and at
- * once launches xf_lc_start with n x k such blocks on another stream.
- * Reported per trial, from the request, on the host clock: the LC's
- * first and last block start, and the BE's last yield. task_us = 0 rows
- * launch the LC on an idle GPU: the launch's own latency.
- */
-static int latency_test(struct dev *gd, const std::vector<CUmodule> &mods,
-			FILE *csv, FILE *sum)
+/* GPU time (ns) to us after the host time treq (ns). */
+static double after_us(struct dev *g, unsigned long long gpu, uint64_t treq)
 {
-	static const unsigned task_us[] = { 0, 5, 10, 20, 50 };
-	static const unsigned cfg[][2] = { { 33, 0 }, { 66, 2 } };	/* 0: K */
-	const int trials = 40;
-	CUfunction fx = find(mods, "xf_spin__gsp"), lc = find(mods, "xf_lc_start");
-	CUstream run, lcs, poll;
-	CUdeviceptr ctl, count, starts;
-	struct gsp_persist_ctl *c;
-	int smem_sm, bad = 0;
-	int64_t off = 0, err = 0;
-	uint64_t epoch = 1000;
+	return ((int64_t)gpu - g->clk_off - (int64_t)treq) / 1e3;
+}
 
-	if (!fx || !lc || clock_offset(mods, &off, &err)) {
-		fprintf(stderr, "xform-check: latency: the spin module is missing\n");
-		return 1;
-	}
-	printf("latency: %%globaltimer - host clock = %lld ns (+- %lld ns)\n",
-	       (long long)off, (long long)err);
-	CU(cuDeviceGetAttribute(&smem_sm,
-		CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, gd->d));
-	unsigned smem = (unsigned)smem_sm / 4 - 2048;
-	CU(cuFuncSetAttribute(fx, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
-	CU(cuFuncSetAttribute(lc, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
-	CU(cuMemAllocHost((void **)&c, sizeof(*c)));
-	CU(cuStreamCreate(&run, CU_STREAM_NON_BLOCKING));
-	CU(cuStreamCreate(&lcs, CU_STREAM_NON_BLOCKING));
-	CU(cuStreamCreate(&poll, CU_STREAM_NON_BLOCKING));
-	CU(cuMemAlloc(&ctl, sizeof(*c)));
-	CU(cuMemAlloc(&starts, (size_t)GSP_PERSIST_MAX_SM * GSP_PERSIST_MAX_K * 8));
-	size_t maxtasks = (size_t)gd->nsm * GSP_PERSIST_MAX_K * 600;
-	CU(cuMemAlloc(&count, maxtasks * 4));
-	std::vector<unsigned> hc(maxtasks);
-	std::vector<unsigned long long> hs(GSP_PERSIST_MAX_SM * GSP_PERSIST_MAX_K);
+/*
+ * Per trial: a fresh BE spin job of about 1 ms per slot holds every slot;
+ * once in place and after a phase that varies with the trial, the host
+ * stores (n, k), notes the time and launches n x k LC blocks that fit only
+ * in slots that BE blocks gave up. A trial is valid when a BE task ended
+ * after the LC's first block started (the job had not ended). task_us 0:
+ * the LC alone on an idle GPU, the floor of the launch itself.
+ */
+static void yield_test(struct dev *g, struct spin *sp, int trials, FILE *csv,
+		       FILE *sum)
+{
+	static const unsigned task_us[] = { 0, 1, 2, 5, 10, 20, 50 };
+	const unsigned n = std::min(66u, g->nsm), k = std::min(4u, sp->k);
+	const unsigned nlc = n * k;
+	uint32_t epoch = 10000;
+	struct gsp_persist_ctl c;
 
-	fprintf(csv, "task_us,n,k,K,trial,valid,lc_first_us,lc_last_us,be_last_yield_us,"
-		"yields,host_reads\n");
-	fprintf(sum, "task_us,n,k,K,valid,lc_first_p50_us,lc_last_p50_us,lc_last_p99_us,"
-		"lc_last_max_us,be_last_yield_p50_us,be_last_yield_p99_us\n");
-	for (unsigned tu : task_us)
-		for (auto &nk : cfg) {
-			std::vector<double> first, last, byield;
-			unsigned n = nk[0] > (unsigned)gd->nsm ? gd->nsm : nk[0], k = 0, kk = 0;
+	fprintf(csv, "task_us,n,k,K,trial,valid,phase_ns,lc_first_us,lc_last_us,"
+		"be_last_yield_us,yields,pauses,host_reads\n");
+	fprintf(sum, "task_us,n,k,K,valid,invalid,lc_first_p50_us,lc_first_p99_us,"
+		"lc_first_max_us,lc_last_p50_us,lc_last_p99_us,be_last_yield_p99_us\n");
+	for (unsigned tu : task_us) {
+		std::vector<double> first, last, byield;
+		int invalid = 0;
 
-			for (int t = 0; t < trials; t++) {
-				/* about 3 ms of BE work per slot */
-				unsigned per = tu ? std::max(4u, 3000 / tu) : 1;
-				spec sp = { "spin", "xf_spin", { gd->nsm * 4 * per, 1, 1 },
-					    { 128, 1, 1 }, smem, {} };
-				unsigned long long ns = tu * 1000ull;
-				void *px[] = { &ns, &count, &ctl };
-				int64_t treq;
+		for (int t = 0; (int)first.size() < trials && t < trials * 3 / 2; t++) {
+			static unsigned long long lc_ns = 20000;
+			void *p[] = { &lc_ns, &sp->lc_smid, &sp->lc_start };
+			unsigned long long phase = tu ? (t * 7919ull) % (tu * 1000ull) : 0;
+			unsigned long long end = 0;
+			int valid = 1;
+			uint64_t treq;
 
-				*gd->ctrl_host = GSP_PERSIST_CTRL(0, 0, 0);
-				k = ctl_init(gd, ctl, fx, &sp, 0);
-				kk = nk[1] && nk[1] <= k ? nk[1] : k;
-				sp.grid[0] = gd->nsm * k * per;
-				uint64_t ntasks = sp.grid[0];
-
-				CU(cuMemcpyHtoD(ctl + GSP_PERSIST_OFF_NTASKS, &ntasks, 8));
-				CU(cuMemcpyHtoD(ctl + GSP_PERSIST_OFF_NCTAID, &sp.grid[0], 4));
-				CU(cuMemsetD8(count, 0, (size_t)sp.grid[0] * 4));
-				CU(cuMemsetD8(starts, 0, hs.size() * 8));
-				CU(cuCtxSynchronize());
-				if (tu) {
-					CU(cuLaunchKernel(fx, gd->nsm * k, 1, 1, 128, 1, 1, smem,
-							  run, px, NULL));
-					int64_t t0 = now_ns();
-					do {
-						CU(cuMemcpyDtoHAsync(c, ctl, 128, poll));
-						CU(cuStreamSynchronize(poll));
-					} while (c->live < (unsigned)gd->nsm * k &&
-						 now_ns() - t0 < 1000000000);
-					/* a phase that varies over the task */
-					int64_t d = (int64_t)(t * 7919u % (tu * 1000));
-					for (t0 = now_ns(); now_ns() - t0 < d; )
-						;
-				}
-				treq = now_ns();
-				__atomic_store_n(gd->ctrl_host, GSP_PERSIST_CTRL(n, kk, ++epoch),
-						 __ATOMIC_RELEASE);
-				void *pl[] = { &starts };
-				CU(cuLaunchKernel(lc, n * kk, 1, 1, 128, 1, 1, smem, lcs, pl, NULL));
-				CU(cuStreamSynchronize(lcs));
-				__atomic_store_n(gd->ctrl_host, GSP_PERSIST_CTRL(0, 0, ++epoch),
-						 __ATOMIC_RELEASE);
-				CU(cuCtxSynchronize());
-				CU(cuMemcpyDtoH(c, ctl, sizeof(*c)));
-				CU(cuMemcpyDtoH(hs.data(), starts, (size_t)n * kk * 8));
-				CU(cuMemcpyDtoH(hc.data(), count, (size_t)sp.grid[0] * 4));
-
-				unsigned long long lo = ~0ull, hi = 0;
-				for (unsigned i = 0; i < n * kk; i++) {
-					lo = std::min(lo, hs[i]);
-					hi = std::max(hi, hs[i]);
-				}
-				double f = ((int64_t)lo - off - treq) / 1e3;
-				double l = ((int64_t)hi - off - treq) / 1e3;
-				double y = c->last_yield_ns ?
-					((int64_t)c->last_yield_ns - off - treq) / 1e3 : NAN;
-				/* valid: the BE was still running and gave up every slot asked */
-				int valid = !tu || (c->yields == n * kk && c->done_tasks == c->ntasks);
-				if (tu) {
-					int once = c->done_tasks == c->ntasks && !c->live;
-
-					for (unsigned i = 0; i < sp.grid[0]; i++)
-						once &= hc[i] == 1;
-					if (!once) {
-						printf("latency: task_us=%u trial %d: tasks WRONG\n", tu, t);
-						bad = 1;
-					}
-				}
-				fprintf(csv, "%u,%u,%u,%u,%d,%d,%.2f,%.2f,%.2f,%u,%u\n", tu, n, kk,
-					k, t, valid, f, l, y, c->yields, c->refreshes);
-				if (valid) {
-					first.push_back(f);
-					last.push_back(l);
-					if (tu)
-						byield.push_back(y);
-				}
+			set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+			if (tu) {
+				spin_start(g, sp, tu * 1000ull,
+					   std::max<size_t>(4, 1000 / tu));
+				wait_live(g, sp, g->nsm * sp->k, 0, 2000);
+				for (uint64_t t0 = mono_ns(); mono_ns() - t0 < phase; )
+					;
 			}
-			fprintf(sum, "%u,%u,%u,%u,%zu,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", tu, n, kk, k,
-				last.size(), pct(first, .5), pct(last, .5), pct(last, .99),
-				pct(last, 1), pct(byield, .5), pct(byield, .99));
-			printf("latency task=%2uus n=%-3u k=%u/%u: %zu/%d valid, LC all started "
-			       "p50 %.1f p99 %.1f max %.1f us, BE last yield p99 %.1f us%s\n",
-			       tu, n, kk, k, last.size(), trials, pct(last, .5), pct(last, .99),
-			       pct(last, 1), pct(byield, .99),
-			       tu && tu <= 20 ? (pct(last, .99) <= 50 ? " (target <= 50: met)"
-							       : " (target <= 50: MISSED)") : "");
+			treq = mono_ns();
+			set_word(g, GSP_PERSIST_CTRL(n, k, ++epoch));
+			CU(cuLaunchKernel(sp->lc, nlc, 1, 1, sp->block[0], 1, 1, 0,
+					  g->lcs, p, NULL));
+			wait_stream(g->lcs, 10, "yield LC");
+			set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+			std::vector<unsigned long long> st(nlc);
+
+			CU(cuMemcpyDtoH(st.data(), sp->lc_start, 8 * nlc));
+			unsigned long long lo = *std::min_element(st.begin(), st.end());
+			unsigned long long hi = *std::max_element(st.begin(), st.end());
+			double y = NAN;
+
+			memset(&c, 0, sizeof(c));
+			if (tu) {
+				spin_finish(g, sp, "yield", &c, &end);
+				valid = end > lo && c.yields > 0;
+				if (c.last_yield_ns)
+					y = after_us(g, c.last_yield_ns, treq);
+			}
+			double f = after_us(g, lo, treq), l = after_us(g, hi, treq);
+
+			fprintf(csv, "%u,%u,%u,%u,%d,%d,%llu,%.2f,%.2f,%.2f,%u,%u,%u\n", tu,
+				n, k, sp->k, t, valid, phase, f, l, y, c.yields, c.pauses,
+				c.refreshes);
+			if (!valid) {
+				invalid++;
+				continue;
+			}
+			first.push_back(f);
+			last.push_back(l);
+			if (tu)
+				byield.push_back(y);
 		}
-	cuMemFree(count);
-	cuMemFree(starts);
+		check((int)first.size() >= trials, "yield task_us=%u: %zu valid trials "
+		      "of %d wanted", tu, first.size(), trials);
+		fprintf(sum, "%u,%u,%u,%u,%zu,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", tu, n, k,
+			sp->k, first.size(), invalid, pct(first, .5), pct(first, .99),
+			pct(first, 1), pct(last, .5), pct(last, .99), pct(byield, .99));
+		printf("yield task=%2uus n=%u k=%u/%u: %zu valid (%d invalid); LC first "
+		       "block p50 %.1f p99 %.1f max %.1f us; all started p99 %.1f us\n",
+		       tu, n, k, sp->k, first.size(), invalid, pct(first, .5),
+		       pct(first, .99), pct(first, 1), pct(last, .99));
+	}
+}
+
+/* ---- d: the keeper ---- */
+
+/*
+ * (n, k) = (N, K) asks for every slot: the last primary block must stay
+ * (pausing), and once the word is cleared it alone must finish the job:
+ * no top-up. Once with the word set before the launch, on a corpus kernel
+ * (bitwise against the original), once mid-run on the spin job (each
+ * task once).
+ */
+static void keeper(struct dev *g, const std::vector<CUmodule> &mods,
+		   const struct spec *s, struct spin *sp, FILE *csv)
+{
+	std::string xname = std::string(s->name) + GSP_PERSIST_SUFFIX;
+	CUfunction fo = need(mods, s->name), fx = need(mods, xname.c_str());
+	unsigned k = k_of(fx, s->block, s->dyn_smem);
+	CUdeviceptr ctl = ctl_create(g);
+	struct gsp_persist_ctl c;
+	struct bufs b;
+	uint64_t ntasks = (uint64_t)s->grid[0] * s->grid[1] * s->grid[2];
+	uint32_t epoch = 50000;
+
+	fprintf(csv, "kernel,when,n,k,K,tasks,live_held,pauses,yields,held_ms,"
+		"bitwise_equal,tasks_ok\n");
+	bufs_make(&b, s);
+	bufs_reset(&b);
+	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+	orig_launch(fo, s, &b, g->run);
+	wait_stream(g->run, 30, "keeper");
+	auto want = bufs_read(&b);
+
+	bufs_reset(&b);
+	set_word(g, GSP_PERSIST_CTRL(g->nsm, k, ++epoch));
+	struct gsp_persist_job j = job_of(g, ctl, s->grid, k, GSP_PERSIST_REFRESH_NS,
+					  GSP_PERSIST_BATCH_NS, GSP_PERSIST_PRIMARY);
+	launch_x(g, fx, s->block, s->dyn_smem, b.params, &j, g->run);
+	uint64_t t0 = mono_ns();
+
+	while (mono_ns() - t0 < 2000000)
+		;
+	ctl_read(g, ctl, &c, GSP_PERSIST_RESET_BYTES);
+	unsigned held = c.live;
+	double held_ms = (mono_ns() - t0) / 1e6;
+
+	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+	wait_stream(g->run, 30, "keeper");
+	ctl_read(g, ctl, &c);
+	int eq = bufs_read(&b) == want, ok = ctl_clean(&c, ntasks);
+
+	check(held == 1 && c.pauses > 0 && eq && ok, "keeper %s: %u blocks held "
+	      "the word (want 1), %u pauses, outputs %s, tasks %s", s->label, held,
+	      c.pauses, eq ? "equal" : "differ", ok ? "ok" : "wrong");
+	fprintf(csv, "%s,before-launch,%u,%u,%u,%llu,%u,%u,%u,%.2f,%d,%d\n", s->label,
+		g->nsm, k, k, (unsigned long long)ntasks, held, c.pauses, c.yields,
+		held_ms, eq, ok);
+	printf("keeper %s: (N, K) before the launch: %u block(s) stayed, %u pauses; "
+	       "cleared, no top-up: outputs %s, tasks %s\n", s->label, held, c.pauses,
+	       eq ? "bitwise-equal" : "DIFFERENT", ok ? "ok" : "WRONG");
 	cuMemFree(ctl);
-	cuMemFreeHost(c);
-	return bad;
+	bufs_free(&b);
+
+	/* mid-run, on the spin job */
+	unsigned long long end;
+
+	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+	spin_start(g, sp, 1000, 200);
+	wait_live(g, sp, g->nsm * sp->k, 0, 2000);
+	set_word(g, GSP_PERSIST_CTRL(g->nsm, sp->k, ++epoch));
+	t0 = mono_ns();
+	held = wait_live(g, sp, 1, 0, 200);
+	while (mono_ns() - t0 < 1000000)
+		;
+	ctl_read(g, sp->ctl, &c, GSP_PERSIST_RESET_BYTES);
+	held = c.live;
+	held_ms = (mono_ns() - t0) / 1e6;
+	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+	ok = spin_finish(g, sp, "keeper spin", &c, &end);
+	check(held == 1 && c.pauses > 0, "keeper spin: %u blocks held the word "
+	      "(want 1), %u pauses", held, c.pauses);
+	fprintf(csv, "xf_spin(1us),mid-run,%u,%u,%u,%u,%u,%u,%u,%.2f,,%d\n", g->nsm,
+		sp->k, sp->k, sp->grid[0], held, c.pauses, c.yields, held_ms, ok);
+	printf("keeper xf_spin: (N, K) mid-run: %u block(s) stayed, %u pauses; "
+	       "cleared, no top-up: tasks %s\n", held, c.pauses, ok ? "once" : "WRONG");
+}
+
+static FILE *out_csv(const char *dir, const char *name)
+{
+	std::string p = std::string(dir) + "/" + name;
+	FILE *f = fopen(p.c_str(), "w");
+
+	if (!f) {
+		perror(p.c_str());
+		exit(2);
+	}
+	return f;
 }
 
 int main(int argc, char **argv)
 {
-	struct dev gd;
+	struct dev g;
 	std::vector<CUmodule> mods;
-	char path[4096];
-	int bad = 0;
-	const unsigned mmn = 4096;
+	int a = 1, trials = 100;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: xform-check OUTDIR MODULE.xform.ptx...\n"
+	if (a + 1 < argc && !strcmp(argv[a], "--trials")) {
+		trials = (int)cli_num("xform-check", "--trials", argv[a + 1], 1, 10000);
+		a += 2;
+	}
+	if (argc - a < 2) {
+		fprintf(stderr, "usage: xform-check [--trials N] OUTDIR MODULE.xform.ptx...\n"
 			"  (bench/gpu/xform-check.sh builds the modules)\n");
 		return 2;
 	}
+	const char *out = argv[a++];
+
 	CU(cuInit(0));
-	CU(cuDeviceGet(&gd.d, 0));
-	CU(cuDevicePrimaryCtxRetain(&gd.ctx, gd.d));
-	CU(cuCtxSetCurrent(gd.ctx));
-	CU(cuDeviceGetAttribute(&gd.nsm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, gd.d));
-	CU(cuMemHostAlloc((void **)&gd.ctrl_host, 64, CU_MEMHOSTALLOC_DEVICEMAP));
-	CU(cuMemHostGetDevicePointer(&gd.ctrl_dev, gd.ctrl_host, 0));
-	rank_table(&gd);
-	for (int i = 2; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
+	CU(cuDeviceGet(&g.d, 0));
+	CU(cuDevicePrimaryCtxRetain(&g.ctx, g.d));
+	CU(cuCtxSetCurrent(g.ctx));
+	int nsm;
+	CU(cuDeviceGetAttribute(&nsm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g.d));
+	g.nsm = (unsigned)nsm;
+	if (g.nsm > GSP_PERSIST_MAX_SM) {
+		fprintf(stderr, "xform-check: %u SMs, the ABI has %d\n", g.nsm,
+			GSP_PERSIST_MAX_SM);
+		return 2;
+	}
+	CU(cuMemHostAlloc((void **)&g.ctrl_host, 64, CU_MEMHOSTALLOC_DEVICEMAP));
+	CU(cuMemHostGetDevicePointer(&g.ctrl_dev, g.ctrl_host, 0));
+	CU(cuStreamCreate(&g.run, CU_STREAM_NON_BLOCKING));
+	CU(cuStreamCreate(&g.top, CU_STREAM_NON_BLOCKING));
+	CU(cuStreamCreate(&g.lcs, CU_STREAM_NON_BLOCKING));
+	CU(cuStreamCreate(&g.poll, CU_STREAM_NON_BLOCKING));
+	rank_table(&g);
+	for (; a < argc; a++) {
+		FILE *f = fopen(argv[a], "rb");
 		std::vector<char> src;
 		CUmodule m;
 		size_t n;
 		char buf[65536];
 
 		if (!f) {
-			perror(argv[i]);
+			perror(argv[a]);
 			return 2;
 		}
 		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
@@ -726,6 +967,9 @@ int main(int argc, char **argv)
 		CU(cuModuleLoadData(&m, src.data()));
 		mods.push_back(m);
 	}
+	clock_offset(&g, mods);
+	printf("device: %u SMs; %%globaltimer - host clock = %lld ns (+- %lld ns)\n",
+	       g.nsm, (long long)g.clk_off, (long long)g.clk_err);
 
 	const unsigned n1 = 1 << 22, w = 2048, h = 2048;
 	std::vector<spec> specs = {
@@ -760,52 +1004,38 @@ int main(int argc, char **argv)
 		  { { 'i', 2048, 0, 0 }, { 'b', 0, 2048 * 2048 * 4, 'f' },
 		    { 'b', 0, 2048 * 2048 * 4, 'f' }, { 'b', 0, 2048 * 2048 * 4, 'z' } } },
 	};
-	spec big = { "mm(4096)", "_Z9mm_kerneliPKfS0_Pf", { mmn / 32, mmn / 32, 1 },
-		     { 32, 8, 1 }, 0,
-		     { { 'i', (double)mmn, 0, 0 }, { 'b', 0, (size_t)mmn * mmn * 4, 'f' },
-		       { 'b', 0, (size_t)mmn * mmn * 4, 'f' },
-		       { 'b', 0, (size_t)mmn * mmn * 4, 'z' } } };
-
-	snprintf(path, sizeof(path), "%s/xform-check.csv", argv[1]);
-	FILE *csv = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/xform-yield.csv", argv[1]);
-	FILE *ycsv = fopen(path, "w");
-
-	if (!csv || !ycsv) {
-		perror(argv[1]);
-		return 2;
-	}
-	fprintf(csv, "kernel,name,K,bitwise_equal,tasks_ok,tasks,host_reads,orig_us,"
-		"xform_us,ratio,xform_read_every_task_us\n");
+	FILE *cost = out_csv(out, "cost.csv");
 	double lsum = 0;
-	int nr = 0;
+
+	fprintf(cost, "kernel,name,K,tasks,bitwise_equal,tasks_ok,orig_us,xform_us,ratio,"
+		"host_reads,batch0_us,batch0_ratio,refresh0_us,refresh0_ratio,"
+		"refresh0_host_reads\n");
 	for (auto &s : specs) {
 		double r;
 
-		bad |= check_one(&gd, mods, &s, csv, &r);
-		if (r > 0) {
-			lsum += log(r);
-			nr++;
-		}
+		cost_one(&g, mods, &s, cost, &r);
+		lsum += log(r);
 	}
-	if (nr)
-		printf("overhead: geomean xform/orig over %d kernels = %.4f "
-		       "(target <= 1.03)\n", nr, exp(lsum / nr));
-	fprintf(ycsv, "n,k,K,rank,smid,slots_held,obeyed_us,tasks_left\n");
-	bad |= yield_test(&gd, mods, &big, ycsv);
-	fclose(csv);
-	fclose(ycsv);
-	snprintf(path, sizeof(path), "%s/xform-latency.csv", argv[1]);
-	FILE *lcsv = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/xform-latency-summary.csv", argv[1]);
-	FILE *scsv = fopen(path, "w");
-	if (!lcsv || !scsv) {
-		perror(argv[1]);
-		return 2;
-	}
-	bad |= latency_test(&gd, mods, lcsv, scsv);
-	fclose(lcsv);
-	fclose(scsv);
-	printf("xform-check: %s\n", bad ? "FAILED" : "all checks passed");
-	return bad;
+	fclose(cost);
+	printf("cost: geomean xform/orig over %zu kernels = %.4f\n", specs.size(),
+	       exp(lsum / specs.size()));
+
+	struct spin sp;
+
+	spin_make(&g, mods, &sp);
+	FILE *pl = out_csv(out, "placement.csv");
+	placement(&g, &sp, pl);
+	fclose(pl);
+
+	FILE *kc = out_csv(out, "keeper.csv");
+	keeper(&g, mods, &specs[0], &sp, kc);
+	fclose(kc);
+
+	FILE *yc = out_csv(out, "yield.csv"), *ys = out_csv(out, "yield-summary.csv");
+	yield_test(&g, &sp, trials, yc, ys);
+	fclose(yc);
+	fclose(ys);
+	printf("xform-check: %s (%d failed checks)\n",
+	       failed ? "CHECKS FAILED" : "all checks passed", failed);
+	return 0;
 }
