@@ -6,18 +6,22 @@
 #
 #   $(PRELOAD_SO)        the interposer, next to libgsp.so.1 in $(BUILD)/lib
 #   $(GSP_RUN)           runs a program with it
-#   make check-preload   tests/preload/run.sh, TAP only
+#   make check-preload   tests/preload/run.sh, TAP only (with nvcc, it also
+#                        parses fatbins nvcc makes)
 #   make bench-preload   tests/preload/bench.sh: per-launch host time and
 #                        BE throughput against the fake libcuda (no GPU)
 
 CUDA_HOME ?= /usr/local/cuda
 PRELOAD_SO := $(BUILD)/lib/libgsp_preload.so
 GSP_RUN := $(BUILD)/gsp-run
-PRELOAD_SRCS := $(wildcard libgsp/preload/*.c)
+# The PTX transformer is linked in, hidden like everything but the hooks.
+PRELOAD_SRCS := $(wildcard libgsp/preload/*.c) libgsp/xform/ptx.c \
+	libgsp/xform/xform.c
 PRELOAD_HDRS := $(wildcard libgsp/preload/*.h) libgsp/include/gsp.h \
-	libgsp/include/gsp_board.h uapi/gspace.h
+	libgsp/include/gsp_board.h uapi/gspace.h libgsp/xform/ptx.h \
+	libgsp/xform/xform.h kernels/gsp_persist.h
 PRELOAD_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -I$(CUDA_HOME)/include \
-	-pthread
+	-Ilibgsp/xform -Ikernels -pthread
 PRELOAD_TEST_DIR := $(BUILD)/tests/preload
 # The fakes implement exported driver and libgsp symbols that have no
 # prototype in any header (the _ptsz variants), hence no
@@ -62,9 +66,17 @@ $(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
 		-Itests -Itests/preload -o $@ $< \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
+# fatbin.c alone, under ASan and UBSan (the interposer itself cannot be).
+$(PRELOAD_TEST_DIR)/test_fatbin: tests/preload/test_fatbin.c tests/tap.h \
+		libgsp/preload/fatbin.c libgsp/preload/fatbin.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/preload -Itests -o $@ \
+		tests/preload/test_fatbin.c libgsp/preload/fatbin.c -ldl -pthread
+
 check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
-		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1
-	@BUILD=$(BUILD) tests/preload/run.sh
+		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
+		$(PRELOAD_TEST_DIR)/test_fatbin
+	@BUILD=$(BUILD) NVCC=$(CUDA_HOME)/bin/nvcc tests/preload/run.sh
 
 bench-preload: $(PRELOAD_SO) $(PRELOAD_TEST_DIR)/test_preload $(BUILD)/gspaced \
 		$(LIBGSP_SO)

@@ -21,7 +21,10 @@
 #include <gsp.h>
 #include <gsp_board.h>
 
+#include <gsp_persist.h>
+
 #include "preload.h"
+#include "spatial.h"
 
 #define POLL_NS		10000ULL	/* board and event polls, after ... */
 #define SPIN_POLLS	16		/* ... this many polls with sched_yield */
@@ -41,6 +44,8 @@
 #define FIFO_MAX	1024		/* BE: deferred ops before the app waits */
 
 struct gsp_stats_ctr gsp_ctr;
+
+enum { SPATIAL_OFF, SPATIAL_ON, SPATIAL_AUTO };
 
 /* libgsp, resolved at run time so the interposer loads without it. */
 struct gsp_api {
@@ -76,6 +81,8 @@ static struct {
 	uint32_t device, cls, weight;
 	uint64_t lc_target_ns, quantum_ns;
 	int overlap;	/* GSP_OVERLAP: hand leases over with ops in flight */
+	int spatial;	/* GSP_SPATIAL: SPATIAL_* */
+	struct gsp_spatial_cfg sp;
 	unsigned int depth;
 	const char *stats_file;
 	struct gsp_api api;
@@ -263,7 +270,7 @@ static int env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t *out)
 
 static int read_config(void)
 {
-	const char *cls = getenv("GSP_CLASS");
+	const char *cls = getenv("GSP_CLASS"), *sp = getenv("GSP_SPATIAL");
 	uint64_t v;
 	int bad = 0;
 
@@ -296,6 +303,25 @@ static int read_config(void)
 	v = 0;
 	bad |= env_u64("GSP_OVERLAP", 0, 1, &v) < 0;
 	S.overlap = (int)v;
+	S.spatial = SPATIAL_AUTO;
+	if (sp && !strcmp(sp, "0"))
+		S.spatial = SPATIAL_OFF;
+	else if (sp && !strcmp(sp, "1"))
+		S.spatial = SPATIAL_ON;
+	else if (sp && strcmp(sp, "auto")) {
+		fprintf(stderr, "gsp: GSP_SPATIAL=%s is not auto, 0 or 1; passing every CUDA call through\n",
+			sp);
+		bad = 1;
+	}
+	v = 50;
+	bad |= env_u64("GSP_WATCH_US", 1, 1000000, &v) < 0;
+	S.sp.watch_ns = v * 1000;
+	v = GSP_PERSIST_REFRESH_NS;
+	bad |= env_u64("GSP_REFRESH_NS", 0, UINT32_MAX, &v) < 0;
+	S.sp.refresh_ns = (uint32_t)v;
+	v = GSP_PERSIST_BATCH_NS;
+	bad |= env_u64("GSP_BATCH_NS", 0, UINT32_MAX, &v) < 0;
+	S.sp.batch_ns = (uint32_t)v;
 	v = 0;
 	bad |= env_u64("GSP_DISABLE", 0, 1, &v) < 0;
 	S.stats_file = getenv("GSP_STATS_FILE");
@@ -606,13 +632,17 @@ static int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 	return 0;
 }
 
-/* Takes a lease for @engine in @ctx; 0, or <0 if the arbiter is lost. */
-static int lease_begin(uint32_t engine, CUcontext ctx)
+/*
+ * Takes a lease for @engine in @ctx; 0, or <0 if the arbiter is lost. A
+ * @spatial op (a transformed launch) does not wait for LC work: it yields
+ * to it on the GPU.
+ */
+static int lease_begin(uint32_t engine, CUcontext ctx, int spatial)
 {
 	uint64_t handle;
 	int err;
 
-	while (lc_active())
+	while (!spatial && lc_active())
 		sleep_ns(BOARD_POLL_NS);
 	err = job_granted(engine, S.quantum_ns, &handle);
 	if (err)
@@ -634,8 +664,8 @@ static int lease_begin(uint32_t engine, CUcontext ctx)
 	return 0;
 }
 
-/* Does @op fit in the open lease? */
-static int lease_fits(const struct gsp_op *op)
+/* Does @op (@spatial: a transformed launch) fit in the open lease? */
+static int lease_fits(const struct gsp_op *op, int spatial)
 {
 	uint64_t c;
 
@@ -646,7 +676,7 @@ static int lease_fits(const struct gsp_op *op)
 	c = op->key ? cost_get(op->key) : 0;
 	if (L.nops && L.est_ns + c > S.quantum_ns)
 		return 0;
-	return !lc_active();
+	return spatial || !lc_active();
 }
 
 /* Issues one op under the lease, with events around it. */
@@ -702,6 +732,7 @@ static CUresult issue_leased(struct gsp_op *op)
 
 static void dispatch_one(struct gsp_op *op)
 {
+	int spatial = 0;
 	CUresult r;
 
 	ensure_ctx(op->ctx);
@@ -711,10 +742,12 @@ static void dispatch_one(struct gsp_op *op)
 		goto done;
 	}
 	if (atomic_load(&S.mode) == GSP_MODE_BE) {
-		if (L.open && !lease_fits(op))
+		/* Transformed or not is known before the time-plane gate. */
+		spatial = gsp_sp_on() && gsp_sp_prepare(op);
+		if (L.open && !lease_fits(op, spatial))
 			lease_end(!S.overlap);
 		if (!L.open && atomic_load(&S.mode) == GSP_MODE_BE)
-			lease_begin(op->engine, op->ctx);
+			lease_begin(op->engine, op->ctx, spatial);
 	}
 	if (L.open) {
 		r = issue_leased(op);
@@ -1277,6 +1310,7 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.deferred), atomic_load(&gsp_ctr.drains),
 		atomic_load(&gsp_ctr.lc_ops),
 		atomic_load(&gsp_ctr.errors_sticky));
+	gsp_sp_stats(f);
 	fclose(f);
 }
 
@@ -1303,6 +1337,7 @@ static void at_exit(void)
 		fprintf(stderr, "gsp: dispatcher did not finish at exit\n");
 	if (S.reporter_running && !joined_r)
 		fprintf(stderr, "gsp: LC reporter did not finish at exit\n");
+	gsp_sp_stop();
 }
 
 static void stats_only_exit(void)
@@ -1343,6 +1378,48 @@ static void after_fork_child(void)
 	S.board = NULL;
 	S.board_rw = NULL;
 	atomic_store(&S.mode, GSP_MODE_OFF);
+	gsp_sp_after_fork();
+}
+
+/*
+ * Spatial sharing (Documentation/spatial.rst): BE tenants only; auto
+ * means on when the board publishes a partition at start. The mode is
+ * reported once; "off" only when asked for (GSP_LOG) or when
+ * GSP_SPATIAL=1 cannot be honoured.
+ */
+static void spatial_setup(void)
+{
+	uint32_t n = 0, k = 0;
+
+	if (S.board) {
+		n = gsp_board_load(&S.board->dev[S.device].part_n);
+		k = gsp_board_load(&S.board->dev[S.device].part_k);
+	}
+	if (S.spatial == SPATIAL_OFF) {
+		gsp_log(1, "spatial sharing off (GSP_SPATIAL=0)");
+		return;
+	}
+	if (S.cls == GSPACE_CLASS_LC) {
+		if (S.spatial == SPATIAL_ON)
+			fprintf(stderr, "gsp: spatial sharing is for BE tenants; this LC tenant's kernels run unchanged (drop GSP_SPATIAL=1)\n");
+		return;
+	}
+	if (!S.board) {
+		if (S.spatial == SPATIAL_ON)
+			fprintf(stderr, "gsp: spatial sharing off: the arbiter publishes no board; kernels run unchanged\n");
+		return;
+	}
+	if (S.spatial == SPATIAL_AUTO && !(n && k)) {
+		gsp_log(1, "spatial sharing off: device %u has no partition (gspctl set partition N,K)",
+			S.device);
+		return;
+	}
+	S.sp.board = S.board;
+	S.sp.device = S.device;
+	gsp_sp_start(&S.sp);
+	if (gsp_sp_on())
+		fprintf(stderr, "gsp: spatial sharing on: BE kernels give up k=%u block slots on n=%u SMs of device %u while LC work runs\n",
+			k, n, S.device);
 }
 
 static void setup(void)
@@ -1391,6 +1468,7 @@ static void setup(void)
 		return;
 	}
 	S.board = S.api.board(S.g);
+	spatial_setup();
 	if (S.cls == GSPACE_CLASS_LC) {
 		S.board_rw = S.api.board_rw(S.g);
 		S.lc_slot = S.api.lc_slot(S.g);

@@ -100,8 +100,6 @@
 	GSP_PAIR(X, cuMemFreeAsync, cuMemFreeAsync_ptsz, "cuMemFreeAsync", 11020) \
 	X(cuMemFreeHost, "cuMemFreeHost", PT_ANY, 2000, VMAX)		\
 	X(cuMemHostUnregister, "cuMemHostUnregister", PT_ANY, 4000, VMAX) \
-	X(cuModuleUnload, "cuModuleUnload", PT_ANY, 2000, VMAX)		\
-	X(cuLibraryUnload, "cuLibraryUnload", PT_ANY, 12000, VMAX)	\
 	X(cuCtxDestroy_v2, "cuCtxDestroy", PT_ANY, 4000, VMAX)		\
 	X(cuStreamDestroy_v2, "cuStreamDestroy", PT_ANY, 4000, VMAX)	\
 	X(cuEventDestroy_v2, "cuEventDestroy", PT_ANY, 4000, VMAX)	\
@@ -114,7 +112,20 @@
 	X(cuCtxPopCurrent_v2, "cuCtxPopCurrent", PT_ANY, 4000, VMAX)	\
 	X(cuCtxSetCurrent, "cuCtxSetCurrent", PT_ANY, 4000, VMAX)	\
 	X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", PT_ANY, 11000, VMAX) \
-	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", PT_ANY, 11000, VMAX)
+	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", PT_ANY, 11000, VMAX) \
+	/* module loads: recorded for spatial sharing, passed through */	\
+	X(cuModuleLoad, "cuModuleLoad", PT_ANY, 2000, VMAX)		\
+	X(cuModuleLoadData, "cuModuleLoadData", PT_ANY, 2000, VMAX)	\
+	X(cuModuleLoadDataEx, "cuModuleLoadDataEx", PT_ANY, 2010, VMAX) \
+	X(cuModuleLoadFatBinary, "cuModuleLoadFatBinary", PT_ANY, 2000, VMAX) \
+	X(cuModuleGetFunction, "cuModuleGetFunction", PT_ANY, 2000, VMAX) \
+	X(cuModuleUnload, "cuModuleUnload", PT_ANY, 2000, VMAX)		\
+	X(cuLibraryLoadData, "cuLibraryLoadData", PT_ANY, 12000, VMAX)	\
+	X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", PT_ANY, 12000, VMAX) \
+	X(cuLibraryGetKernel, "cuLibraryGetKernel", PT_ANY, 12000, VMAX) \
+	X(cuLibraryGetModule, "cuLibraryGetModule", PT_ANY, 12000, VMAX) \
+	X(cuKernelGetFunction, "cuKernelGetFunction", PT_ANY, 12000, VMAX) \
+	X(cuLibraryUnload, "cuLibraryUnload", PT_ANY, 12000, VMAX)
 
 /* H_<sym>: the index of <sym> in gsp_hooks[]. */
 #define GSP_HOOK_ENUM(sym, api, pt, vmin, vmax) H_##sym,

@@ -12,6 +12,7 @@
 #include <gspace.h>
 
 #include "preload.h"
+#include "spatial.h"
 
 #define MAX_PARAMS	4096
 
@@ -141,6 +142,7 @@ static int copy_args(struct gsp_op *op, CUfunction f, void **params,
 {
 	*oparams = NULL;
 	*oextra = NULL;
+	op->nparams = extra ? -1 : 0;
 	if (params && extra)
 		return -1;
 	if (params) {
@@ -155,9 +157,11 @@ static int copy_args(struct gsp_op *op, CUfunction f, void **params,
 			return 0;	/* no parameters: nothing to copy */
 		for (i = 0; i < pi->n; i++)
 			total += (pi->size[i] + 15) & ~(size_t)15;
-		op->buf = malloc(pi->n * sizeof(void *) + total);
+		op->buflen = pi->n * sizeof(void *) + total;
+		op->buf = malloc(op->buflen);
 		if (!op->buf)
 			return -1;
+		op->nparams = pi->n;
 		*oparams = op->buf;
 		data = (char *)op->buf + pi->n * sizeof(void *);
 		for (i = 0, at = 0; i < pi->n; i++) {
@@ -688,9 +692,8 @@ SYNCPT(cuMemFreeAsync, (CUdeviceptr p, CUstream s), (p, s))
 SYNCPT(cuMemFreeAsync_ptsz, (CUdeviceptr p, CUstream s), (p, s))
 SYNCPT(cuMemFreeHost, (void *p), (p))
 SYNCPT(cuMemHostUnregister, (void *p), (p))
-SYNCPT(cuModuleUnload, (CUmodule m), (m))
-SYNCPT(cuLibraryUnload, (CUlibrary l), (l))
-SYNCPT(cuCtxDestroy_v2, (CUcontext c), (c))
+SYNCPT(cuCtxPopCurrent_v2, (CUcontext *c), (c))
+SYNCPT(cuCtxSetCurrent, (CUcontext c), (c))
 SYNCPT(cuStreamDestroy_v2, (CUstream s), (s))
 SYNCPT(cuEventDestroy_v2, (CUevent e), (e))
 SYNCPT(cuGraphExecDestroy, (CUgraphExec g), (g))
@@ -700,10 +703,152 @@ SYNCPT(cuStreamAddCallback_ptsz, (CUstream s, CUstreamCallback cb, void *u,
 				  unsigned int fl), (s, cb, u, fl))
 SYNCPT(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *u), (s, fn, u))
 SYNCPT(cuLaunchHostFunc_ptsz, (CUstream s, CUhostFn fn, void *u), (s, fn, u))
-SYNCPT(cuCtxPopCurrent_v2, (CUcontext *c), (c))
-SYNCPT(cuCtxSetCurrent, (CUcontext c), (c))
-SYNCPT(cuDevicePrimaryCtxRelease_v2, (CUdevice d), (d))
-SYNCPT(cuDevicePrimaryCtxReset_v2, (CUdevice d), (d))
+
+/* Sync points after which our state in a context or module is stale. */
+#define SYNC_GONE(sym, params, args, GONE)				\
+static CUresult w_##sym params						\
+{									\
+	CUresult s_ = sync_enter(), r_;					\
+									\
+	GONE;								\
+	r_ = CALL_REAL(sym, args);					\
+	return gsp_sticky(s_, r_);					\
+}
+SYNC_GONE(cuCtxDestroy_v2, (CUcontext c), (c), gsp_sp_ctx_gone(c, 0))
+SYNC_GONE(cuDevicePrimaryCtxRelease_v2, (CUdevice d), (d),
+	  gsp_sp_ctx_gone(NULL, d))
+SYNC_GONE(cuDevicePrimaryCtxReset_v2, (CUdevice d), (d),
+	  gsp_sp_ctx_gone(NULL, d))
+
+#define SYNC_UNLOAD(sym, T)						\
+static CUresult w_##sym(T h)						\
+{									\
+	CUresult s_ = sync_enter(), r_ = CALL_REAL(sym, (h));		\
+									\
+	if (r_ == CUDA_SUCCESS)						\
+		gsp_sp_forget(h);					\
+	return gsp_sticky(s_, r_);					\
+}
+SYNC_UNLOAD(cuModuleUnload, CUmodule)
+SYNC_UNLOAD(cuLibraryUnload, CUlibrary)
+
+/* Module loads: passed through unchanged, recorded for spatial sharing. --- */
+
+/*
+ * gsp_mode() first: the first intercepted call opens the tenant, which
+ * decides whether spatial sharing is on.
+ */
+static CUresult w_cuModuleLoad(CUmodule *m, const char *fname)
+{
+	CUresult r;
+
+	gsp_mode();
+	r = CALL_REAL(cuModuleLoad, (m, fname));
+	if (r == CUDA_SUCCESS && m)
+		gsp_sp_image_file(*m, fname);
+	return r;
+}
+
+static CUresult w_cuModuleLoadData(CUmodule *m, const void *image)
+{
+	CUresult r;
+
+	gsp_mode();
+	r = CALL_REAL(cuModuleLoadData, (m, image));
+	if (r == CUDA_SUCCESS && m)
+		gsp_sp_image(*m, image, SIZE_MAX);
+	return r;
+}
+
+static CUresult w_cuModuleLoadDataEx(CUmodule *m, const void *image,
+				     unsigned int n, CUjit_option *o, void **v)
+{
+	CUresult r;
+
+	gsp_mode();
+	r = CALL_REAL(cuModuleLoadDataEx, (m, image, n, o, v));
+	if (r == CUDA_SUCCESS && m)
+		gsp_sp_image(*m, image, SIZE_MAX);
+	return r;
+}
+
+static CUresult w_cuModuleLoadFatBinary(CUmodule *m, const void *fat)
+{
+	CUresult r;
+
+	gsp_mode();
+	r = CALL_REAL(cuModuleLoadFatBinary, (m, fat));
+	if (r == CUDA_SUCCESS && m)
+		gsp_sp_image(*m, fat, SIZE_MAX);
+	return r;
+}
+
+static CUresult w_cuLibraryLoadData(CUlibrary *l, const void *code,
+				    CUjit_option *jo, void **jv, unsigned int jn,
+				    CUlibraryOption *lo, void **lv,
+				    unsigned int ln)
+{
+	CUresult r;
+
+	gsp_mode();
+	r = CALL_REAL(cuLibraryLoadData, (l, code, jo, jv, jn, lo, lv, ln));
+	if (r == CUDA_SUCCESS && l)
+		gsp_sp_image(*l, code, SIZE_MAX);
+	return r;
+}
+
+static CUresult w_cuLibraryLoadFromFile(CUlibrary *l, const char *fname,
+					CUjit_option *jo, void **jv,
+					unsigned int jn, CUlibraryOption *lo,
+					void **lv, unsigned int ln)
+{
+	CUresult r;
+
+	gsp_mode();
+	r = CALL_REAL(cuLibraryLoadFromFile, (l, fname, jo, jv, jn, lo, lv, ln));
+	if (r == CUDA_SUCCESS && l)
+		gsp_sp_image_file(*l, fname);
+	return r;
+}
+
+static CUresult w_cuModuleGetFunction(CUfunction *f, CUmodule m,
+				      const char *name)
+{
+	CUresult r = CALL_REAL(cuModuleGetFunction, (f, m, name));
+
+	if (r == CUDA_SUCCESS && f && name)
+		gsp_sp_child(*f, m, name);
+	return r;
+}
+
+static CUresult w_cuLibraryGetKernel(CUkernel *k, CUlibrary l,
+				     const char *name)
+{
+	CUresult r = CALL_REAL(cuLibraryGetKernel, (k, l, name));
+
+	if (r == CUDA_SUCCESS && k && name)
+		gsp_sp_child(*k, l, name);
+	return r;
+}
+
+static CUresult w_cuLibraryGetModule(CUmodule *m, CUlibrary l)
+{
+	CUresult r = CALL_REAL(cuLibraryGetModule, (m, l));
+
+	if (r == CUDA_SUCCESS && m)
+		gsp_sp_child(*m, l, NULL);
+	return r;
+}
+
+static CUresult w_cuKernelGetFunction(CUfunction *f, CUkernel k)
+{
+	CUresult r = CALL_REAL(cuKernelGetFunction, (f, k));
+
+	/* The function keeps its kernel's name (a NULL name says so). */
+	if (r == CUDA_SUCCESS && f)
+		gsp_sp_child(*f, k, NULL);
+	return r;
+}
 
 #define BEGIN_CAPTURE(sym)						\
 static CUresult w_##sym(CUstream s, CUstreamCaptureMode mode)		\
@@ -874,6 +1019,10 @@ CUresult gsp_op_issue(struct gsp_op *op)
 	switch (op->kind) {
 	case OP_LAUNCH: {
 		__typeof__(&w_cuLaunchKernel) f = REAL_AS(cuLaunchKernel, op->hook);
+		CUresult r;
+
+		if (op->sp && gsp_sp_issue(op, &r))
+			return r;
 
 		return ISSUE(f, (op->u.k.f, op->u.k.g[0], op->u.k.g[1],
 				 op->u.k.g[2], op->u.k.b[0], op->u.k.b[1],
@@ -892,6 +1041,10 @@ CUresult gsp_op_issue(struct gsp_op *op)
 	case OP_LAUNCH_EX: {
 		__typeof__(&w_cuLaunchKernelEx) f =
 			REAL_AS(cuLaunchKernelEx, op->hook);
+		CUresult r;
+
+		if (op->sp && gsp_sp_issue(op, &r))
+			return r;
 
 		return ISSUE(f, (&op->u.ex.cfg, op->u.ex.f, op->u.ex.params,
 				 op->u.ex.extra));

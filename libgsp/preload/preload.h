@@ -126,6 +126,9 @@ struct gsp_op {
 		struct gsp_gate *gate;
 	} u;
 	void *buf, *buf2;	/* owned argument storage, freed with the op */
+	size_t buflen;		/* of buf, for a launch's parameters */
+	int nparams;		/* a launch's parameters in buf; -1: extra */
+	void *sp;		/* spatial.c: the launch runs transformed */
 };
 
 /* Issues @op to the real driver in the calling thread (ops.c). */

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
 		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
-		"               [--no-gate] -- PROGRAM [ARGS...]\n"
+		"               [--spatial|--no-spatial] [--no-gate] -- PROGRAM [ARGS...]\n"
 		"  --class        be (default) or lc\n"
 		"  --weight       1..10000 (default 100)\n"
 		"  --lc-target-us LC latency target, 0..3600000000 (lc only)\n"
@@ -28,6 +28,9 @@ static void usage(FILE *f)
 		"  --arbiter      kernel (/dev/gspace), daemon (gspaced) or auto (default)\n"
 		"  --socket       gspaced's socket\n"
 		"  --quantum-us   BE lease length, 10..10000000 (default 2000)\n"
+		"  --spatial      be only: kernels become persistent and yield SM slots\n"
+		"                 to LC work (default: when the board has a partition)\n"
+		"  --no-spatial   kernels run unchanged; BE waits for LC work instead\n"
 		"  --no-gate      load the interposer but pass every call through\n");
 }
 
@@ -93,10 +96,12 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "quantum-us", required_argument, NULL, 'q' },
 		{ "no-gate", no_argument, NULL, 'n' },
+		{ "spatial", no_argument, NULL, 'S' },
+		{ "no-spatial", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cls = NULL, *target = NULL;
+	const char *cls = NULL, *target = NULL, *spatial = NULL;
 	char lib[PATH_MAX], *pre;
 	const char *old;
 	int c;
@@ -151,6 +156,14 @@ int main(int argc, char **argv)
 		case 'n':
 			setenv("GSP_DISABLE", "1", 1);
 			break;
+		case 'S':
+		case 'N':
+			if (spatial && *spatial != (c == 'S' ? '1' : '0'))
+				return die_usage("--spatial and --no-spatial exclude each other%s%s",
+						 "", "");
+			spatial = c == 'S' ? "1" : "0";
+			setenv("GSP_SPATIAL", spatial, 1);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -163,6 +176,9 @@ int main(int argc, char **argv)
 	}
 	if (target && (!cls || strcmp(cls, "lc")))
 		return die_usage("--lc-target-us needs --class lc%s%s", "", "");
+	if (spatial && *spatial == '1' && cls && !strcmp(cls, "lc"))
+		return die_usage("--spatial is for --class be: LC kernels run unchanged%s%s",
+				 "", "");
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");
 	if (find_preload(lib, sizeof(lib))) {

@@ -7,6 +7,17 @@
  * events read that clock, so elapsed times are the sum of the fake
  * durations between them. Nothing here runs on a GPU.
  *
+ * Modules (simulated): a module or library keeps a copy of its image if
+ * that is PTX text, and its functions take the parameters its .entry
+ * lists; functions of any other image take one int. Device memory is host
+ * memory (cuMemAlloc is calloc), so copies and memsets into it really
+ * happen and the tests can read it; a launch of gsp_sm_probe, the
+ * interposer's SM probe, marks SMs 0..FAKE_SMS-1 as a GPU would. The
+ * device has FAKE_SMS SMs, compute capability 9.0, an occupancy of
+ * FAKE_OCC blocks per SM for every kernel, and MPS on unless
+ * FAKE_CUDA_MPS=0. FAKE_CUDA_NO_REGISTER=1 makes cuMemHostRegister fail.
+ * Mapped host memory's device address is its host address.
+ *
  * FAKE_CUDA_REALTIME=1 makes the fake GPU keep wall-clock time instead,
  * for the flood test and the micro-benchmark: one queue whose ops each
  * take fake_set_op_ns() of real time after the previous one; events
@@ -34,6 +45,9 @@
 #define EXPORT __attribute__((visibility("default")))
 #define TRACE_MAX 65536
 #define FAKE_QUEUE 1024
+#define FAKE_SMS 4
+#define FAKE_OCC 3
+#define MAX_FPARAMS 16
 
 /* The fake's whole state, one driver per process like the real one. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -52,9 +66,13 @@ static uint64_t call_ns;
 static uint64_t done_at;		/* when the queue is empty, under mu */
 static uint64_t qdone[FAKE_QUEUE];	/* completion of recent ops, under mu */
 static uint64_t nops;
+static int hold;		/* see fake_hold() */
+static struct { uintptr_t lo, hi; } allocs[256];	/* device memory */
+static unsigned int nallocs;
 
-struct fake_event { uint64_t t; int id; };
-struct fake_func { int nparams; size_t size[16]; };
+struct fake_event { uint64_t t; int id; int held; };
+struct fake_func { int nparams; size_t size[MAX_FPARAMS]; char name[48]; };
+struct fake_mod { char *text; };	/* PTX text, or NULL */
 
 static uint64_t now_ns(void)
 {
@@ -85,8 +103,11 @@ static void rt_init(void)
 	call_ns = c ? strtoull(c, NULL, 10) : 0;
 }
 
-static void rec(const char *name, CUstream s, uint64_t payload, int gpu_op)
+static struct fake_call *rec(const char *name, CUstream s, uint64_t payload,
+			     int gpu_op)
 {
+	struct fake_call *c = NULL;
+
 	pthread_once(&rt_once, rt_init);
 	if (realtime && gpu_op) {
 		uint64_t oldest;
@@ -111,8 +132,8 @@ static void rec(const char *name, CUstream s, uint64_t payload, int gpu_op)
 		qdone[nops++ % FAKE_QUEUE] = done_at;
 	}
 	if (ntrace < TRACE_MAX) {
-		struct fake_call *c = &trace[ntrace++];
-
+		c = &trace[ntrace++];
+		memset(c, 0, sizeof(*c));
 		strncpy(c->name, name, sizeof(c->name) - 1);
 		c->stream = (uintptr_t)s;
 		c->payload = payload;
@@ -123,6 +144,8 @@ static void rec(const char *name, CUstream s, uint64_t payload, int gpu_op)
 	if (gpu_op)
 		gpu_clock += op_ns;
 	pthread_mutex_unlock(&mu);
+	/* The caller fills in more; the trace is read after the calls. */
+	return c;
 }
 
 /* Real-time mode: the time the queue empties (now if it is idle). */
@@ -170,6 +193,7 @@ EXPORT void fake_trace_reset(void)
 }
 
 EXPORT void fake_set_op_ns(uint64_t ns) { op_ns = ns; }
+EXPORT void fake_hold(int on) { __atomic_store_n(&hold, on, __ATOMIC_SEQ_CST); }
 EXPORT void fake_set_version(int v) { driver_version = v; }
 
 EXPORT void fake_register(const void *p, size_t n, unsigned int type)
@@ -183,14 +207,11 @@ EXPORT void fake_register(const void *p, size_t n, unsigned int type)
 
 EXPORT CUfunction fake_function(int nparams, const size_t *sizes)
 {
-	static struct fake_func funcs[32];	/* handles live forever */
-	static int nfuncs;
-	struct fake_func *f;
+	struct fake_func *f = calloc(1, sizeof(*f));	/* lives forever */
 	int i;
 
-	pthread_mutex_lock(&mu);
-	f = &funcs[nfuncs++];
-	pthread_mutex_unlock(&mu);
+	if (!f)
+		abort();
 	f->nparams = nparams;
 	for (i = 0; i < nparams; i++)
 		f->size[i] = sizes[i];
@@ -298,6 +319,7 @@ static CUresult ev_record(const char *name, CUevent e, CUstream s)
 	struct fake_event *fe = (struct fake_event *)e;
 
 	rec(name, s, (uint64_t)fe->id, 0);
+	fe->held = __atomic_load_n(&hold, __ATOMIC_SEQ_CST);
 	if (realtime) {
 		fe->t = queue_end();
 		return CUDA_SUCCESS;
@@ -328,6 +350,8 @@ EXPORT CUresult cuEventQuery(CUevent e)
 {
 	const struct fake_event *fe = (void *)e;
 
+	if (fe->held && __atomic_load_n(&hold, __ATOMIC_SEQ_CST))
+		return CUDA_ERROR_NOT_READY;
 	return realtime && now_ns() < fe->t ? CUDA_ERROR_NOT_READY
 					     : CUDA_SUCCESS;
 }
@@ -414,15 +438,59 @@ static uint64_t first_arg(void **params, void **extra)
 	return (uint64_t)(unsigned int)v;
 }
 
+static int is_alloc(uintptr_t p, size_t n)
+{
+	unsigned int i;
+	int ok = 0;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < nallocs && !ok; i++)
+		ok = p >= allocs[i].lo && p + n <= allocs[i].hi;
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
+/* The launch's details into its trace entry; runs the SM probe. */
+static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
+		       unsigned int gy, unsigned int gz, unsigned int bx,
+		       unsigned int by, unsigned int bz, unsigned int sh,
+		       void **params)
+{
+	const struct fake_func *f = (const void *)fn;
+
+	if (!c || !f)
+		return;
+	snprintf(c->fn, sizeof(c->fn), "%s", f->name);
+	c->grid[0] = gx;
+	c->grid[1] = gy;
+	c->grid[2] = gz;
+	c->block[0] = bx;
+	c->block[1] = by;
+	c->block[2] = bz;
+	c->shmem = sh;
+	if (params && f->nparams > 0 && f->size[f->nparams - 1] == 56) {
+		c->has_job = 1;
+		memcpy(c->job, params[f->nparams - 1], 56);
+	}
+	if (params && !strcmp(f->name, "gsp_sm_probe")) {
+		uint32_t *out;
+		int i;
+
+		memcpy(&out, params[0], sizeof(out));
+		if (is_alloc((uintptr_t)out, FAKE_SMS * sizeof(*out)))
+			for (i = 0; i < FAKE_SMS; i++)
+				out[i] = 1;
+	}
+}
+
 #define LAUNCH(sym)							\
 EXPORT CUresult sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 		    unsigned int gz, unsigned int bx, unsigned int by,	\
 		    unsigned int bz, unsigned int sh, CUstream s,	\
 		    void **params, void **extra)			\
 {									\
-	(void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by;	\
-	(void)bz; (void)sh;						\
-	rec(#sym, s, first_arg(params, extra), 1);			\
+	launch_rec(rec(#sym, s, first_arg(params, extra), 1), f, gx, gy, \
+		   gz, bx, by, bz, sh, params);				\
 	return CUDA_SUCCESS;						\
 }
 LAUNCH(cuLaunchKernel)
@@ -434,9 +502,8 @@ EXPORT CUresult sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 		    unsigned int bz, unsigned int sh, CUstream s,	\
 		    void **params)					\
 {									\
-	(void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by;	\
-	(void)bz; (void)sh;						\
-	rec(#sym, s, first_arg(params, NULL), 1);			\
+	launch_rec(rec(#sym, s, first_arg(params, NULL), 1), f, gx, gy,	\
+		   gz, bx, by, bz, sh, params);				\
 	return CUDA_SUCCESS;						\
 }
 COOP(cuLaunchCooperativeKernel)
@@ -446,10 +513,11 @@ COOP(cuLaunchCooperativeKernel_ptsz)
 EXPORT CUresult sym(const CUlaunchConfig *c, CUfunction f, void **params, \
 		    void **extra)					\
 {									\
-	(void)f;							\
 	/* payload: first arg, plus 1000 x the first attribute's id */	\
-	rec(#sym, c->hStream, first_arg(params, extra) +		\
-	    (c->numAttrs ? 1000u * c->attrs[0].id : 0), 1);		\
+	launch_rec(rec(#sym, c->hStream, first_arg(params, extra) +	\
+		       (c->numAttrs ? 1000u * c->attrs[0].id : 0), 1), f, \
+		   c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,	\
+		   c->blockDimY, c->blockDimZ, c->sharedMemBytes, params); \
 	return CUDA_SUCCESS;						\
 }
 LAUNCHEX(cuLaunchKernelEx)
@@ -484,17 +552,314 @@ EXPORT CUresult sym(dt d, st s_, size_t n, CUstream s)			\
 	rec(#sym, s, n, 1);						\
 	return CUDA_SUCCESS;						\
 }
-ACOPY(cuMemcpyHtoDAsync_v2, CUdeviceptr, const void *)
 ACOPY(cuMemcpyHtoDAsync_v2_ptsz, CUdeviceptr, const void *)
-ACOPY(cuMemcpyDtoHAsync_v2, void *, CUdeviceptr)
 ACOPY(cuMemcpyDtoDAsync_v2, CUdeviceptr, CUdeviceptr)
+
+/* These two copy for real when the device side is fake device memory. */
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n,
+				     CUstream s)
+{
+	rec("cuMemcpyHtoDAsync_v2", s, n, 1);
+	if (is_alloc(d, n))
+		memcpy((void *)(uintptr_t)d, h, n);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n,
+				     CUstream s)
+{
+	rec("cuMemcpyDtoHAsync_v2", s, n, 1);
+	if (is_alloc(d, n))
+		memcpy(h, (void *)(uintptr_t)d, n);
+	return CUDA_SUCCESS;
+}
+
+static CUresult memset32(const char *name, CUdeviceptr d, unsigned int v,
+			 size_t n, CUstream s)
+{
+	struct fake_call *c = rec(name, s, v, 1);
+	size_t i;
+
+	if (c) {
+		c->addr = d;
+		c->count = n;
+	}
+	if (is_alloc(d, n * 4))
+		for (i = 0; i < n; i++)
+			memcpy((char *)(uintptr_t)d + 4 * i, &v, 4);
+	return CUDA_SUCCESS;
+}
 
 EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n,
 				 CUstream s)
 {
+	return memset32("cuMemsetD32Async", d, v, n, s);
+}
+
+EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n,
+				      CUstream s)
+{
+	return memset32("cuMemsetD32Async_ptsz", d, v, n, s);
+}
+
+/* Device memory, streams, device attributes (simulated) -------------------- */
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+	void *m = calloc(1, n);
+
+	if (!m)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&mu);
+	if (nallocs < sizeof(allocs) / sizeof(*allocs)) {
+		allocs[nallocs].lo = (uintptr_t)m;
+		allocs[nallocs++].hi = (uintptr_t)m + n;
+	}
+	pthread_mutex_unlock(&mu);
+	*p = (CUdeviceptr)(uintptr_t)m;
+	rec("cuMemAlloc_v2", NULL, n, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int fl)
+{
+	const char *no = getenv("FAKE_CUDA_NO_REGISTER");
+	struct fake_call *c = rec("cuMemHostRegister_v2", NULL, fl, 0);
+
+	if (c)
+		c->addr = (uintptr_t)p, c->count = n;
+	return no && !strcmp(no, "1") ? CUDA_ERROR_NOT_SUPPORTED
+				      : CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p,
+					     unsigned int fl)
+{
+	(void)fl;
+	*d = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemHostAlloc(void **p, size_t n, unsigned int fl)
+{
+	*p = calloc(1, n);
+	rec("cuMemHostAlloc", NULL, fl, 0);
+	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int fl)
+{
+	static uintptr_t next = 0x5000;	/* under mu */
+
+	pthread_mutex_lock(&mu);
+	*s = (CUstream)(next++);
+	pthread_mutex_unlock(&mu);
+	rec("cuStreamCreate", *s, fl, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetDevice(CUdevice *d)
+{
+	if (!cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*d = 0;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
+{
+	*d = ordinal;
+	return ordinal ? CUDA_ERROR_INVALID_DEVICE : CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+	const char *mps = getenv("FAKE_CUDA_MPS");
+
 	(void)d;
-	(void)n;
-	rec("cuMemsetD32Async", s, v, 1);
+	switch (a) {
+	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+		*v = FAKE_SMS;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+		*v = 9;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+		*v = 0;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
+		*v = !(mps && !strcmp(mps, "0"));
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n,
+							     CUfunction f,
+							     int threads,
+							     size_t shmem)
+{
+	(void)f;
+	(void)threads;
+	(void)shmem;
+	*n = FAKE_OCC;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
+{
+	(void)f;
+	(void)a;
+	(void)v;
+	return CUDA_SUCCESS;
+}
+
+/* Modules and libraries (simulated, see the top) ---------------------------- */
+
+static struct fake_mod *mod_new(const void *image)
+{
+	struct fake_mod *m = calloc(1, sizeof(*m));
+	const char *t = image;
+
+	if (!m)
+		abort();
+	/* PTX text starts with text; fatbins, wrappers and ELF do not. */
+	if (t && (t[0] == '.' || t[0] == '\n' || t[0] == '/' || t[0] == '\t') &&
+	    strstr(t, ".entry"))
+		m->text = strdup(t);
+	return m;
+}
+
+/* Sizes of .entry @name's parameters in @text; count, or -1 if absent. */
+static int ptx_params(const char *text, const char *name, size_t *size)
+{
+	char pat[128];
+	const char *p, *end;
+	int n = 0;
+
+	snprintf(pat, sizeof(pat), ".entry %s(", name);
+	p = strstr(text, pat);
+	if (!p)
+		return -1;
+	p += strlen(pat);
+	end = strchr(p, ')');
+	while (end && (p = strstr(p, ".param")) && p < end && n < MAX_FPARAMS) {
+		const char *stop = strpbrk(p, ",)"), *br = strchr(p, '[');
+		const char *t64 = strstr(p, "64");
+
+		if (br && br < stop)
+			size[n] = strtoul(br + 1, NULL, 10);
+		else if (t64 && t64 < stop)
+			size[n] = 8;
+		else
+			size[n] = 4;
+		n++;
+		p = stop;
+	}
+	return n;
+}
+
+static CUresult get_fn(CUfunction *out, const struct fake_mod *m,
+		       const char *name)
+{
+	static const size_t one_int[] = { 4 };
+	size_t size[MAX_FPARAMS];
+	struct fake_func *f;
+	int n = 1;
+
+	if (m->text) {
+		n = ptx_params(m->text, name, size);
+		if (n < 0)
+			return CUDA_ERROR_NOT_FOUND;
+	}
+	f = (struct fake_func *)fake_function(n, m->text ? size : one_int);
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	*out = (CUfunction)f;
+	return CUDA_SUCCESS;
+}
+
+#define MODLOAD(sym, params, image)					\
+EXPORT CUresult sym params						\
+{									\
+	rec(#sym, NULL, 0, 0);						\
+	*m = (CUmodule)mod_new(image);					\
+	return CUDA_SUCCESS;						\
+}
+MODLOAD(cuModuleLoadData, (CUmodule *m, const void *img), img)
+MODLOAD(cuModuleLoadDataEx, (CUmodule *m, const void *img, unsigned int n,
+			     CUjit_option *o, void **v), ((void)n, (void)o,
+							  (void)v, img))
+MODLOAD(cuModuleLoadFatBinary, (CUmodule *m, const void *img), img)
+MODLOAD(cuModuleLoad, (CUmodule *m, const char *path), ((void)path, NULL))
+
+EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *n)
+{
+	rec("cuModuleGetFunction", NULL, 0, 0);
+	return get_fn(f, (const struct fake_mod *)m, n);
+}
+
+EXPORT CUresult cuModuleUnload(CUmodule m)
+{
+	rec("cuModuleUnload", NULL, 0, 0);
+	(void)m;	/* handles stay valid: the tests compare them */
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLibraryLoadData(CUlibrary *l, const void *code,
+				  CUjit_option *jo, void **jv, unsigned int jn,
+				  CUlibraryOption *lo, void **lv,
+				  unsigned int ln)
+{
+	(void)jo; (void)jv; (void)jn; (void)lo; (void)lv; (void)ln;
+	rec("cuLibraryLoadData", NULL, 0, 0);
+	*l = (CUlibrary)mod_new(code);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *l, const char *path,
+				      CUjit_option *jo, void **jv,
+				      unsigned int jn, CUlibraryOption *lo,
+				      void **lv, unsigned int ln)
+{
+	(void)path; (void)jo; (void)jv; (void)jn; (void)lo; (void)lv; (void)ln;
+	rec("cuLibraryLoadFromFile", NULL, 0, 0);
+	*l = (CUlibrary)mod_new(NULL);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *n)
+{
+	rec("cuLibraryGetKernel", NULL, 0, 0);
+	return get_fn((CUfunction *)k, (const struct fake_mod *)l, n);
+}
+
+EXPORT CUresult cuLibraryGetModule(CUmodule *m, CUlibrary l)
+{
+	struct fake_mod *c = mod_new(NULL);
+
+	rec("cuLibraryGetModule", NULL, 0, 0);
+	c->text = ((struct fake_mod *)l)->text;
+	*m = (CUmodule)c;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
+{
+	struct fake_func *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		abort();
+	rec("cuKernelGetFunction", NULL, 0, 0);
+	*c = *(struct fake_func *)k;
+	*f = (CUfunction)c;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLibraryUnload(CUlibrary l)
+{
+	rec("cuLibraryUnload", NULL, 0, 0);
+	(void)l;
 	return CUDA_SUCCESS;
 }
 
@@ -517,6 +882,10 @@ static const struct { const char *name; void *fn; } syms[] = {
 	S(cuMemcpyHtoD), S(cuMemcpyDtoH_v2), S(cuMemcpyDtoD_v2),
 	S(cuMemcpyHtoDAsync_v2), S(cuMemcpyHtoDAsync_v2_ptsz),
 	S(cuMemcpyDtoHAsync_v2), S(cuMemcpyDtoDAsync_v2), S(cuMemsetD32Async),
+	S(cuModuleLoadData), S(cuModuleLoadDataEx), S(cuModuleLoadFatBinary),
+	S(cuModuleLoad), S(cuModuleGetFunction), S(cuModuleUnload),
+	S(cuLibraryLoadData), S(cuLibraryLoadFromFile), S(cuLibraryGetKernel),
+	S(cuLibraryGetModule), S(cuKernelGetFunction), S(cuLibraryUnload),
 	{ "cuGetProcAddress", NULL }, { "cuGetProcAddress_v2", NULL },
 #undef S
 };

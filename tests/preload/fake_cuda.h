@@ -14,6 +14,13 @@ struct fake_call {
 	uintptr_t stream;
 	uint64_t payload;	/* first kernel arg, byte count, event id */
 	pid_t tid;
+	/* launches */
+	char fn[48];		/* the function's name, if it has one */
+	unsigned int grid[3], block[3], shmem;
+	int has_job;		/* last parameter of 56 bytes, copied: */
+	unsigned char job[56];	/* struct gsp_persist_job */
+	/* memsets */
+	uint64_t addr, count;
 };
 
 unsigned int fake_trace_len(void);
@@ -23,5 +30,7 @@ void fake_set_op_ns(uint64_t ns);
 void fake_set_version(int v);
 void fake_register(const void *p, size_t n, unsigned int type);
 struct CUfunc_st *fake_function(int nparams, const size_t *sizes);
+/* 1: events recorded from now on stay incomplete; 0: all complete. */
+void fake_hold(int on);
 
 #endif /* FAKE_CUDA_H */

@@ -3,12 +3,14 @@
  * A fake libgsp.so.1 for the interposer's tests: grants every lease at
  * once and logs each SUBMIT and COMPLETE, with a board whose LC slot the
  * tenant owns when it set the LC class. fake_gsp_fail() makes every later
- * request fail as if the daemon had died. No arbiter is involved.
+ * request fail as if the daemon had died. FAKE_GSP_PART=N,K publishes a
+ * partition on device 0 at open. No arbiter is involved.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <gsp.h>
@@ -25,7 +27,8 @@ static unsigned int nlog;
 static uint64_t next_handle = 1;
 static int failing;
 static uint32_t cls;
-static struct gsp_board board = {
+/* Page-aligned like a real board mapping. */
+static struct gsp_board board __attribute__((aligned(GSP_BOARD_SIZE))) = {
 	.magic = GSP_BOARD_MAGIC, .version = GSP_BOARD_VERSION,
 	.num_devices = 1, .lc_hold_ns = 0, .lc_max_ns = 1000000000ULL,
 };
@@ -48,7 +51,14 @@ static int fail(void)
 
 EXPORT int gsp_open(struct gsp **out, const struct gsp_open_opts *o)
 {
+	const char *part = getenv("FAKE_GSP_PART");
+	unsigned int n, k;
+
 	(void)o;
+	if (part && sscanf(part, "%u,%u", &n, &k) == 2) {
+		board.dev[0].part_n = n;
+		board.dev[0].part_k = k;
+	}
 	*out = (struct gsp *)&board;
 	return 0;
 }

@@ -116,6 +116,69 @@ else
 	wait "$daemon_pid" 2>/dev/null
 fi
 
+# Spatial sharing (Documentation/spatial.rst) against the fakes.
+scenario spatial arb FAKE_GSP_PART=2,1 GSP_STATS_FILE="$tmp/stats"
+count 'spatial sharing on' 1 "spatial: the mode is reported once"
+count 'kernel kgs runs unchanged: grid-sync' 1 "spatial: a grid-sync kernel launched three times is reported once"
+count 'kernel kelf runs unchanged: no PTX' 1 "spatial: a kernel of an ELF-only image launched twice is reported once"
+count 'kernel k1 runs unchanged: a cooperative launch' 1 "spatial: a cooperative launch is reported"
+count 'MPS is off' 0 "spatial: MPS on: no MPS warning"
+if grep -q '^spatial_launches 2$' "$tmp/stats" &&
+   grep -q '^spatial_topups 1$' "$tmp/stats" &&
+   grep -q '^spatial_fallback_xform-grid-sync 3$' "$tmp/stats" &&
+   grep -q '^spatial_fallback_no-ptx 2$' "$tmp/stats" &&
+   grep -q '^spatial_fallback_cooperative 1$' "$tmp/stats"; then
+	echo "ok - preload: spatial: GSP_STATS_FILE counts transformed launches, top-ups and fallbacks by reason"
+else
+	echo "not ok - preload: spatial: GSP_STATS_FILE counts transformed launches, top-ups and fallbacks by reason"
+	sed 's/^/# /' "$tmp/stats"
+fi
+scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_NO_REGISTER=1 FAKE_CUDA_MPS=0
+count 'cannot map the board into the GPU' 1 "spatial: the board cannot be registered: said once"
+count 'MPS is off on CUDA device 0' 1 "spatial: MPS off: said once"
+scenario nospatial arb FAKE_GSP_PART=2,1 GSP_SPATIAL=0
+count '^gsp: ' 0 "nospatial: GSP_SPATIAL=0: silent"
+scenario nospatial arb FAKE_GSP_PART=2,1 GSP_CLASS=lc
+count '^gsp: ' 0 "nospatial: an LC tenant under a partition: silent"
+scenario nospatial arb GSP_SPATIAL=1 GSP_CLASS=lc
+count 'spatial sharing is for BE tenants' 1 "nospatial: GSP_SPATIAL=1 for an LC tenant is refused with a message"
+scenario nospatial arb
+count '^gsp: ' 0 "nospatial: auto, no partition on the board: off, silent"
+scenario noarb arb GSP_SPATIAL=yes
+count 'GSP_SPATIAL=yes is not auto, 0 or 1' 1 "a bad GSP_SPATIAL is named on stderr"
+scenario noarb arb GSP_WATCH_US=0
+count 'GSP_WATCH_US=0 is not a number' 1 "a bad GSP_WATCH_US is named on stderr"
+
+# The fatbin parser alone (ASan/UBSan), with fatbins nvcc makes if it can.
+fatbins=()
+if [ -x "${NVCC:-}" ]; then
+	for m in default none speed; do
+		if "$NVCC" -arch=sm_90 --compress-mode=$m -fatbin \
+			-o "$tmp/k-$m.fatbin" tests/preload/fatbin_kernels.cu \
+			>"$tmp/nvcc.log" 2>&1; then
+			fatbins+=("$tmp/k-$m.fatbin")
+		else
+			echo "not ok - preload: nvcc -fatbin --compress-mode=$m"
+			sed 's/^/# /' "$tmp/nvcc.log"
+		fi
+	done
+else
+	echo "ok - preload: fatbin: nvcc's own fatbins # SKIP no nvcc at ${NVCC:-\$NVCC}"
+fi
+"$T/test_fatbin" "${fatbins[@]}" |
+	sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - preload: /p'
+rc=${PIPESTATUS[0]}
+[ "$rc" -le 1 ] || echo "not ok - preload: test_fatbin exited with status $rc"
+
+# Only the hooked driver functions and dlsym leave the library.
+extra=$(nm -D --defined-only "$B/lib/libgsp_preload.so" | awk '{ print $3 }' |
+	grep -v '^cu' | grep -vx dlsym)
+if [ -z "$extra" ]; then
+	echo "ok - preload: libgsp_preload.so exports only cu* hooks and dlsym"
+else
+	echo "not ok - preload: libgsp_preload.so exports more: $extra"
+fi
+
 # gsp-run: every bad argument gives exit 2 and a message naming it.
 run_bad() {
 	local out rc
@@ -141,6 +204,8 @@ run_bad --socket '' -- true
 run_bad --bogus -- true
 run_bad --weight
 run_bad --class be
+run_bad --class lc --spatial -- true
+run_bad --spatial --no-spatial -- true
 
 out=$("$B/gsp-run" --class lc --weight 7 --quantum-us 500 -- \
 	sh -c 'echo "$GSP_CLASS $GSP_WEIGHT $GSP_QUANTUM_US $LD_PRELOAD"' 2>&1)
@@ -150,6 +215,16 @@ case "$out" in
 *)
 	echo "not ok - preload: gsp-run sets the GSP_* variables and LD_PRELOAD ($out)" ;;
 esac
+for o in --spatial --no-spatial; do
+	out=$("$B/gsp-run" $o -- sh -c 'echo "$GSP_SPATIAL"' 2>&1)
+	want=1
+	[ $o = --no-spatial ] && want=0
+	if [ "$out" = "$want" ]; then
+		echo "ok - preload: gsp-run $o sets GSP_SPATIAL=$want"
+	else
+		echo "not ok - preload: gsp-run $o sets GSP_SPATIAL=$want ($out)"
+	fi
+done
 "$B/gsp-run" -- /nonexistent/program 2>/dev/null
 rc=$?
 if [ $rc -eq 127 ]; then

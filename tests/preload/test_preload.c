@@ -15,6 +15,14 @@
  *   noarb     no arbiter: everything passes through
  *   e2e       100 launches of 1 ms against a real arbiter (run.sh checks
  *             the counters); $E2E_SLEEP_US between launches
+ *   spatial   with a partition on the fake board: a BE launch of a
+ *             transformable kernel runs NAME__gsp (one-wave grid, job,
+ *             ctl reset before it), gets one top-up when the request
+ *             shrinks while it runs and none after; untransformable
+ *             kernels run unchanged; transformed launches do not wait
+ *             for LC work, the others do
+ *   nospatial the same program where nothing may be transformed (run.sh:
+ *             GSP_SPATIAL=0, or an LC tenant)
  *   flood     with FAKE_CUDA_REALTIME=1: 20000 back-to-back zero-length
  *             BE launches and a sync, then 100 us launches back to back
  *             for 0.5 s and a sync; both must finish in bounded time
@@ -32,6 +40,7 @@
 #include <cuda.h>
 #undef cuGetProcAddress
 #include <gsp_board.h>
+#include <gsp_persist.h>
 
 #include "fake_cuda.h"
 #include "fake_gsp.h"
@@ -121,6 +130,18 @@ static void t_table(void)
 		{ "cuStreamSynchronize", "cuStreamSynchronize_ptsz", 12000, 1 },
 		{ "cuGetProcAddress", "cuGetProcAddress_v2", 12000, 0 },
 		{ "cuCtxSynchronize", "cuCtxSynchronize", 13000, 1 },
+		{ "cuModuleLoadData", "cuModuleLoadData", 13000, 0 },
+		{ "cuModuleLoadDataEx", "cuModuleLoadDataEx", 12000, 0 },
+		{ "cuModuleLoadFatBinary", "cuModuleLoadFatBinary", 13000, 0 },
+		{ "cuModuleLoad", "cuModuleLoad", 13000, 0 },
+		{ "cuModuleGetFunction", "cuModuleGetFunction", 13000, 1 },
+		{ "cuModuleUnload", "cuModuleUnload", 13000, 0 },
+		{ "cuLibraryLoadData", "cuLibraryLoadData", 12000, 0 },
+		{ "cuLibraryLoadFromFile", "cuLibraryLoadFromFile", 13000, 0 },
+		{ "cuLibraryGetKernel", "cuLibraryGetKernel", 13000, 0 },
+		{ "cuLibraryGetModule", "cuLibraryGetModule", 13000, 0 },
+		{ "cuKernelGetFunction", "cuKernelGetFunction", 13000, 1 },
+		{ "cuLibraryUnload", "cuLibraryUnload", 13000, 0 },
 	};
 	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	void *ours, *p, *real;
@@ -516,6 +537,257 @@ static void t_e2e(void)
 	       "e2e: 100 launches reach the driver in program order");
 }
 
+/* Spatial sharing ------------------------------------------------------------ */
+
+/* k1 can be transformed; kgs reads %envreg1 (grid sync): it cannot. */
+static const char sp_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n\n"
+	".visible .entry k1(\n\t.param .u32 k1_param_0\n)\n{\n"
+	"\t.reg .b32 %r<4>;\n\tld.param.u32 %r1, [k1_param_0];\n"
+	"\tmov.u32 %r2, %ctaid.x;\n\tadd.s32 %r3, %r1, %r2;\n\tret;\n}\n\n"
+	".visible .entry kgs(\n\t.param .u32 kgs_param_0\n)\n{\n"
+	"\t.reg .b32 %r<3>;\n\tld.param.u32 %r1, [kgs_param_0];\n"
+	"\tmov.u32 %r2, %envreg1;\n\tret;\n}\n";
+
+static void launch_g(CUfunction f, CUstream s, int arg)
+{
+	int a = arg;
+	void *p[] = { &a };
+
+	cuLaunchKernel(f, 10, 2, 1, 64, 1, 1, 128, s, p, NULL);
+}
+
+/* Launch trace entries of function @fn, from @from on; at most @max. */
+static unsigned int launches_of(const char *fn, unsigned int from, int *idx,
+				unsigned int max)
+{
+	unsigned int i, k = 0, n = fake_trace_len();
+	struct fake_call c;
+
+	for (i = from; i < n && k < max; i++) {
+		fake_trace_get(i, &c);
+		if (!strncmp(c.name, "cuLaunch", 8) && !strcmp(c.fn, fn))
+			idx[k++] = (int)i;
+	}
+	return k;
+}
+
+static struct gsp_persist_job job_of(unsigned int i)
+{
+	struct gsp_persist_job j;
+	struct fake_call c;
+
+	fake_trace_get(i, &c);
+	memcpy(&j, c.job, sizeof(j));
+	return j;
+}
+
+/* An image with one ELF entry and no PTX, behind a fatbin wrapper. */
+static void *elf_only_wrapper(void)
+{
+	static uint64_t fb[2 + 8 + 8];	/* header, entry, payload */
+	static struct {
+		uint32_t magic, version;
+		const void *data, *name;
+	} w = { 0x466243b1u, 1, fb, NULL };
+	unsigned char *e = (unsigned char *)&fb[2];
+	uint32_t v32;
+	uint64_t v64;
+
+	fb[0] = 0xba55ed50u | (1ULL << 32) | (16ULL << 48);
+	fb[1] = sizeof(fb) - 16;
+	e[0] = 2;			/* kind: ELF */
+	v32 = 64;
+	memcpy(e + 4, &v32, 4);		/* entry header size */
+	v64 = 64;
+	memcpy(e + 8, &v64, 8);		/* payload size */
+	memcpy(e + 64, "\177ELF", 4);
+	return &w;
+}
+
+static void t_spatial(void)
+{
+	struct gsp_board *(*board)(void) =
+		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+	int local = getenv("FAKE_CUDA_NO_REGISTER") != NULL;
+	CUmodule m;
+	CUfunction k1, kgs, kf;
+	CUkernel kk;
+	CUlibrary lib;
+	int idx[16], at, ok;
+	unsigned int n, i;
+	struct gsp_persist_job j;
+	struct fake_call c, ms;
+	uint64_t *req, e;
+
+	if (!board) {
+		tap_ok(0, "spatial: the fake libgsp is loaded");
+		return;
+	}
+	req = &board()->dev[0].part_req;
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, sp_ptx);
+	cuModuleGetFunction(&k1, m, "k1");
+	cuModuleGetFunction(&kgs, m, "kgs");
+	fake_hold(1);		/* launches stay "running" */
+	fake_trace_reset();
+	launch_g(k1, S1, 42);
+	cuCtxSynchronize();
+	n = launches_of("k1__gsp", 0, idx, 16);
+	tap_ok(n == 1, "spatial: a BE launch of k1 becomes one launch of k1__gsp (saw %u)",
+	       n);
+	if (n != 1)
+		return;
+	at = idx[0];
+	fake_trace_get((unsigned int)at, &c);
+	j = job_of((unsigned int)at);
+	tap_ok(c.grid[0] == 4 * 3 && c.grid[1] == 1 && c.grid[2] == 1 &&
+	       c.block[0] == 64 && c.block[1] == 1 && c.shmem == 128 &&
+	       c.stream == (uintptr_t)S1 && c.payload == 42,
+	       "spatial: k1__gsp runs N*K = 4*3 blocks of k1's block and shared memory, on k1's stream, with k1's argument");
+	tap_ok(c.has_job && j.ntasks == 20 && j.nctaid[0] == 10 &&
+	       j.nctaid[1] == 2 && j.nctaid[2] == 1 && j.k_slots == 3 &&
+	       j.flags == GSP_PERSIST_PRIMARY && j.reserved == 0 &&
+	       j.refresh_ns == GSP_PERSIST_REFRESH_NS &&
+	       j.batch_ns == GSP_PERSIST_BATCH_NS && j.ctl,
+	       "spatial: its job: the original grid, K, the primary flag, the default refresh and batch");
+	tap_ok(local ? j.ctrl_ptr != (uintptr_t)req :
+		       j.ctrl_ptr == (uintptr_t)req,
+	       local ? "spatial: the board cannot be registered: the job reads a local copy of the request" :
+		       "spatial: the job reads the board's partition request in place (registered, mapped)");
+	ok = 0;
+	for (i = (unsigned int)at; i-- > 0;) {
+		fake_trace_get(i, &ms);
+		if (ms.stream != (uintptr_t)S1 || !strcmp(ms.name, "cuEventRecord"))
+			continue;
+		ok = !strcmp(ms.name, "cuMemsetD32Async") && ms.addr == j.ctl &&
+		     ms.count == GSP_PERSIST_RESET_BYTES / 4 && ms.payload == 0;
+		break;
+	}
+	tap_ok(ok, "spatial: right before it on the same stream, a memset zeroes the ctl's first %d bytes",
+	       GSP_PERSIST_RESET_BYTES);
+	{
+		const struct gsp_persist_ctl *ctl = (const void *)(uintptr_t)j.ctl;
+
+		tap_ok(ctl->sm_rank[0] == 0 && ctl->sm_rank[3] == 3 &&
+		       ctl->sm_rank[4] == GSP_PERSIST_NO_RANK &&
+		       ctl->slot_mask[0] == 0,
+		       "spatial: the ctl's SM ranks come from the probe (4 SMs seen)");
+	}
+
+	/* The LC raises the request, then drops it: one top-up. */
+	e = GSP_BOARD_REQ_EPOCH(*req);
+	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 1), __ATOMIC_RELEASE);
+	usleep(20000);
+	if (local)
+		tap_ok(*(uint64_t *)(uintptr_t)j.ctrl_ptr == *req,
+		       "spatial: the watcher copies the request into the local word");
+	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 2), __ATOMIC_RELEASE);
+	usleep(20000);
+	n = launches_of("k1__gsp", 0, idx, 16);
+	ok = n == 2;
+	if (ok) {
+		struct gsp_persist_job t = job_of((unsigned int)idx[1]);
+
+		fake_trace_get((unsigned int)idx[1], &c);
+		ok = t.flags == 0 && t.ctl == j.ctl && t.ntasks == 20 &&
+		     c.stream != (uintptr_t)S1 && c.stream && c.grid[0] == 12 &&
+		     c.payload == 42;
+	}
+	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up, flags 0, same ctl and argument, on another stream (launches %u)",
+	       n);
+	fake_hold(0);		/* it completes */
+	usleep(20000);
+	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 3), __ATOMIC_RELEASE);
+	usleep(20000);
+	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 4), __ATOMIC_RELEASE);
+	usleep(20000);
+	n = launches_of("k1__gsp", 0, idx, 16);
+	tap_ok(n == 2, "spatial: once it completed, no more top-ups (launches %u)", n);
+
+	/* Untransformable kernels: unchanged, reported once (run.sh). */
+	fake_trace_reset();
+	launch_g(kgs, S1, 7);
+	launch_g(kgs, S2, 8);
+	cuLibraryLoadData(&lib, elf_only_wrapper(), NULL, NULL, 0, NULL, NULL, 0);
+	cuLibraryGetKernel(&kk, lib, "kelf");
+	cuKernelGetFunction(&kf, kk);
+	launch_g((CUfunction)kk, S1, 9);
+	launch_g(kf, S1, 10);
+	{
+		int a = 11;
+		void *p[] = { &a };
+
+		cuLaunchCooperativeKernel(k1, 10, 2, 1, 64, 1, 1, 128, S1, p);
+	}
+	cuCtxSynchronize();
+	n = launches_of("kgs", 0, idx, 16);
+	ok = n == 2;
+	for (i = 0; ok && i < n; i++) {
+		fake_trace_get((unsigned int)idx[i], &c);
+		ok = c.grid[0] == 10 && c.grid[1] == 2 && !c.has_job;
+	}
+	tap_ok(ok, "spatial: a grid-sync kernel runs unchanged, original grid");
+	n = launches_of("kelf", 0, idx, 16);
+	tap_ok(n == 2 && launches_of("kelf__gsp", 0, idx, 16) == 0,
+	       "spatial: a kernel of an ELF-only image runs unchanged, as a CUkernel and as its function");
+	n = launches_of("k1", 0, idx, 16);
+	fake_trace_get((unsigned int)idx[0], &c);
+	tap_ok(n == 1 && !strcmp(c.name, "cuLaunchCooperativeKernel") &&
+	       c.payload == 11,
+	       "spatial: a cooperative launch of a transformable kernel runs unchanged");
+
+	/* LC work active: transformed launches go, the others wait. */
+	{
+		struct gsp_board_lc *s = &board()->lc[5];
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s->device = 0;
+		s->inflight = 1;
+		s->stamp_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
+			      (uint64_t)ts.tv_nsec;
+		__atomic_store_n(&s->owner, 9, __ATOMIC_RELEASE);
+		usleep(1000);
+		fake_trace_reset();
+		launch_g(k1, S1, 50);
+		launch_g(kgs, S1, 51);
+		usleep(100000);
+		n = launches_of("k1__gsp", 0, idx, 16);
+		tap_ok(n == 1 && launches_of("kgs", 0, idx, 16) == 0,
+		       "spatial: while LC work is active a transformed launch is issued, an untransformable one waits");
+		__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+		cuCtxSynchronize();
+		tap_ok(launches_of("kgs", 0, idx, 16) == 1,
+		       "spatial: the waiting one goes once the LC work is over");
+	}
+	cuModuleUnload(m);
+	cuLibraryUnload(lib);
+}
+
+/* Nothing may be transformed here: k1 runs as k1. */
+static void t_nospatial(void)
+{
+	CUmodule m;
+	CUfunction k1;
+	int idx[4];
+	struct fake_call c;
+	unsigned int n;
+
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, sp_ptx);
+	cuModuleGetFunction(&k1, m, "k1");
+	fake_trace_reset();
+	launch_g(k1, S1, 5);
+	cuCtxSynchronize();
+	usleep(20000);
+	n = launches_of("k1", 0, idx, 4);
+	fake_trace_get((unsigned int)idx[0], &c);
+	tap_ok(n == 1 && c.grid[0] == 10 && c.grid[1] == 2 && !c.has_job &&
+	       launches_of("k1__gsp", 0, idx, 4) == 0 && find("cuMemAlloc_v2", 0) < 0,
+	       "nospatial: k1 runs unchanged, nothing allocated for it");
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -615,7 +887,7 @@ int main(int argc, char **argv)
 	static const size_t one_int[] = { 4 };
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|bench\n");
+		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|spatial|nospatial|bench\n");
 		return 2;
 	}
 	cuInit(0);
@@ -643,6 +915,10 @@ int main(int argc, char **argv)
 		t_e2e();
 	else if (!strcmp(argv[1], "flood"))
 		t_flood();
+	else if (!strcmp(argv[1], "spatial"))
+		t_spatial();
+	else if (!strcmp(argv[1], "nospatial"))
+		t_nospatial();
 	else if (!strcmp(argv[1], "bench")) {
 		t_bench();
 		return 0;

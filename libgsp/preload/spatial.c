@@ -1,0 +1,1452 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Spatial sharing, BE side (Documentation/spatial.rst).
+ *
+ * Images: every module or library load records its image's PTX (fatbin.c)
+ * under the handle; functions, kernels and a library's modules map to
+ * (image, kernel name). At the first BE launch of a kernel of an image,
+ * the image's PTX goes through gsp_xform() once, and the result is JIT-
+ * loaded once per context; launches then run NAME__gsp with a one-wave
+ * grid of N x K blocks and a struct gsp_persist_job (kernels/
+ * gsp_persist.h), its ctl from a per-context pool. A watcher thread polls
+ * the board's partition request and, when it shrinks, launches top-ups
+ * for the jobs still running, so the BE takes back the slots it gave up.
+ *
+ * Locking: sp.mu guards everything here and is never held across a
+ * driver call, so no thread can block in the driver while another waits
+ * for it. A ctl whose events or launch a thread is using unlocked is
+ * "claimed"; no one else touches it, and a context is forgotten only
+ * once none of its ctls is claimed. Images are reference-counted: by
+ * their handles, by a launch between prepare and issue, and by each live
+ * ctl; the last reference frees it, unloading its JIT-ed modules.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsp_persist.h>
+#include <xform.h>
+
+#include "fatbin.h"
+#include "spatial.h"
+
+#define HBUCKETS	4096
+#define CTL_MAX		256	/* ctls per context */
+#define WATCH_BATCH	256	/* live jobs the watcher looks at per poll */
+#define FILE_MAX	(1ULL << 30)
+#define JOIN_NS		1000000000ULL
+#define MAX_REASONS	32
+
+/* Our own probe: each block marks its %smid; ranks follow smid order. */
+static const char probe_ptx[] =
+	".version 7.0\n.target sm_70\n.address_size 64\n"
+	".visible .entry gsp_sm_probe(.param .u64 gsp_sm_probe_out)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
+	"\tld.param.u64 %rd1, [gsp_sm_probe_out];\n"
+	"\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"\tmov.u32 %r1, %smid;\n"
+	"\tsetp.ge.u32 %p1, %r1, 256;\n"
+	"\t@%p1 bra DONE;\n"
+	"\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+	"\tmov.u32 %r2, 1;\n\tst.global.u32 [%rd3], %r2;\n"
+	"DONE:\n\tret;\n}\n";
+
+struct sp_ctx {
+	struct sp_ctx *next;
+	CUcontext ctx;
+	CUdevice dev;
+	int dead, ok;
+	char err[96];		/* why setup failed */
+	unsigned int nsm, arch;
+	uint32_t rank[GSP_PERSIST_MAX_SM];
+	CUstream topup;		/* non-blocking: never waits on the legacy one */
+	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
+	struct sp_ctl *ctls[CTL_MAX];
+	unsigned int nctl;
+};
+
+enum { CTL_FREE, CTL_TAKEN, CTL_LIVE, CTL_LOST };
+
+struct sp_ctl {
+	struct sp_ctx *c;
+	CUdeviceptr dptr;
+	CUevent ev_p, ev_t;	/* after the primary, after the last top-up */
+	int state, claimed;
+	unsigned int topups;
+	uint32_t hw;		/* n*k at its last look (launch or poll) */
+	uint32_t ep;		/* the request's epoch then */
+	struct sp_img *img;	/* referenced while live */
+	/* what a top-up repeats */
+	CUfunction f;
+	unsigned int grid, b[3], shmem;
+	void *pbuf;
+	void **params;		/* nparams copies, then &job */
+	struct gsp_persist_job job;
+};
+
+struct sp_mod {
+	struct sp_mod *next;
+	struct sp_ctx *c;
+	CUmodule m;
+	CUresult err;		/* the JIT's error, or CUDA_SUCCESS */
+};
+
+struct sp_kfn {			/* NAME__gsp in one context */
+	struct sp_kfn *next;
+	struct sp_ctx *c;
+	struct sp_kern *kern;
+	CUfunction f;
+	CUresult err;
+	unsigned int threads, shmem;	/* of the cached occupancy */
+	int k;
+};
+
+struct sp_kern {
+	struct sp_kern *next;
+	struct sp_img *img;
+	char *name;
+	int looked;		/* xform result looked up */
+	int ok;			/* transformed */
+	const char *token;	/* else the stats' reason */
+	unsigned int nparams;
+	char why[200];		/* if not */
+	atomic_int reported;
+	struct sp_kfn *fns;
+};
+
+struct sp_img {
+	int refs;
+	struct gsp_fb_ptx ptx;	/* data NULL: none, see noptx */
+	const char *noptx;
+	int xstate;		/* 0 not yet, 1 done, -1 failed */
+	char xerr[160];
+	struct gsp_xform_result xr;
+	struct sp_kern *kerns;
+	struct sp_mod *mods;
+	struct sp_img *dead_next;	/* see img_queue() */
+};
+
+struct sp_handle {
+	struct sp_handle *next;
+	const void *h;
+	const void *root;	/* the module or library it came from */
+	struct sp_img *img;
+	struct sp_kern *kern;	/* NULL: a module or library */
+};
+
+/* Real driver functions, set in gsp_sp_start(), read-only afterwards. */
+static struct {
+	__typeof__(&cuCtxGetDevice) ctx_dev;
+	__typeof__(&cuCtxSetCurrent) ctx_set;
+	__typeof__(&cuDeviceGet) dev_get;
+	__typeof__(&cuDeviceGetAttribute) dev_attr;
+	__typeof__(&cuModuleLoadData) mod_load;
+	__typeof__(&cuModuleGetFunction) mod_fn;
+	__typeof__(&cuModuleUnload) mod_unload;
+	__typeof__(&cuOccupancyMaxActiveBlocksPerMultiprocessor) occ;
+	__typeof__(&cuFuncSetAttribute) fn_attr;
+	__typeof__(&cuMemAlloc) mem_alloc;
+	__typeof__(&cuMemFree) mem_free;
+	__typeof__(&cuMemsetD32Async) memset32[2];	/* [ptsz] */
+	__typeof__(&cuMemcpyHtoDAsync) htod;
+	__typeof__(&cuMemcpyDtoHAsync) dtoh;
+	__typeof__(&cuStreamCreate) stream_create;
+	__typeof__(&cuStreamSynchronize) stream_sync;
+	__typeof__(&cuEventCreate) ev_create;
+	__typeof__(&cuEventRecord) ev_record[2];
+	__typeof__(&cuEventQuery) ev_query;
+	__typeof__(&cuLaunchKernel) launch[2];
+	__typeof__(&cuLaunchKernelEx) launch_ex[2];
+	__typeof__(&cuMemHostRegister) host_reg;
+	__typeof__(&cuMemHostGetDevicePointer) host_dptr;
+	__typeof__(&cuMemHostAlloc) host_alloc;
+} R;
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t wake;	/* the watcher: live jobs, or stop */
+	pthread_cond_t cv;	/* claims released */
+	atomic_int on;
+	struct gsp_spatial_cfg cfg;
+	struct sp_handle *hb[HBUCKETS];
+	struct sp_ctx *ctxs;
+	struct sp_ctl **live;
+	unsigned int nlive, cap;
+	int stop, watcher_running;
+	pthread_t watcher;
+	uint64_t *local;	/* fallback control word (mapped host memory) */
+	int board_mapped;	/* the board page is registered */
+	uint64_t mps_checked;	/* devices whose MPS state we looked at */
+	struct { const char *name; unsigned long n; } reason[MAX_REASONS];
+	unsigned int nreason;
+	atomic_ulong launches, topups;
+	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
+} sp = {
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.cv = PTHREAD_COND_INITIALIZER,
+};
+
+/* The fallback control word, or NULL: set once, by the dispatcher. */
+static uint64_t *local_word(void)
+{
+	return __atomic_load_n(&sp.local, __ATOMIC_ACQUIRE);
+}
+
+int gsp_sp_on(void)
+{
+	return atomic_load_explicit(&sp.on, memory_order_relaxed);
+}
+
+/* Counts a launch that runs unchanged, by @reason (a short token). */
+static void count_fallback(const char *reason)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&sp.mu);
+	for (i = 0; i < sp.nreason; i++)
+		if (!strcmp(sp.reason[i].name, reason))
+			break;
+	if (i == sp.nreason && i < MAX_REASONS)
+		sp.reason[sp.nreason++].name = reason;
+	if (i < sp.nreason)
+		sp.reason[i].n++;
+	pthread_mutex_unlock(&sp.mu);
+}
+
+static void fallback(struct sp_kern *kn, const char *reason, const char *why)
+{
+	count_fallback(reason);
+	gsp_warn_once(&kn->reported, "spatial: kernel %s runs unchanged: %s",
+		      kn->name, why);
+}
+
+/* Images and handles (sp.mu held unless said otherwise) -------------------- */
+
+static unsigned int hslot(const void *h)
+{
+	uint64_t x = (uintptr_t)h;
+
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	return (unsigned int)(x >> 40) % HBUCKETS;
+}
+
+static struct sp_handle *hfind(const void *h)
+{
+	struct sp_handle *e;
+
+	for (e = sp.hb[hslot(h)]; e; e = e->next)
+		if (e->h == h)
+			return e;
+	return NULL;
+}
+
+/* Drops one reference; the image to free (unlocked) when it was the last. */
+static struct sp_img *img_unref(struct sp_img *img)
+{
+	return img && --img->refs == 0 ? img : NULL;
+}
+
+/* Frees an unreferenced image, unloading what we JIT-ed (unlocked). */
+static void img_free(struct sp_img *img)
+{
+	struct sp_kern *kn, *kn2;
+	struct sp_mod *md, *md2;
+	struct sp_kfn *kf, *kf2;
+
+	if (!img)
+		return;
+	for (md = img->mods; md; md = md2) {
+		md2 = md->next;
+		/* A destroyed context took its modules with it. */
+		if (md->m && !__atomic_load_n(&md->c->dead, __ATOMIC_ACQUIRE))
+			R.mod_unload(md->m);
+		free(md);
+	}
+	for (kn = img->kerns; kn; kn = kn2) {
+		kn2 = kn->next;
+		for (kf = kn->fns; kf; kf = kf2) {
+			kf2 = kf->next;
+			free(kf);
+		}
+		free(kn->name);
+		free(kn);
+	}
+	gsp_xform_result_free(&img->xr);
+	gsp_fb_ptx_free(&img->ptx);
+	free(img);
+}
+
+/* Queues @img (unreferenced, or NULL) for img_free_list(), unlocked. */
+static void img_queue(struct sp_img *img, struct sp_img **list)
+{
+	if (img) {
+		img->dead_next = *list;
+		*list = img;
+	}
+}
+
+static void img_free_list(struct sp_img *l)
+{
+	while (l) {
+		struct sp_img *nx = l->dead_next;
+
+		img_free(l);
+		l = nx;
+	}
+}
+
+static void img_put(struct sp_img *img)
+{
+	pthread_mutex_lock(&sp.mu);
+	img = img_unref(img);
+	pthread_mutex_unlock(&sp.mu);
+	img_free(img);
+}
+
+/* Removes @e from the map; returns the image to free, if any. */
+static struct sp_img *hremove(struct sp_handle *e)
+{
+	struct sp_handle **pp = &sp.hb[hslot(e->h)];
+	struct sp_img *img = e->img;
+
+	while (*pp != e)
+		pp = &(*pp)->next;
+	*pp = e->next;
+	free(e);
+	return img_unref(img);
+}
+
+/* Adds @h -> (@img, @kern), replacing a stale entry for a reused handle. */
+static struct sp_img *hadd(const void *h, const void *root,
+			   struct sp_img *img, struct sp_kern *kern)
+{
+	struct sp_handle *e = hfind(h);
+	struct sp_img *dead = NULL;
+	unsigned int s = hslot(h);
+
+	if (e)
+		dead = hremove(e);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return dead;
+	e->h = h;
+	e->root = root;
+	e->img = img;
+	e->kern = kern;
+	img->refs++;
+	e->next = sp.hb[s];
+	sp.hb[s] = e;
+	return dead;
+}
+
+/* The architecture loads pick PTX for: the current context's device. */
+static unsigned int load_arch(void)
+{
+	CUdevice d;
+	int ma = 0, mi = 0;
+
+	if (R.ctx_dev(&d) != CUDA_SUCCESS && R.dev_get(&d, 0) != CUDA_SUCCESS)
+		return ~0u;
+	if (R.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ||
+	    R.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d))
+		return ~0u;
+	return (unsigned int)(ma * 10 + mi);
+}
+
+void gsp_sp_image(const void *handle, const void *image, size_t limit)
+{
+	struct sp_img *img, *dead = NULL;
+	const char *why;
+
+	if (!gsp_sp_on() || !handle)
+		return;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return;
+	/* Copied now: the program may free its image after the load. */
+	if (gsp_fb_find_ptx(image, limit, load_arch(), &img->ptx, &why))
+		img->noptx = why;
+	pthread_mutex_lock(&sp.mu);
+	img_queue(hadd(handle, NULL, img, NULL), &dead);
+	if (!img->refs)
+		img_queue(img, &dead);	/* no memory for the entry */
+	pthread_mutex_unlock(&sp.mu);
+	img_free_list(dead);
+}
+
+void gsp_sp_image_file(const void *handle, const char *path)
+{
+	struct stat st;
+	char *buf = NULL;
+	ssize_t got = 0;
+	int fd;
+
+	if (!gsp_sp_on() || !handle || !path)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !fstat(fd, &st) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < FILE_MAX)
+		buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)(st.st_size - got));
+
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (buf) {
+		buf[got] = 0;
+		/* The NUL after it makes a PTX file plain text. */
+		gsp_sp_image(handle, buf, (size_t)got + 1);
+	}
+	free(buf);
+}
+
+static struct sp_kern *kern_get(struct sp_img *img, const char *name)
+{
+	struct sp_kern *kn;
+
+	for (kn = img->kerns; kn; kn = kn->next)
+		if (!strcmp(kn->name, name))
+			return kn;
+	kn = calloc(1, sizeof(*kn));
+	if (!kn)
+		return NULL;
+	kn->name = strdup(name);
+	if (!kn->name) {
+		free(kn);
+		return NULL;
+	}
+	kn->img = img;
+	kn->next = img->kerns;
+	img->kerns = kn;
+	return kn;
+}
+
+void gsp_sp_child(const void *child, const void *parent, const char *name)
+{
+	struct sp_handle *p;
+	struct sp_kern *kn = NULL;
+	struct sp_img *dead = NULL;
+
+	if (!gsp_sp_on() || !child)
+		return;
+	pthread_mutex_lock(&sp.mu);
+	p = hfind(parent);
+	if (p) {
+		/* A function of a kernel keeps the kernel's name. */
+		kn = p->kern;
+		if (name && !kn)
+			kn = kern_get(p->img, name);
+		if (kn || !name)
+			dead = hadd(child, p->root ? p->root : parent,
+				    p->img, kn);
+	}
+	pthread_mutex_unlock(&sp.mu);
+	img_free(dead);
+}
+
+void gsp_sp_forget(const void *handle)
+{
+	struct sp_img *dead = NULL;
+	int b;
+
+	if (!gsp_sp_on() || !handle)
+		return;
+	pthread_mutex_lock(&sp.mu);
+	/* One pass: each entry knows the load it came from. */
+	for (b = 0; b < HBUCKETS; b++) {
+		struct sp_handle *e = sp.hb[b], *nx;
+
+		for (; e; e = nx) {
+			nx = e->next;
+			if (e->h != handle && e->root != handle)
+				continue;
+			img_queue(hremove(e), &dead);
+		}
+	}
+	pthread_mutex_unlock(&sp.mu);
+	img_free_list(dead);
+}
+
+/* Contexts (dispatcher thread, the context current) ----------------------- */
+
+/* The partition request as the board has it now. */
+static uint64_t req_now(void)
+{
+	const struct gsp_board *b = sp.cfg.board;
+
+	return gsp_board_load(&b->dev[sp.cfg.device].part_req);
+}
+
+static uint32_t req_nk(uint64_t w)
+{
+	return GSP_PERSIST_CTRL_N(w) * GSP_PERSIST_CTRL_K(w);
+}
+
+/*
+ * The SM rank table: a probe of 64 x N blocks records each block's %smid;
+ * ranks follow smid order. An SM the probe missed keeps GSP_PERSIST_NO_RANK
+ * (it never yields); no SM seen at all gives ranks by %smid.
+ */
+static int probe_ranks(struct sp_ctx *c)
+{
+	uint32_t seen[GSP_PERSIST_MAX_SM];
+	CUdeviceptr out = 0;
+	CUmodule m = NULL;
+	CUfunction f;
+	void *p[] = { &out };
+	unsigned int i, n = 0;
+	CUresult r;
+
+	memset(seen, 0, sizeof(seen));
+	r = R.mod_load(&m, probe_ptx);
+	if (!r)
+		r = R.mod_fn(&f, m, "gsp_sm_probe");
+	if (!r)
+		r = R.mem_alloc(&out, sizeof(seen));
+	if (!r)
+		r = R.memset32[0](out, 0, GSP_PERSIST_MAX_SM, c->topup);
+	if (!r)
+		r = R.launch[0](f, 64 * c->nsm, 1, 1, 128, 1, 1, 0, c->topup, p,
+				NULL);
+	if (!r)
+		r = R.dtoh(seen, out, sizeof(seen), c->topup);
+	if (!r)
+		r = R.stream_sync(c->topup);
+	if (out)
+		R.mem_free(out);
+	if (m)
+		R.mod_unload(m);
+	if (r) {
+		snprintf(c->err, sizeof(c->err), "the SM probe failed (error %d)",
+			 (int)r);
+		return -1;
+	}
+	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
+		c->rank[i] = seen[i] ? n++ : GSP_PERSIST_NO_RANK;
+	if (!n)
+		for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
+			c->rank[i] = i < c->nsm ? i : GSP_PERSIST_NO_RANK;
+	if (n != c->nsm)
+		gsp_warn_once(&sp.warned_probe,
+			      "spatial: the SM probe saw %u SMs of %u%s", n,
+			      c->nsm, n ? "" : "; ranking SMs by %smid");
+	return 0;
+}
+
+/* Where kernels read the control word in this context. */
+static int map_ctrl(struct sp_ctx *c)
+{
+	uintptr_t page = (uintptr_t)sp.cfg.board & ~(uintptr_t)(GSP_BOARD_SIZE - 1);
+	uintptr_t at = (uintptr_t)&sp.cfg.board->dev[sp.cfg.device].part_req;
+	CUdeviceptr d;
+	CUresult r = CUDA_SUCCESS;
+	int mapped;
+
+	pthread_mutex_lock(&sp.mu);
+	mapped = sp.board_mapped;
+	pthread_mutex_unlock(&sp.mu);
+	if (mapped >= 0 && !local_word()) {
+		if (!mapped) {
+			/* Portable: one registration serves every context. */
+			r = R.host_reg((void *)page, GSP_BOARD_SIZE,
+				       CU_MEMHOSTREGISTER_PORTABLE |
+				       CU_MEMHOSTREGISTER_DEVICEMAP |
+				       CU_MEMHOSTREGISTER_READ_ONLY);
+			if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+				r = CUDA_SUCCESS;
+			pthread_mutex_lock(&sp.mu);
+			sp.board_mapped = r ? -1 : 1;
+			pthread_mutex_unlock(&sp.mu);
+		}
+		if (!r)
+			r = R.host_dptr(&d, (void *)page, 0);
+		if (!r) {
+			c->ctrl = d + (at - page);
+			return 0;
+		}
+		gsp_warn_once(&sp.warned_map,
+			      "spatial: cannot map the board into the GPU (error %d); a copy of the request, refreshed every GSP_WATCH_US, stands in",
+			      (int)r);
+	}
+	if (!local_word()) {
+		void *w = NULL;
+
+		/* Only this (dispatcher) thread sets it. */
+		r = R.host_alloc(&w, 64, CU_MEMHOSTALLOC_PORTABLE |
+				 CU_MEMHOSTALLOC_DEVICEMAP);
+		if (r) {
+			snprintf(c->err, sizeof(c->err),
+				 "no mapped host memory for the control word (error %d)",
+				 (int)r);
+			return -1;
+		}
+		__atomic_store_n((uint64_t *)w, req_now(), __ATOMIC_RELEASE);
+		__atomic_store_n(&sp.local, (uint64_t *)w, __ATOMIC_RELEASE);
+	}
+	r = R.host_dptr(&d, local_word(), 0);
+	if (r) {
+		snprintf(c->err, sizeof(c->err),
+			 "cannot map the control word (error %d)", (int)r);
+		return -1;
+	}
+	c->ctrl = d;
+	return 0;
+}
+
+static void ctx_setup(struct sp_ctx *c)
+{
+	int v = 0, ma = 0, mi = 0, mps = 1;
+	CUresult r;
+
+	r = R.ctx_dev(&c->dev);
+	if (!r)
+		r = R.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev);
+	if (!r)
+		r = R.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+			       c->dev);
+	if (!r)
+		r = R.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+			       c->dev);
+	if (r || v <= 0) {
+		snprintf(c->err, sizeof(c->err),
+			 "cannot read the device's attributes (error %d)", (int)r);
+		return;
+	}
+	c->nsm = (unsigned int)v;
+	c->arch = (unsigned int)(ma * 10 + mi);
+	if (c->dev >= 0 && c->dev < 64 &&
+	    !(sp.mps_checked & (1ULL << c->dev))) {
+		sp.mps_checked |= 1ULL << c->dev;
+		if (!R.dev_attr(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, c->dev) &&
+		    !mps)
+			fprintf(stderr,
+				"gsp: spatial: MPS is off on CUDA device %d: kernels of different processes time-slice and cannot share SMs; start MPS (gspctl mps start) before the programs\n",
+				(int)c->dev);
+	}
+	r = R.stream_create(&c->topup, CU_STREAM_NON_BLOCKING);
+	if (r) {
+		snprintf(c->err, sizeof(c->err),
+			 "cannot create the top-up stream (error %d)", (int)r);
+		return;
+	}
+	if (probe_ranks(c) || map_ctrl(c))
+		return;
+	c->ok = 1;
+}
+
+/* Our state for context @ctx, set up on first use; NULL without memory. */
+static struct sp_ctx *ctx_get(CUcontext ctx)
+{
+	struct sp_ctx *c;
+
+	pthread_mutex_lock(&sp.mu);
+	for (c = sp.ctxs; c; c = c->next)
+		if (c->ctx == ctx && !c->dead)
+			break;
+	pthread_mutex_unlock(&sp.mu);
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->ctx = ctx;
+	ctx_setup(c);
+	pthread_mutex_lock(&sp.mu);
+	c->next = sp.ctxs;
+	sp.ctxs = c;
+	pthread_mutex_unlock(&sp.mu);
+	return c;
+}
+
+void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
+{
+	struct sp_img *dead = NULL;
+	struct sp_ctx *c;
+	unsigned int i;
+	int busy;
+
+	if (!gsp_sp_on())
+		return;
+	pthread_mutex_lock(&sp.mu);
+	/* Contexts are never freed: ctls and modules may point at them. */
+	for (c = sp.ctxs; c; c = c->next)
+		if (!c->dead && (ctx ? c->ctx == ctx : c->dev == dev))
+			__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
+	do {
+		busy = 0;
+		for (i = 0; i < sp.nlive; i++)
+			busy |= sp.live[i]->c->dead && sp.live[i]->claimed;
+		if (busy)
+			pthread_cond_wait(&sp.cv, &sp.mu);
+	} while (busy);
+	for (i = 0; i < sp.nlive;) {
+		struct sp_ctl *t = sp.live[i];
+
+		if (!t->c->dead) {
+			i++;
+			continue;
+		}
+		t->state = CTL_LOST;
+		img_queue(img_unref(t->img), &dead);
+		t->img = NULL;
+		sp.live[i] = sp.live[--sp.nlive];
+	}
+	pthread_mutex_unlock(&sp.mu);
+	img_free_list(dead);
+}
+
+/* Control blocks ------------------------------------------------------------ */
+
+static int ctl_done(struct sp_ctl *t)
+{
+	if (R.ev_query(t->ev_p) == CUDA_ERROR_NOT_READY)
+		return 0;
+	/* Top-ups run in order on one stream: the last one is enough. */
+	return !t->topups || R.ev_query(t->ev_t) != CUDA_ERROR_NOT_READY;
+}
+
+/* Ends a live job (sp.mu held); its image goes on @dead if unreferenced. */
+static void ctl_retire(struct sp_ctl *t, struct sp_img **dead)
+{
+	unsigned int i;
+
+	for (i = 0; i < sp.nlive; i++)
+		if (sp.live[i] == t) {
+			sp.live[i] = sp.live[--sp.nlive];
+			break;
+		}
+	img_queue(img_unref(t->img), dead);
+	t->img = NULL;
+	t->state = CTL_FREE;
+}
+
+/* A new ctl of @c: device memory, its rank table, two events. */
+static struct sp_ctl *ctl_new(struct sp_ctx *c)
+{
+	struct gsp_persist_ctl init;
+	struct sp_ctl *t = calloc(1, sizeof(*t));
+	CUresult r;
+
+	if (!t)
+		return NULL;
+	memset(&init, 0, sizeof(init));
+	memcpy(init.sm_rank, c->rank, sizeof(init.sm_rank));
+	r = R.mem_alloc(&t->dptr, sizeof(init));
+	if (!r)
+		r = R.htod(t->dptr, &init, sizeof(init), c->topup);
+	if (!r)
+		r = R.stream_sync(c->topup);
+	if (!r)
+		r = R.ev_create(&t->ev_p, CU_EVENT_DISABLE_TIMING);
+	if (!r)
+		r = R.ev_create(&t->ev_t, CU_EVENT_DISABLE_TIMING);
+	if (r) {
+		/* Events and memory of a half-made ctl: rare, left alone. */
+		free(t);
+		return NULL;
+	}
+	t->c = c;
+	return t;
+}
+
+/*
+ * A free ctl of @c, taken: a free one, else one whose job has ended
+ * (looked at unlocked, claimed meanwhile), else a new one.
+ */
+static struct sp_ctl *ctl_get(struct sp_ctx *c)
+{
+	struct sp_ctl *mine[CTL_MAX];
+	char done[CTL_MAX];
+	struct sp_img *dead = NULL;
+	struct sp_ctl *t = NULL;
+	unsigned int i, n = 0;
+
+	pthread_mutex_lock(&sp.mu);
+	for (i = 0; i < c->nctl && !t; i++)
+		if (c->ctls[i]->state == CTL_FREE)
+			t = c->ctls[i];
+	if (!t)
+		for (i = 0; i < c->nctl; i++)
+			if (c->ctls[i]->state == CTL_LIVE && !c->ctls[i]->claimed) {
+				c->ctls[i]->claimed = 1;
+				mine[n++] = c->ctls[i];
+			}
+	if (t)
+		t->state = CTL_TAKEN;
+	pthread_mutex_unlock(&sp.mu);
+	if (t)
+		return t;
+	for (i = 0; i < n; i++)
+		done[i] = ctl_done(mine[i]);
+	pthread_mutex_lock(&sp.mu);
+	for (i = 0; i < n; i++) {
+		mine[i]->claimed = 0;
+		if (done[i]) {
+			ctl_retire(mine[i], &dead);
+			if (!t) {
+				t = mine[i];
+				t->state = CTL_TAKEN;
+			}
+		}
+	}
+	pthread_cond_broadcast(&sp.cv);
+	pthread_mutex_unlock(&sp.mu);
+	img_free_list(dead);
+	if (t || c->nctl == CTL_MAX)
+		return t;
+	t = ctl_new(c);
+	if (!t)
+		return NULL;
+	t->state = CTL_TAKEN;
+	pthread_mutex_lock(&sp.mu);
+	c->ctls[c->nctl++] = t;
+	pthread_mutex_unlock(&sp.mu);
+	return t;
+}
+
+static void ctl_release(struct sp_ctl *t)
+{
+	pthread_mutex_lock(&sp.mu);
+	t->state = CTL_FREE;
+	pthread_mutex_unlock(&sp.mu);
+}
+
+/* Transformation and JIT (dispatcher thread) --------------------------------- */
+
+/* gsp_xform() of the image, once; 0 or -1 with img->xerr. */
+static int img_transform(struct sp_img *img)
+{
+	const char *why;
+	size_t len = 0;
+	char *text;
+	int rc;
+
+	if (img->xstate)
+		return img->xstate > 0 ? 0 : -1;
+	img->xstate = -1;
+	if (!img->ptx.data) {
+		snprintf(img->xerr, sizeof(img->xerr), "%s", img->noptx);
+		return -1;
+	}
+	text = gsp_fb_ptx_text(&img->ptx, &len, &why);
+	if (!text) {
+		snprintf(img->xerr, sizeof(img->xerr), "%s", why);
+		return -1;
+	}
+	rc = gsp_xform(text, len, NULL, &img->xr, img->xerr, sizeof(img->xerr));
+	free(text);
+	if (rc == GSP_XFORM_NO_PTX_INPUT)
+		snprintf(img->xerr, sizeof(img->xerr), "the image's PTX is not text");
+	if (rc)
+		return -1;
+	img->xstate = 1;
+	return 0;
+}
+
+/* The stats' reason for each gsp_xform verdict. */
+static const char *const xform_token[] = {
+	[GSP_XFORM_OK] = "xform-ok",
+	[GSP_XFORM_GRID_SYNC] = "xform-grid-sync",
+	[GSP_XFORM_DYN_PAR] = "xform-dynamic-parallelism",
+	[GSP_XFORM_CLUSTER] = "xform-cluster",
+	[GSP_XFORM_SM_ID] = "xform-sm-id",
+	[GSP_XFORM_BARRIER] = "xform-barrier",
+	[GSP_XFORM_FUNC] = "xform-function",
+	[GSP_XFORM_TARGET] = "xform-target",
+	[GSP_XFORM_NAME] = "xform-name",
+	[GSP_XFORM_UNSUPPORTED] = "xform-unsupported",
+	[GSP_XFORM_NO_BODY] = "xform-no-body",
+	[GSP_XFORM_NOT_SELECTED] = "xform-not-selected",
+	[GSP_XFORM_NO_PTX] = "xform-no-ptx",
+};
+
+/* The xform verdict on @kn: 0 transformed, else -1 with kn->why/token. */
+static int kern_verdict(struct sp_kern *kn)
+{
+	struct sp_img *img = kn->img;
+	size_t i;
+
+	if (kn->looked)
+		return kn->ok ? 0 : -1;
+	kn->looked = 1;
+	kn->token = "xform";
+	if (img_transform(img)) {
+		kn->token = img->ptx.data ? "xform" : "no-ptx";
+		snprintf(kn->why, sizeof(kn->why), "%s", img->xerr);
+		return -1;
+	}
+	for (i = 0; i < img->xr.nk; i++) {
+		const struct gsp_xform_kernel *k = &img->xr.k[i];
+
+		if (strcmp(k->name, kn->name))
+			continue;
+		if (k->reason != GSP_XFORM_OK) {
+			if ((size_t)k->reason < sizeof(xform_token) /
+						sizeof(*xform_token))
+				kn->token = xform_token[k->reason];
+			snprintf(kn->why, sizeof(kn->why),
+				 "%s (line %u: %s)",
+				 gsp_xform_reason_name(k->reason), k->line,
+				 k->detail);
+			return -1;
+		}
+		kn->nparams = k->nparams;
+		kn->ok = 1;
+		return 0;
+	}
+	snprintf(kn->why, sizeof(kn->why), "not in the image's PTX");
+	return -1;
+}
+
+/* The image's transformed module in @c, JIT-ed once. */
+static struct sp_mod *mod_get(struct sp_img *img, struct sp_ctx *c)
+{
+	struct sp_mod *md;
+
+	for (md = img->mods; md; md = md->next)
+		if (md->c == c)
+			return md;
+	md = calloc(1, sizeof(*md));
+	if (!md)
+		return NULL;
+	md->c = c;
+	md->err = R.mod_load(&md->m, img->xr.out);
+	if (md->err)
+		md->m = NULL;
+	md->next = img->mods;
+	img->mods = md;
+	return md;
+}
+
+static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
+			      char *why, size_t n)
+{
+	char name[512];
+	struct sp_kfn *kf;
+	struct sp_mod *md;
+
+	for (kf = kn->fns; kf; kf = kf->next)
+		if (kf->c == c)
+			goto found;
+	md = mod_get(kn->img, c);
+	if (!md) {
+		snprintf(why, n, "out of memory");
+		return NULL;
+	}
+	kf = calloc(1, sizeof(*kf));
+	if (!kf) {
+		snprintf(why, n, "out of memory");
+		return NULL;
+	}
+	kf->c = c;
+	kf->kern = kn;
+	kf->err = md->err;
+	if (!kf->err) {
+		snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
+		kf->err = R.mod_fn(&kf->f, md->m, name);
+	}
+	kf->next = kn->fns;
+	kn->fns = kf;
+found:
+	if (kf->err)
+		snprintf(why, n, "the JIT of its transformed form failed (error %d)",
+			 (int)kf->err);
+	return kf->err ? NULL : kf;
+}
+
+/* K for this block size and dynamic shared memory, cached. */
+static int kfn_k(struct sp_kfn *kf, unsigned int threads, unsigned int shmem)
+{
+	int k = 0;
+
+	if (kf->k && kf->threads == threads && kf->shmem == shmem)
+		return kf->k;
+	/* The original's opt-in to large shared memory is not ours. */
+	if (shmem > 48 * 1024)
+		R.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+			  (int)shmem);
+	if (R.occ(&k, kf->f, (int)threads, shmem) != CUDA_SUCCESS || k < 1)
+		return 0;
+	if (k > GSP_PERSIST_MAX_K)
+		k = GSP_PERSIST_MAX_K;
+	kf->threads = threads;
+	kf->shmem = shmem;
+	kf->k = k;
+	return k;
+}
+
+/* cuLaunchKernelEx attributes a persistent grid cannot honour. */
+static const char *ex_attr_reason(const CUlaunchConfig *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->numAttrs; i++) {
+		const CUlaunchAttribute *a = &cfg->attrs[i];
+
+		if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative)
+			return "cooperative";
+		if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION ||
+		    a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE)
+			return "cluster";
+	}
+	return NULL;
+}
+
+int gsp_sp_prepare(struct gsp_op *op)
+{
+	struct sp_handle *h;
+	struct sp_kern *kn;
+	struct sp_img *img;
+	struct sp_kfn *kf;
+	struct sp_ctx *c;
+	const char *reason;
+	char why[200];
+	unsigned int threads, shmem;
+	CUfunction f;
+
+	op->sp = NULL;
+	if (op->kind == OP_LAUNCH || op->kind == OP_COOP)
+		f = op->u.k.f;
+	else if (op->kind == OP_LAUNCH_EX)
+		f = op->u.ex.f;
+	else
+		return 0;
+	pthread_mutex_lock(&sp.mu);
+	h = hfind(f);
+	kn = h ? h->kern : NULL;
+	img = kn ? kn->img : NULL;
+	if (img)
+		img->refs++;
+	pthread_mutex_unlock(&sp.mu);
+	if (!kn) {
+		count_fallback("unknown-kernel");
+		gsp_warn_once(&sp.warned_unknown,
+			      "spatial: a kernel whose module load the interposer did not see runs unchanged");
+		return 0;
+	}
+	if (op->kind == OP_COOP) {
+		fallback(kn, "cooperative", "a cooperative launch");
+		goto out;
+	}
+	if (op->kind == OP_LAUNCH_EX && (reason = ex_attr_reason(&op->u.ex.cfg))) {
+		fallback(kn, reason, !strcmp(reason, "cluster") ?
+			 "a launch with thread-block clusters" :
+			 "a cooperative launch");
+		goto out;
+	}
+	if (op->nparams < 0) {
+		fallback(kn, "extra-params",
+			 "its parameters come in the launch's `extra` buffer");
+		goto out;
+	}
+	if (kern_verdict(kn)) {
+		fallback(kn, kn->token, kn->why);
+		goto out;
+	}
+	if ((unsigned int)op->nparams != kn->nparams) {
+		snprintf(why, sizeof(why),
+			 "the driver says %d parameters, its PTX %u",
+			 op->nparams, kn->nparams);
+		fallback(kn, "params", why);
+		goto out;
+	}
+	c = ctx_get(op->ctx);
+	if (!c || !c->ok) {
+		snprintf(why, sizeof(why), "context set-up failed: %s",
+			 c ? c->err : "out of memory");
+		fallback(kn, "context", why);
+		goto out;
+	}
+	kf = kfn_get(kn, c, why, sizeof(why));
+	if (!kf) {
+		fallback(kn, "jit", why);
+		goto out;
+	}
+	if (op->kind == OP_LAUNCH_EX) {
+		threads = op->u.ex.cfg.blockDimX * op->u.ex.cfg.blockDimY *
+			  op->u.ex.cfg.blockDimZ;
+		shmem = op->u.ex.cfg.sharedMemBytes;
+	} else {
+		threads = op->u.k.b[0] * op->u.k.b[1] * op->u.k.b[2];
+		shmem = op->u.k.shmem;
+	}
+	if (!kfn_k(kf, threads, shmem)) {
+		fallback(kn, "occupancy",
+			 "its transformed form does not fit on an SM at this block size");
+		goto out;
+	}
+	op->sp = kf;
+	return 1;	/* the reference goes with op->sp */
+out:
+	img_put(img);
+	return 0;
+}
+
+/* Launch and top-ups ---------------------------------------------------------- */
+
+/* Copies @op's parameters into @t, with &t->job after them. */
+static int ctl_params(struct sp_ctl *t, const struct gsp_op *op, void **params)
+{
+	unsigned int i, np = (unsigned int)op->nparams;
+	void **pp = realloc(t->params, (np + 1) * sizeof(void *));
+
+	if (!pp)
+		return -1;
+	t->params = pp;
+	if (op->buflen) {
+		void *b = realloc(t->pbuf, op->buflen);
+
+		if (!b)
+			return -1;
+		t->pbuf = b;
+		memcpy(b, op->buf, op->buflen);
+	}
+	for (i = 0; i < np; i++)
+		pp[i] = (char *)t->pbuf + ((char *)params[i] - (char *)op->buf);
+	pp[np] = &t->job;
+	return 0;
+}
+
+static void watcher_start(void);
+
+int gsp_sp_issue(struct gsp_op *op, CUresult *res)
+{
+	struct sp_kfn *kf = op->sp;
+	struct sp_kern *kn = kf->kern;
+	struct sp_ctx *c = kf->c;
+	int pt = gsp_hooks[op->hook].pt == PT_PTDS;
+	unsigned int g[3], grid;
+	struct sp_ctl *t;
+	uint64_t word;
+	CUresult r;
+
+	op->sp = NULL;
+	if (op->kind == OP_LAUNCH_EX) {
+		g[0] = op->u.ex.cfg.gridDimX;
+		g[1] = op->u.ex.cfg.gridDimY;
+		g[2] = op->u.ex.cfg.gridDimZ;
+	} else {
+		memcpy(g, op->u.k.g, sizeof(g));
+	}
+	t = ctl_get(c);
+	if (!t) {
+		fallback(kn, "ctl", "no control block (device memory) for it");
+		img_put(kn->img);
+		return 0;
+	}
+	if (ctl_params(t, op, op->kind == OP_LAUNCH_EX ? op->u.ex.params :
+							  op->u.k.params)) {
+		ctl_release(t);
+		fallback(kn, "ctl", "out of memory");
+		img_put(kn->img);
+		return 0;
+	}
+	grid = c->nsm * (unsigned int)kf->k;
+	word = req_now();
+	if (local_word())
+		__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
+	memset(&t->job, 0, sizeof(t->job));
+	t->job.ctl = t->dptr;
+	t->job.ctrl_ptr = c->ctrl;
+	t->job.ntasks = (uint64_t)g[0] * g[1] * g[2];
+	memcpy(t->job.nctaid, g, sizeof(g));
+	t->job.k_slots = (uint32_t)kf->k;
+	t->job.refresh_ns = sp.cfg.refresh_ns;
+	t->job.batch_ns = sp.cfg.batch_ns;
+	t->job.flags = GSP_PERSIST_PRIMARY;
+	t->f = kf->f;
+	t->grid = grid;
+	if (op->kind == OP_LAUNCH_EX) {
+		CUlaunchConfig cfg = op->u.ex.cfg;
+
+		t->b[0] = cfg.blockDimX;
+		t->b[1] = cfg.blockDimY;
+		t->b[2] = cfg.blockDimZ;
+		t->shmem = cfg.sharedMemBytes;
+		cfg.gridDimX = grid;
+		cfg.gridDimY = cfg.gridDimZ = 1;
+		r = R.memset32[pt](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4,
+				   op->stream);
+		if (!r)
+			r = R.launch_ex[pt](&cfg, t->f, t->params, NULL);
+	} else {
+		memcpy(t->b, op->u.k.b, sizeof(t->b));
+		t->shmem = op->u.k.shmem;
+		r = R.memset32[pt](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4,
+				   op->stream);
+		if (!r)
+			r = R.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
+					 t->b[2], t->shmem, op->stream,
+					 t->params, NULL);
+	}
+	if (r) {
+		char why[96];
+
+		ctl_release(t);
+		snprintf(why, sizeof(why),
+			 "the launch of its transformed form failed (error %d)",
+			 (int)r);
+		fallback(kn, "launch", why);
+		img_put(kn->img);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&sp.launches, 1, memory_order_relaxed);
+	*res = CUDA_SUCCESS;
+	if (R.ev_record[pt](t->ev_p, op->stream)) {
+		/* Its end cannot be seen: never reused, never topped up. */
+		pthread_mutex_lock(&sp.mu);
+		t->state = CTL_LOST;
+		pthread_mutex_unlock(&sp.mu);
+		img_put(kn->img);
+		return 1;
+	}
+	pthread_mutex_lock(&sp.mu);
+	if (sp.nlive == sp.cap) {
+		unsigned int cap = sp.cap ? 2 * sp.cap : 64;
+		struct sp_ctl **l = realloc(sp.live, cap * sizeof(*l));
+
+		if (!l) {
+			t->state = CTL_LOST;
+			pthread_mutex_unlock(&sp.mu);
+			img_put(kn->img);
+			return 1;
+		}
+		sp.live = l;
+		sp.cap = cap;
+	}
+	t->img = kn->img;	/* the prepare's reference */
+	t->topups = 0;
+	t->hw = req_nk(word);
+	t->ep = GSP_PERSIST_CTRL_EPOCH(word);
+	t->state = CTL_LIVE;
+	sp.live[sp.nlive++] = t;
+	pthread_cond_signal(&sp.wake);
+	pthread_mutex_unlock(&sp.mu);
+	watcher_start();
+	return 1;
+}
+
+/*
+ * A top-up of @t (claimed, in the watcher): flags 0, on its context's own
+ * stream. -1 if its end cannot be seen (the ctl is then lost), else 0.
+ */
+static int topup(struct sp_ctl *t)
+{
+	struct sp_ctx *c = t->c;
+
+	if (R.ctx_set(c->ctx))
+		return 0;
+	t->job.flags = 0;
+	if (R.launch[0](t->f, t->grid, 1, 1, t->b[0], t->b[1], t->b[2],
+			t->shmem, c->topup, t->params, NULL))
+		return 0;
+	atomic_fetch_add_explicit(&sp.topups, 1, memory_order_relaxed);
+	if (R.ev_record[0](t->ev_t, c->topup))
+		return -1;
+	t->topups++;
+	return 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Polls the request while transformed jobs run. A job whose request
+ * shrank since its launch (or last top-up) gets a top-up; jobs whose
+ * events completed are retired, their ctls free again.
+ */
+static void *watcher_main(void *arg)
+{
+	struct sp_ctl *batch[WATCH_BATCH];
+	int done[WATCH_BATCH], lost[WATCH_BATCH];
+	(void)arg;
+
+	/* Our 50 us sleeps must not be stretched by the timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	pthread_mutex_lock(&sp.mu);
+	for (;;) {
+		struct sp_img *dead = NULL;
+		unsigned int i, n = 0;
+		const struct gsp_board_dev *dv = &sp.cfg.board->dev[sp.cfg.device];
+		uint32_t nk, full;
+		uint64_t word;
+
+		while (!sp.stop && !sp.nlive)
+			pthread_cond_wait(&sp.wake, &sp.mu);
+		if (sp.stop)
+			break;
+		for (i = 0; i < sp.nlive && n < WATCH_BATCH; i++)
+			if (!sp.live[i]->claimed) {
+				sp.live[i]->claimed = 1;
+				batch[n++] = sp.live[i];
+			}
+		pthread_mutex_unlock(&sp.mu);
+		word = req_now();
+		if (local_word())
+			__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
+		nk = req_nk(word);
+		full = req_nk(GSP_PERSIST_CTRL(gsp_board_load(&dv->part_n),
+					       gsp_board_load(&dv->part_k), 0));
+		for (i = 0; i < n; i++) {
+			struct sp_ctl *t = batch[i];
+
+			done[i] = ctl_done(t);
+			lost[i] = 0;
+			/*
+			 * A shrink since its last look, or a change it did not
+			 * see that may have been a raise and a fall between two
+			 * polls: slots may be free. A needless top-up costs one
+			 * launch whose blocks find their SMs full and leave.
+			 */
+			if (!done[i] && (nk < t->hw ||
+					 (GSP_PERSIST_CTRL_EPOCH(word) != t->ep &&
+					  nk < full)))
+				lost[i] = topup(t);
+			t->hw = nk;
+			t->ep = GSP_PERSIST_CTRL_EPOCH(word);
+		}
+		pthread_mutex_lock(&sp.mu);
+		for (i = 0; i < n; i++) {
+			batch[i]->claimed = 0;
+			if (lost[i]) {
+				ctl_retire(batch[i], &dead);
+				batch[i]->state = CTL_LOST;
+			} else if (done[i]) {
+				ctl_retire(batch[i], &dead);
+			}
+		}
+		pthread_cond_broadcast(&sp.cv);
+		pthread_mutex_unlock(&sp.mu);
+		img_free_list(dead);
+		sleep_ns(sp.cfg.watch_ns);
+		pthread_mutex_lock(&sp.mu);
+	}
+	pthread_mutex_unlock(&sp.mu);
+	return NULL;
+}
+
+static void watcher_start(void)
+{
+	pthread_mutex_lock(&sp.mu);
+	if (!sp.watcher_running && !sp.stop &&
+	    !pthread_create(&sp.watcher, NULL, watcher_main, NULL))
+		sp.watcher_running = 1;
+	else if (!sp.watcher_running)
+		gsp_warn_once(&sp.warned_wait,
+			      "spatial: cannot start the watcher thread; BE kernels give slots up but take them back only at their next launch");
+	pthread_mutex_unlock(&sp.mu);
+}
+
+/* Set-up, stats, exit ---------------------------------------------------------- */
+
+#define RSYM(field, name) (*(void **)&R.field = gsp_real_sym(name))
+#define RHOOK(field, id) (*(void **)&R.field = gsp_real(id))
+
+void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
+{
+	sp.cfg = *cfg;
+	RSYM(ctx_dev, "cuCtxGetDevice");
+	RHOOK(ctx_set, H_cuCtxSetCurrent);
+	RSYM(dev_get, "cuDeviceGet");
+	RSYM(dev_attr, "cuDeviceGetAttribute");
+	RHOOK(mod_load, H_cuModuleLoadData);
+	RHOOK(mod_fn, H_cuModuleGetFunction);
+	RHOOK(mod_unload, H_cuModuleUnload);
+	RSYM(occ, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	RSYM(fn_attr, "cuFuncSetAttribute");
+	RSYM(mem_alloc, "cuMemAlloc_v2");
+	RHOOK(mem_free, H_cuMemFree_v2);
+	RHOOK(memset32[0], H_cuMemsetD32Async);
+	RHOOK(memset32[1], H_cuMemsetD32Async_ptsz);
+	RHOOK(htod, H_cuMemcpyHtoDAsync_v2);
+	RHOOK(dtoh, H_cuMemcpyDtoHAsync_v2);
+	RSYM(stream_create, "cuStreamCreate");
+	RHOOK(stream_sync, H_cuStreamSynchronize);
+	RSYM(ev_create, "cuEventCreate");
+	RHOOK(ev_record[0], H_cuEventRecord);
+	RHOOK(ev_record[1], H_cuEventRecord_ptsz);
+	RHOOK(ev_query, H_cuEventQuery);
+	RHOOK(launch[0], H_cuLaunchKernel);
+	RHOOK(launch[1], H_cuLaunchKernel_ptsz);
+	RHOOK(launch_ex[0], H_cuLaunchKernelEx);
+	RHOOK(launch_ex[1], H_cuLaunchKernelEx_ptsz);
+	RSYM(host_reg, "cuMemHostRegister_v2");
+	RSYM(host_dptr, "cuMemHostGetDevicePointer_v2");
+	RSYM(host_alloc, "cuMemHostAlloc");
+	if (!R.ctx_dev || !R.ctx_set || !R.dev_get || !R.dev_attr ||
+	    !R.mod_load || !R.mod_fn || !R.mod_unload || !R.occ || !R.fn_attr ||
+	    !R.mem_alloc || !R.mem_free || !R.memset32[0] || !R.memset32[1] ||
+	    !R.htod || !R.dtoh || !R.stream_create || !R.stream_sync ||
+	    !R.ev_create || !R.ev_record[0] || !R.ev_record[1] || !R.ev_query ||
+	    !R.launch[0] || !R.launch[1] || !R.launch_ex[0] ||
+	    !R.launch_ex[1] || !R.host_reg || !R.host_dptr || !R.host_alloc) {
+		fprintf(stderr, "gsp: spatial: the CUDA driver lacks functions spatial sharing needs; kernels run unchanged\n");
+		return;
+	}
+	atomic_store(&sp.on, 1);
+}
+
+void gsp_sp_stats(FILE *f)
+{
+	unsigned int i;
+
+	if (!gsp_sp_on())
+		return;
+	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\n",
+		atomic_load(&sp.launches), atomic_load(&sp.topups));
+	pthread_mutex_lock(&sp.mu);
+	for (i = 0; i < sp.nreason; i++)
+		fprintf(f, "spatial_fallback_%s %lu\n", sp.reason[i].name,
+			sp.reason[i].n);
+	pthread_mutex_unlock(&sp.mu);
+}
+
+void gsp_sp_stop(void)
+{
+	struct timespec ts;
+	int running;
+
+	pthread_mutex_lock(&sp.mu);
+	sp.stop = 1;
+	running = sp.watcher_running;
+	pthread_cond_broadcast(&sp.wake);
+	pthread_mutex_unlock(&sp.mu);
+	if (!running)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(JOIN_NS / 1000000000ULL);
+	/* Bounded: a driver call torn down under it must not hang the exit. */
+	if (pthread_timedjoin_np(sp.watcher, NULL, &ts))
+		fprintf(stderr, "gsp: spatial: the watcher did not finish at exit\n");
+	else
+		sp.watcher_running = 0;
+}
+
+void gsp_sp_after_fork(void)
+{
+	/* The child has no watcher and runs in pass-through. */
+	pthread_mutex_init(&sp.mu, NULL);
+	pthread_cond_init(&sp.wake, NULL);
+	pthread_cond_init(&sp.cv, NULL);
+	sp.watcher_running = 0;
+	sp.nlive = 0;
+	atomic_store(&sp.on, 0);
+}

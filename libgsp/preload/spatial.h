@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Spatial sharing on the BE side (spatial.c, Documentation/spatial.rst):
+ * module images recorded at load, kernels turned into their persistent
+ * form (libgsp/xform) and JIT-compiled at their first BE launch, launches
+ * redirected to NAME__gsp, and the watcher thread that launches top-ups
+ * when the board's partition request shrinks.
+ */
+#ifndef GSP_SPATIAL_H
+#define GSP_SPATIAL_H
+
+#include <stddef.h>
+
+#include <gsp_board.h>
+
+#include "preload.h"
+
+struct gsp_spatial_cfg {
+	const struct gsp_board *board;	/* read-only mapping of the board */
+	uint32_t device;		/* the board's device */
+	uint32_t refresh_ns, batch_ns;	/* struct gsp_persist_job's */
+	uint64_t watch_ns;		/* watcher poll period */
+};
+
+/* Turns spatial sharing on (dispatch.c's setup, BE tenants only). */
+GSP_HIDDEN void gsp_sp_start(const struct gsp_spatial_cfg *cfg);
+GSP_HIDDEN int gsp_sp_on(void);
+
+/*
+ * Module tracking, from the load wrappers (after the real call succeeded).
+ * @limit: readable bytes of @image, SIZE_MAX when unknown.
+ */
+GSP_HIDDEN void gsp_sp_image(const void *handle, const void *image,
+			     size_t limit);
+GSP_HIDDEN void gsp_sp_image_file(const void *handle, const char *path);
+/* @child (a function, kernel or module) comes from @parent; @name: the
+ * kernel's, NULL for a library's module. */
+GSP_HIDDEN void gsp_sp_child(const void *child, const void *parent,
+			     const char *name);
+/* @handle (a module or library) is unloaded: it and its children go. */
+GSP_HIDDEN void gsp_sp_forget(const void *handle);
+/*
+ * @ctx is about to be destroyed (or, for @ctx NULL, every context of
+ * device @dev, for primary context release and reset): our state in it
+ * goes, once the watcher is out of it.
+ */
+GSP_HIDDEN void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev);
+
+/*
+ * Dispatcher thread, @op's context current: 1 if @op (a launch) will run
+ * in persistent form (op->sp set; it then needs no time-plane gate), 0 if
+ * it runs unchanged (the reason is reported once per kernel).
+ */
+GSP_HIDDEN int gsp_sp_prepare(struct gsp_op *op);
+/* Issues a prepared @op; 0 if it must be issued unchanged after all. */
+GSP_HIDDEN int gsp_sp_issue(struct gsp_op *op, CUresult *r);
+
+GSP_HIDDEN void gsp_sp_stats(FILE *f);
+/* At exit: stops the watcher, waiting a bounded time. */
+GSP_HIDDEN void gsp_sp_stop(void);
+GSP_HIDDEN void gsp_sp_after_fork(void);
+
+#endif /* GSP_SPATIAL_H */
