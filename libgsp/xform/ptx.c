@@ -9,7 +9,7 @@
 struct parser {
 	struct ptx_module *m;
 	uint32_t pos;		/* next token */
-	uint32_t cap_toks, cap_stmts, cap_funcs;
+	uint32_t cap_toks, cap_stmts, cap_funcs, cap_vars;
 	char *err;
 	size_t errlen;
 };
@@ -362,6 +362,58 @@ static int parse_func(struct parser *p, uint32_t start)
 	return 0;
 }
 
+/* The declarators of a module-level declaration toks[first..end). */
+static int add_vars(struct parser *p, uint32_t first, uint32_t end,
+		    int is_extern)
+{
+	struct ptx_module *m = p->m;
+	enum ptx_var_space sp;
+	int depth = 0, init = 0;
+	uint32_t t;
+
+	if (ptx_tok_is(m, first, ".global"))
+		sp = PTX_V_GLOBAL;
+	else if (ptx_tok_is(m, first, ".const"))
+		sp = PTX_V_CONST;
+	else if (ptx_tok_is(m, first, ".tex") || ptx_tok_is(m, first, ".surf"))
+		sp = PTX_V_TEXTURE;
+	else
+		return 0;	/* .shared, .local, directives */
+	if (is_extern)
+		return 0;
+	for (t = first; t < end; t++)
+		if (ptx_tok_is(m, t, ".texref") || ptx_tok_is(m, t, ".samplerref") ||
+		    ptx_tok_is(m, t, ".surfref"))
+			sp = PTX_V_TEXTURE;
+	for (t = first; t + 1 < end; t++) {
+		const struct ptx_tok *k = &m->toks[t], *nx = &m->toks[t + 1];
+		char c = m->src[nx->off];
+
+		if (k->kind == PTX_PUNCT) {
+			char o = m->src[k->off];
+
+			depth += o == '(' || o == '[' || o == '{';
+			depth -= o == ')' || o == ']' || o == '}';
+			if (!depth && o == '=')
+				init = 1;
+			else if (!depth && o == ',')
+				init = 0;
+			continue;
+		}
+		/* A name is a word right before '[', '=', ',' or ';'. */
+		if (depth || init || k->kind != PTX_WORD ||
+		    m->src[k->off] == '.' || nx->kind != PTX_PUNCT ||
+		    (c != '[' && c != '=' && c != ',' && c != ';'))
+			continue;
+		if (grow((void **)&m->vars, &p->cap_vars, m->nvars,
+			 sizeof(*m->vars)))
+			return fail(p, k->line, "out of memory");
+		m->vars[m->nvars].space = sp;
+		m->vars[m->nvars++].name_tok = t;
+	}
+	return 0;
+}
+
 static void parse_target(struct parser *p)
 {
 	struct ptx_module *m = p->m;
@@ -393,6 +445,7 @@ int ptx_parse(struct ptx_module *m, const char *src, size_t len,
 		goto bad;
 	while (p.pos < m->ntoks) {
 		uint32_t start = p.pos;
+		int is_extern = 0;
 
 		if (ptx_tok_is(m, p.pos, ".version") ||
 		    ptx_tok_is(m, p.pos, ".address_size") ||
@@ -418,8 +471,10 @@ int ptx_parse(struct ptx_module *m, const char *src, size_t len,
 		while (ptx_tok_is(m, p.pos, ".visible") ||
 		       ptx_tok_is(m, p.pos, ".extern") ||
 		       ptx_tok_is(m, p.pos, ".weak") ||
-		       ptx_tok_is(m, p.pos, ".common"))
+		       ptx_tok_is(m, p.pos, ".common")) {
+			is_extern |= ptx_tok_is(m, p.pos, ".extern");
 			p.pos++;
+		}
 		if (ptx_tok_is(m, p.pos, ".entry") || ptx_tok_is(m, p.pos, ".func")) {
 			if (parse_func(&p, start))
 				goto bad;
@@ -427,7 +482,10 @@ int ptx_parse(struct ptx_module *m, const char *src, size_t len,
 		}
 		if (p.pos < m->ntoks && m->toks[p.pos].kind == PTX_WORD &&
 		    m->src[m->toks[p.pos].off] == '.') {
-			if (skip_stmt(&p))
+			uint32_t first = p.pos;
+
+			if (skip_stmt(&p) ||
+			    add_vars(&p, first, p.pos, is_extern))
 				goto bad;
 			continue;
 		}
@@ -447,8 +505,10 @@ void ptx_free(struct ptx_module *m)
 	free(m->toks);
 	free(m->stmts);
 	free(m->funcs);
+	free(m->vars);
 	m->toks = NULL;
 	m->stmts = NULL;
 	m->funcs = NULL;
-	m->ntoks = m->nstmts = m->nfuncs = 0;
+	m->vars = NULL;
+	m->ntoks = m->nstmts = m->nfuncs = m->nvars = 0;
 }

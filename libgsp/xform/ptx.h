@@ -55,6 +55,19 @@ struct ptx_func {
 	uint32_t end_tok;	/* one past the last token */
 };
 
+/*
+ * A module-scope variable: a .global or .const declaration outside every
+ * function (CUDA __device__ and __constant__), or a texture, sampler or
+ * surface reference. .extern ones are not listed: they are defined
+ * elsewhere.
+ */
+enum ptx_var_space { PTX_V_GLOBAL, PTX_V_CONST, PTX_V_TEXTURE };
+
+struct ptx_var {
+	enum ptx_var_space space;
+	uint32_t name_tok;
+};
+
 struct ptx_module {
 	const char *src;
 	size_t len;
@@ -64,6 +77,8 @@ struct ptx_module {
 	uint32_t nstmts;
 	struct ptx_func *funcs;
 	uint32_t nfuncs;
+	struct ptx_var *vars;
+	uint32_t nvars;
 	int target_sm;		/* from .target sm_NN[a|f]; 0 if absent */
 };
 
