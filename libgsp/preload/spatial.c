@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <gsp_persist.h>
+#include <ptx.h>
 #include <xform.h>
 
 #include "fatbin.h"
@@ -91,17 +92,28 @@ struct sp_ctl {
 	struct gsp_persist_job job;
 };
 
+/* A module-scope variable: its copy in the program's module and ours. */
+struct sp_var {
+	CUdeviceptr orig, xf;
+	size_t size;
+	int writable;		/* .global: copied back after the kernel */
+};
+
 struct sp_mod {
 	struct sp_mod *next;
 	struct sp_ctx *c;
 	CUmodule m;
 	CUresult err;		/* the JIT's error, or CUDA_SUCCESS */
+	char why[200];		/* if a variable cannot be paired */
+	struct sp_var *vars;
+	unsigned int nvars;
 };
 
 struct sp_kfn {			/* NAME__gsp in one context */
 	struct sp_kfn *next;
 	struct sp_ctx *c;
 	struct sp_kern *kern;
+	struct sp_mod *md;
 	CUfunction f;
 	CUresult err;
 	unsigned int threads, shmem;	/* of the cached occupancy */
@@ -121,13 +133,23 @@ struct sp_kern {
 	struct sp_kfn *fns;
 };
 
+struct sp_gvar {
+	char *name;
+	int writable;
+};
+
 struct sp_img {
 	int refs;
+	const void *root;	/* the program's module or library */
+	int lib;		/* root is a library */
 	struct gsp_fb_ptx ptx;	/* data NULL: none, see noptx */
 	const char *noptx;
 	int xstate;		/* 0 not yet, 1 done, -1 failed */
 	char xerr[160];
+	const char *xtoken;	/* the stats' reason if it failed, or NULL */
 	struct gsp_xform_result xr;
+	struct sp_gvar *gv;	/* its module-scope variables */
+	unsigned int ngv;
 	struct sp_kern *kerns;
 	struct sp_mod *mods;
 	struct sp_img *dead_next;	/* see img_queue() */
@@ -150,6 +172,9 @@ static struct {
 	__typeof__(&cuModuleLoadData) mod_load;
 	__typeof__(&cuModuleGetFunction) mod_fn;
 	__typeof__(&cuModuleUnload) mod_unload;
+	__typeof__(&cuModuleGetGlobal) mod_global;
+	__typeof__(&cuLibraryGetGlobal) lib_global;	/* NULL before 12.0 */
+	__typeof__(&cuMemcpyDtoDAsync) dtod[2];		/* [ptsz] */
 	__typeof__(&cuOccupancyMaxActiveBlocksPerMultiprocessor) occ;
 	__typeof__(&cuFuncSetAttribute) fn_attr;
 	__typeof__(&cuMemAlloc) mem_alloc;
@@ -269,8 +294,12 @@ static void img_free(struct sp_img *img)
 		/* A destroyed context took its modules with it. */
 		if (md->m && !__atomic_load_n(&md->c->dead, __ATOMIC_ACQUIRE))
 			R.mod_unload(md->m);
+		free(md->vars);
 		free(md);
 	}
+	while (img->ngv)
+		free(img->gv[--img->ngv].name);
+	free(img->gv);
 	for (kn = img->kerns; kn; kn = kn2) {
 		kn2 = kn->next;
 		for (kf = kn->fns; kf; kf = kf2) {
@@ -362,7 +391,8 @@ static unsigned int load_arch(void)
 	return (unsigned int)(ma * 10 + mi);
 }
 
-void gsp_sp_image(const void *handle, const void *image, size_t limit)
+static void sp_image(const void *handle, const void *image, size_t limit,
+		     int lib)
 {
 	struct sp_img *img, *dead = NULL;
 	const char *why;
@@ -372,6 +402,8 @@ void gsp_sp_image(const void *handle, const void *image, size_t limit)
 	img = calloc(1, sizeof(*img));
 	if (!img)
 		return;
+	img->root = handle;
+	img->lib = lib;
 	/* Copied now: the program may free its image after the load. */
 	if (gsp_fb_find_ptx(image, limit, load_arch(), &img->ptx, &why))
 		img->noptx = why;
@@ -383,7 +415,17 @@ void gsp_sp_image(const void *handle, const void *image, size_t limit)
 	img_free_list(dead);
 }
 
-void gsp_sp_image_file(const void *handle, const char *path)
+void gsp_sp_image(const void *handle, const void *image, size_t limit)
+{
+	sp_image(handle, image, limit, 0);
+}
+
+void gsp_sp_lib_image(const void *handle, const void *image, size_t limit)
+{
+	sp_image(handle, image, limit, 1);
+}
+
+static void sp_image_file(const void *handle, const char *path, int lib)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -408,9 +450,19 @@ void gsp_sp_image_file(const void *handle, const char *path)
 	if (buf) {
 		buf[got] = 0;
 		/* The NUL after it makes a PTX file plain text. */
-		gsp_sp_image(handle, buf, (size_t)got + 1);
+		sp_image(handle, buf, (size_t)got + 1, lib);
 	}
 	free(buf);
+}
+
+void gsp_sp_image_file(const void *handle, const char *path)
+{
+	sp_image_file(handle, path, 0);
+}
+
+void gsp_sp_lib_image_file(const void *handle, const char *path)
+{
+	sp_image_file(handle, path, 1);
 }
 
 static struct sp_kern *kern_get(struct sp_img *img, const char *name)
@@ -826,6 +878,50 @@ static void ctl_release(struct sp_ctl *t)
 
 /* Transformation and JIT (dispatcher thread) --------------------------------- */
 
+/*
+ * The module-scope variables of @text into img->gv: 0, or -1 with
+ * img->xerr (a texture reference, or out of memory).
+ */
+static int img_vars(struct sp_img *img, const char *text, size_t len)
+{
+	struct ptx_module pm;
+	char err[96];
+	uint32_t i;
+
+	if (ptx_parse(&pm, text, len, err, sizeof(err))) {
+		snprintf(img->xerr, sizeof(img->xerr), "its PTX: %s", err);
+		return -1;
+	}
+	img->gv = calloc(pm.nvars ? pm.nvars : 1, sizeof(*img->gv));
+	if (!img->gv) {
+		snprintf(img->xerr, sizeof(img->xerr), "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < pm.nvars; i++) {
+		const struct ptx_tok *t = &pm.toks[pm.vars[i].name_tok];
+
+		/* Textures bind per module: ours would never be bound. */
+		if (pm.vars[i].space == PTX_V_TEXTURE) {
+			img->xtoken = "module-texture";
+			snprintf(img->xerr, sizeof(img->xerr),
+				 "its module declares the texture, sampler or surface %.*s",
+				 (int)t->len, text + t->off);
+			goto fail;
+		}
+		img->gv[img->ngv].name = strndup(text + t->off, t->len);
+		if (!img->gv[img->ngv].name) {
+			snprintf(img->xerr, sizeof(img->xerr), "out of memory");
+			goto fail;
+		}
+		img->gv[img->ngv++].writable = pm.vars[i].space == PTX_V_GLOBAL;
+	}
+	ptx_free(&pm);
+	return 0;
+fail:
+	ptx_free(&pm);
+	return -1;
+}
+
 /* gsp_xform() of the image, once; 0 or -1 with img->xerr. */
 static int img_transform(struct sp_img *img)
 {
@@ -847,9 +943,11 @@ static int img_transform(struct sp_img *img)
 		return -1;
 	}
 	rc = gsp_xform(text, len, NULL, &img->xr, img->xerr, sizeof(img->xerr));
-	free(text);
 	if (rc == GSP_XFORM_NO_PTX_INPUT)
 		snprintf(img->xerr, sizeof(img->xerr), "the image's PTX is not text");
+	if (!rc)
+		rc = img_vars(img, text, len);
+	free(text);
 	if (rc)
 		return -1;
 	img->xstate = 1;
@@ -884,7 +982,8 @@ static int kern_verdict(struct sp_kern *kn)
 	kn->looked = 1;
 	kn->token = "xform";
 	if (img_transform(img)) {
-		kn->token = img->ptx.data ? "xform" : "no-ptx";
+		kn->token = img->xtoken ? img->xtoken :
+			    img->ptx.data ? "xform" : "no-ptx";
 		snprintf(kn->why, sizeof(kn->why), "%s", img->xerr);
 		return -1;
 	}
@@ -911,6 +1010,51 @@ static int kern_verdict(struct sp_kern *kn)
 	return -1;
 }
 
+/*
+ * Pairs each module-scope variable of @md's image with the program's own
+ * (the current context's, for a library): 0, or -1 with md->why.
+ */
+static int mod_vars(struct sp_img *img, struct sp_mod *md)
+{
+	unsigned int i;
+
+	md->vars = calloc(img->ngv ? img->ngv : 1, sizeof(*md->vars));
+	if (!md->vars) {
+		snprintf(md->why, sizeof(md->why), "out of memory");
+		return -1;
+	}
+	for (i = 0; i < img->ngv; i++) {
+		struct sp_var *v = &md->vars[i];
+		const char *name = img->gv[i].name;
+		size_t xs = 0, os = 0;
+		CUresult r;
+
+		r = R.mod_global(&v->xf, &xs, md->m, name);
+		if (r) {
+			snprintf(md->why, sizeof(md->why),
+				 "its module variable %s is not in its transformed module (error %d)",
+				 name, (int)r);
+			return -1;
+		}
+		if (img->lib)
+			r = R.lib_global ? R.lib_global(&v->orig, &os,
+							(CUlibrary)img->root, name)
+					 : CUDA_ERROR_NOT_SUPPORTED;
+		else
+			r = R.mod_global(&v->orig, &os, (CUmodule)img->root, name);
+		if (r || os != xs) {
+			snprintf(md->why, sizeof(md->why),
+				 "its module variable %s is not in the program's module (error %d, %zu bytes, ours %zu)",
+				 name, (int)r, os, xs);
+			return -1;
+		}
+		v->size = xs;
+		v->writable = img->gv[i].writable;
+		md->nvars++;
+	}
+	return 0;
+}
+
 /* The image's transformed module in @c, JIT-ed once. */
 static struct sp_mod *mod_get(struct sp_img *img, struct sp_ctx *c)
 {
@@ -926,13 +1070,16 @@ static struct sp_mod *mod_get(struct sp_img *img, struct sp_ctx *c)
 	md->err = R.mod_load(&md->m, img->xr.out);
 	if (md->err)
 		md->m = NULL;
+	else if (mod_vars(img, md))
+		md->err = CUDA_ERROR_NOT_FOUND;
 	md->next = img->mods;
 	img->mods = md;
 	return md;
 }
 
+/* NAME__gsp in @c; NULL with @why and the stats' reason in *@token. */
 static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
-			      char *why, size_t n)
+			      char *why, size_t n, const char **token)
 {
 	char name[512];
 	struct sp_kfn *kf;
@@ -941,6 +1088,7 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 	for (kf = kn->fns; kf; kf = kf->next)
 		if (kf->c == c)
 			goto found;
+	*token = "jit";
 	md = mod_get(kn->img, c);
 	if (!md) {
 		snprintf(why, n, "out of memory");
@@ -953,6 +1101,7 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 	}
 	kf->c = c;
 	kf->kern = kn;
+	kf->md = md;
 	kf->err = md->err;
 	if (!kf->err) {
 		snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
@@ -961,9 +1110,14 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 	kf->next = kn->fns;
 	kn->fns = kf;
 found:
-	if (kf->err)
+	*token = "jit";
+	if (kf->md->why[0]) {
+		*token = "module-variable";
+		snprintf(why, n, "%s", kf->md->why);
+	} else if (kf->err) {
 		snprintf(why, n, "the JIT of its transformed form failed (error %d)",
 			 (int)kf->err);
+	}
 	return kf->err ? NULL : kf;
 }
 
@@ -1012,7 +1166,7 @@ int gsp_sp_prepare(struct gsp_op *op)
 	struct sp_img *img;
 	struct sp_kfn *kf;
 	struct sp_ctx *c;
-	const char *reason;
+	const char *reason, *token;
 	char why[200];
 	unsigned int threads, shmem;
 	CUfunction f;
@@ -1070,9 +1224,9 @@ int gsp_sp_prepare(struct gsp_op *op)
 		fallback(kn, "context", why);
 		goto out;
 	}
-	kf = kfn_get(kn, c, why, sizeof(why));
+	kf = kfn_get(kn, c, why, sizeof(why), &token);
 	if (!kf) {
-		fallback(kn, "jit", why);
+		fallback(kn, token, why);
 		goto out;
 	}
 	if (op->kind == OP_LAUNCH_EX) {
@@ -1118,6 +1272,29 @@ static int ctl_params(struct sp_ctl *t, const struct gsp_op *op, void **params)
 		pp[i] = (char *)t->pbuf + ((char *)params[i] - (char *)op->buf);
 	pp[np] = &t->job;
 	return 0;
+}
+
+/*
+ * Module-scope variables around a primary, on its stream: every one into
+ * our module before it (@back 0), the writable ones back after it.
+ */
+static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s,
+			  int back)
+{
+	unsigned int i;
+	CUresult r;
+
+	for (i = 0; i < md->nvars; i++) {
+		const struct sp_var *v = &md->vars[i];
+
+		if (back && !v->writable)
+			continue;
+		r = back ? R.dtod[pt](v->orig, v->xf, v->size, s)
+			 : R.dtod[pt](v->xf, v->orig, v->size, s);
+		if (r)
+			return r;
+	}
+	return CUDA_SUCCESS;
 }
 
 static void watcher_start(void);
@@ -1178,15 +1355,19 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		t->shmem = cfg.sharedMemBytes;
 		cfg.gridDimX = grid;
 		cfg.gridDimY = cfg.gridDimZ = 1;
-		r = R.memset32[pt](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4,
-				   op->stream);
+		r = vars_copy(kf->md, pt, op->stream, 0);
+		if (!r)
+			r = R.memset32[pt](t->dptr, 0,
+					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
 			r = R.launch_ex[pt](&cfg, t->f, t->params, NULL);
 	} else {
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
 		t->shmem = op->u.k.shmem;
-		r = R.memset32[pt](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4,
-				   op->stream);
+		r = vars_copy(kf->md, pt, op->stream, 0);
+		if (!r)
+			r = R.memset32[pt](t->dptr, 0,
+					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
 			r = R.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
 					 t->b[2], t->shmem, op->stream,
@@ -1204,7 +1385,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		return 0;
 	}
 	atomic_fetch_add_explicit(&sp.launches, 1, memory_order_relaxed);
-	*res = CUDA_SUCCESS;
+	/* It ran: a lost copy-back is the program's error now. */
+	*res = vars_copy(kf->md, pt, op->stream, 1);
 	if (R.ev_record[pt](t->ev_p, op->stream)) {
 		/* Its end cannot be seen: never reused, never topped up. */
 		pthread_mutex_lock(&sp.mu);
@@ -1370,6 +1552,10 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 	RHOOK(mod_load, H_cuModuleLoadData);
 	RHOOK(mod_fn, H_cuModuleGetFunction);
 	RHOOK(mod_unload, H_cuModuleUnload);
+	RSYM(mod_global, "cuModuleGetGlobal_v2");
+	RSYM(lib_global, "cuLibraryGetGlobal");
+	RHOOK(dtod[0], H_cuMemcpyDtoDAsync_v2);
+	RHOOK(dtod[1], H_cuMemcpyDtoDAsync_v2_ptsz);
 	RSYM(occ, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	RSYM(fn_attr, "cuFuncSetAttribute");
 	RSYM(mem_alloc, "cuMemAlloc_v2");
@@ -1392,7 +1578,8 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 	RSYM(host_dptr, "cuMemHostGetDevicePointer_v2");
 	RSYM(host_alloc, "cuMemHostAlloc");
 	if (!R.ctx_dev || !R.ctx_set || !R.dev_get || !R.dev_attr ||
-	    !R.mod_load || !R.mod_fn || !R.mod_unload || !R.occ || !R.fn_attr ||
+	    !R.mod_load || !R.mod_fn || !R.mod_unload || !R.mod_global ||
+	    !R.dtod[0] || !R.dtod[1] || !R.occ || !R.fn_attr ||
 	    !R.mem_alloc || !R.mem_free || !R.memset32[0] || !R.memset32[1] ||
 	    !R.htod || !R.dtoh || !R.stream_create || !R.stream_sync ||
 	    !R.ev_create || !R.ev_record[0] || !R.ev_record[1] || !R.ev_query ||

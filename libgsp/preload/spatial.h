@@ -33,6 +33,11 @@ GSP_HIDDEN int gsp_sp_on(void);
 GSP_HIDDEN void gsp_sp_image(const void *handle, const void *image,
 			     size_t limit);
 GSP_HIDDEN void gsp_sp_image_file(const void *handle, const char *path);
+/* The same for a library (its module variables are looked up with
+ * cuLibraryGetGlobal, not cuModuleGetGlobal). */
+GSP_HIDDEN void gsp_sp_lib_image(const void *handle, const void *image,
+				 size_t limit);
+GSP_HIDDEN void gsp_sp_lib_image_file(const void *handle, const char *path);
 /* @child (a function, kernel or module) comes from @parent; @name: the
  * kernel's, NULL for a library's module. */
 GSP_HIDDEN void gsp_sp_child(const void *child, const void *parent,

@@ -16,7 +16,10 @@
  * device has FAKE_SMS SMs, compute capability 9.0, an occupancy of
  * FAKE_OCC blocks per SM for every kernel, and MPS on unless
  * FAKE_CUDA_MPS=0. FAKE_CUDA_NO_REGISTER=1 makes cuMemHostRegister fail.
- * Mapped host memory's device address is its host address.
+ * Mapped host memory's device address is its host address. A module's
+ * variables (cuModuleGetGlobal, cuLibraryGetGlobal) are those its PTX
+ * declares as "NAME[N];" or "NAME;" after a type .bW/.uW/.sW/.fW: N x W/8
+ * bytes of fake device memory each, allocated at the first look-up.
  *
  * FAKE_CUDA_REALTIME=1 makes the fake GPU keep wall-clock time instead,
  * for the flood test and the micro-benchmark: one queue whose ops each
@@ -72,7 +75,14 @@ static unsigned int nallocs;
 
 struct fake_event { uint64_t t; int id; int held; };
 struct fake_func { int nparams; size_t size[MAX_FPARAMS]; char name[48]; };
-struct fake_mod { char *text; };	/* PTX text, or NULL */
+#define MOD_VARS 8
+struct fake_mod {		/* PTX text, or NULL; its variables */
+	char *text;
+	struct { char name[48]; CUdeviceptr p; size_t n; } var[MOD_VARS];
+	unsigned int nvar;
+};
+static char hidden[48];		/* see fake_hide_global() */
+static int hidden_in_gsp;
 
 static uint64_t now_ns(void)
 {
@@ -195,6 +205,14 @@ EXPORT void fake_trace_reset(void)
 EXPORT void fake_set_op_ns(uint64_t ns) { op_ns = ns; }
 EXPORT void fake_hold(int on) { __atomic_store_n(&hold, on, __ATOMIC_SEQ_CST); }
 EXPORT void fake_set_version(int v) { driver_version = v; }
+
+EXPORT void fake_hide_global(const char *name, int in_gsp)
+{
+	pthread_mutex_lock(&mu);
+	snprintf(hidden, sizeof(hidden), "%s", name);
+	hidden_in_gsp = in_gsp;
+	pthread_mutex_unlock(&mu);
+}
 
 EXPORT void fake_register(const void *p, size_t n, unsigned int type)
 {
@@ -553,7 +571,34 @@ EXPORT CUresult sym(dt d, st s_, size_t n, CUstream s)			\
 	return CUDA_SUCCESS;						\
 }
 ACOPY(cuMemcpyHtoDAsync_v2_ptsz, CUdeviceptr, const void *)
-ACOPY(cuMemcpyDtoDAsync_v2, CUdeviceptr, CUdeviceptr)
+
+/* Copies for real between fake device memory; the trace has both ends. */
+static CUresult dtod(const char *name, CUdeviceptr d, CUdeviceptr src,
+		     size_t n, CUstream s)
+{
+	struct fake_call *c = rec(name, s, n, 1);
+
+	if (c) {
+		c->addr = d;
+		c->src = src;
+		c->count = n;
+	}
+	if (is_alloc(d, n) && is_alloc(src, n))
+		memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)src, n);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n,
+				     CUstream s)
+{
+	return dtod("cuMemcpyDtoDAsync_v2", d, src, n, s);
+}
+
+EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr src,
+					  size_t n, CUstream s)
+{
+	return dtod("cuMemcpyDtoDAsync_v2_ptsz", d, src, n, s);
+}
 
 /* These two copy for real when the device side is fake device memory. */
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n,
@@ -799,6 +844,76 @@ EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *n)
 	return get_fn(f, (const struct fake_mod *)m, n);
 }
 
+/* Bytes of variable @name as @text declares it; 0 if it does not. */
+static size_t var_size(const char *text, const char *name)
+{
+	size_t l = strlen(name), n = 1, w;
+	const char *p, *t;
+
+	for (p = strstr(text, name); p; p = strstr(p + 1, name)) {
+		if (p == text || p[-1] != ' ' || (p[l] != '[' && p[l] != ';'))
+			continue;
+		if (p[l] == '[')
+			n = strtoul(p + l + 1, NULL, 10);
+		/* the type: the word before, ".b8", ".u32", ... */
+		for (t = p - 1; t > text && t[-1] != '.'; t--)
+			;
+		w = strtoul(t + 1, NULL, 10);
+		return w ? n * (w / 8) : 0;
+	}
+	return 0;
+}
+
+static CUresult get_global(const char *sym, CUdeviceptr *d, size_t *bytes,
+			   struct fake_mod *m, const char *name)
+{
+	struct fake_call *c = rec(sym, NULL, 0, 0);
+	unsigned int i;
+	size_t n;
+	int gone;
+
+	pthread_mutex_lock(&mu);
+	gone = !strcmp(hidden, name) &&
+	       (m->text && strstr(m->text, "__gsp")) == hidden_in_gsp;
+	pthread_mutex_unlock(&mu);
+	n = m->text && !gone ? var_size(m->text, name) : 0;
+	if (!n)
+		return CUDA_ERROR_NOT_FOUND;
+	for (i = 0; i < m->nvar && strcmp(m->var[i].name, name); i++)
+		;
+	if (i == m->nvar) {
+		if (i == MOD_VARS || cuMemAlloc_v2(&m->var[i].p, n))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		snprintf(m->var[i].name, sizeof(m->var[i].name), "%s", name);
+		m->var[i].n = n;
+		m->nvar++;
+	}
+	if (d)
+		*d = m->var[i].p;
+	if (bytes)
+		*bytes = m->var[i].n;
+	if (c) {
+		snprintf(c->fn, sizeof(c->fn), "%s", name);
+		c->addr = m->var[i].p;
+		c->count = n;
+	}
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *d, size_t *bytes,
+				     CUmodule m, const char *name)
+{
+	return get_global("cuModuleGetGlobal_v2", d, bytes,
+			  (struct fake_mod *)m, name);
+}
+
+EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *d, size_t *bytes,
+				   CUlibrary l, const char *name)
+{
+	return get_global("cuLibraryGetGlobal", d, bytes,
+			  (struct fake_mod *)l, name);
+}
+
 EXPORT CUresult cuModuleUnload(CUmodule m)
 {
 	rec("cuModuleUnload", NULL, 0, 0);
@@ -881,9 +996,11 @@ static const struct { const char *name; void *fn; } syms[] = {
 	S(cuGraphLaunch_ptsz), S(cuMemcpyHtoD_v2), S(cuMemcpyHtoD_v2_ptds),
 	S(cuMemcpyHtoD), S(cuMemcpyDtoH_v2), S(cuMemcpyDtoD_v2),
 	S(cuMemcpyHtoDAsync_v2), S(cuMemcpyHtoDAsync_v2_ptsz),
-	S(cuMemcpyDtoHAsync_v2), S(cuMemcpyDtoDAsync_v2), S(cuMemsetD32Async),
+	S(cuMemcpyDtoHAsync_v2), S(cuMemcpyDtoDAsync_v2),
+	S(cuMemcpyDtoDAsync_v2_ptsz), S(cuMemsetD32Async),
 	S(cuModuleLoadData), S(cuModuleLoadDataEx), S(cuModuleLoadFatBinary),
-	S(cuModuleLoad), S(cuModuleGetFunction), S(cuModuleUnload),
+	S(cuModuleLoad), S(cuModuleGetFunction), S(cuModuleGetGlobal_v2),
+	S(cuModuleUnload), S(cuLibraryGetGlobal),
 	S(cuLibraryLoadData), S(cuLibraryLoadFromFile), S(cuLibraryGetKernel),
 	S(cuLibraryGetModule), S(cuKernelGetFunction), S(cuLibraryUnload),
 	{ "cuGetProcAddress", NULL }, { "cuGetProcAddress_v2", NULL },
@@ -904,7 +1021,7 @@ static const char *const ptds_names[] = { "cuMemcpyHtoD", NULL };
 static const char *const ptsz_names[] = {
 	"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
 	"cuGraphLaunch", "cuEventRecord", "cuStreamSynchronize",
-	"cuMemcpyHtoDAsync", NULL,
+	"cuMemcpyHtoDAsync", "cuMemcpyDtoDAsync", NULL,
 };
 
 static int in(const char *const *l, const char *s)

@@ -19,8 +19,8 @@ struct fake_call {
 	unsigned int grid[3], block[3], shmem;
 	int has_job;		/* last parameter of 56 bytes, copied: */
 	unsigned char job[56];	/* struct gsp_persist_job */
-	/* memsets */
-	uint64_t addr, count;
+	/* memsets, copies (addr: destination), module variable look-ups */
+	uint64_t addr, count, src;
 };
 
 unsigned int fake_trace_len(void);
@@ -32,5 +32,10 @@ void fake_register(const void *p, size_t n, unsigned int type);
 struct CUfunc_st *fake_function(int nparams, const size_t *sizes);
 /* 1: events recorded from now on stay incomplete; 0: all complete. */
 void fake_hold(int on);
+/*
+ * Module variable @name is not found from now on in modules whose PTX has
+ * (@in_gsp 1) or lacks (0) a transformed kernel (a "__gsp" name).
+ */
+void fake_hide_global(const char *name, int in_gsp);
 
 #endif /* FAKE_CUDA_H */

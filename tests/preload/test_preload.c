@@ -21,6 +21,12 @@
  *             shrinks while it runs and none after; untransformable
  *             kernels run unchanged; transformed launches do not wait
  *             for LC work, the others do
+ *   spvars    module-scope variables of transformed kernels: copied into
+ *             the transformed module before a primary and, if writable,
+ *             back after it, on its stream; none for an image without
+ *             them; kernels whose variables cannot be paired, or whose
+ *             module has a texture reference, run unchanged (run.sh
+ *             counts the reports)
  *   nospatial the same program where nothing may be transformed (run.sh:
  *             GSP_SPATIAL=0, or an LC tenant)
  *   flood     with FAKE_CUDA_REALTIME=1: 20000 back-to-back zero-length
@@ -765,6 +771,199 @@ static void t_spatial(void)
 	cuLibraryUnload(lib);
 }
 
+/* Module-scope variables -------------------------------------------------- */
+
+/* cvar and gvar are copied; evar (extern) and svar (shared) are not. */
+static const char vars_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n\n"
+	".const .align 4 .b8 cvar[16] = {1, 2, 3};\n"
+	".global .align 4 .u32 gvar;\n"
+	".extern .global .align 4 .u32 evar;\n"
+	".shared .align 4 .b8 svar[64];\n\n"
+	".visible .entry kv(\n\t.param .u32 kv_param_0\n)\n{\n"
+	"\t.reg .b32 %r<4>;\n\tld.param.u32 %r1, [kv_param_0];\n"
+	"\tld.const.u32 %r2, [cvar];\n\tadd.s32 %r3, %r1, %r2;\n"
+	"\tst.global.u32 [gvar], %r3;\n\tret;\n}\n";
+
+/* Its variable is hidden from one module by fake_hide_global(). */
+static const char hvar_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n\n"
+	".global .align 8 .b8 hvar[8];\n\n"
+	".visible .entry kh(\n\t.param .u32 kh_param_0\n)\n{\n"
+	"\t.reg .b32 %r<2>;\n\tld.param.u32 %r1, [kh_param_0];\n"
+	"\tst.global.u32 [hvar], %r1;\n\tret;\n}\n";
+
+static const char tex_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n\n"
+	".global .texref tref;\n\n"
+	".visible .entry kt(\n\t.param .u32 kt_param_0\n)\n{\n"
+	"\t.reg .b32 %r<2>;\n\tld.param.u32 %r1, [kt_param_0];\n\tret;\n}\n";
+
+/* DtoD copies named @name in the trace [from, to) on @s, into @out. */
+static unsigned int copies(const char *name, unsigned int from,
+			   unsigned int to, CUstream s, struct fake_call *out,
+			   unsigned int max)
+{
+	unsigned int i, k = 0;
+	struct fake_call c;
+
+	for (i = from; i < to; i++) {
+		fake_trace_get(i, &c);
+		if (!strncmp(c.name, "cuMemcpyDtoD", 12) && k < max)
+			out[k++] = c;
+		if (!strncmp(c.name, "cuMemcpyDtoD", 12) &&
+		    (strcmp(c.name, name) || c.stream != (uintptr_t)s))
+			return ~0u;	/* on another stream or variant */
+	}
+	return k;
+}
+
+/* Where the interposer's look-ups found @var other than at @orig. */
+static CUdeviceptr xf_addr(const char *var, CUdeviceptr orig)
+{
+	unsigned int i, n = fake_trace_len();
+	struct fake_call c;
+
+	for (i = 0; i < n; i++) {
+		fake_trace_get(i, &c);
+		if (!strcmp(c.name, "cuModuleGetGlobal_v2") &&
+		    !strcmp(c.fn, var) && c.addr != orig)
+			return c.addr;
+	}
+	return 0;
+}
+
+/* The last trace entry before @to whose name starts with @prefix, or -1. */
+static int last_before(const char *prefix, unsigned int to)
+{
+	struct fake_call c;
+
+	while (to-- > 0) {
+		fake_trace_get(to, &c);
+		if (!strncmp(c.name, prefix, strlen(prefix)))
+			return (int)to;
+	}
+	return -1;
+}
+
+/*
+ * One transformed launch of kv through @ptsz's variant, checked. *@xc and
+ * *@xg: our module's cvar and gvar, found at the first launch's look-ups.
+ */
+static void spvars_launch(CUfunction kv, CUstream s, int ptsz,
+			  CUdeviceptr oc, CUdeviceptr og, CUdeviceptr *xc,
+			  CUdeviceptr *xg)
+{
+	const char *cp = ptsz ? "cuMemcpyDtoDAsync_v2_ptsz" :
+				"cuMemcpyDtoDAsync_v2";
+	struct fake_call fw[4], bw[4];
+	unsigned int nf, nb, n;
+	int idx[4], a = 3, ok;
+	void *p[] = { &a };
+
+	fake_trace_reset();
+	if (ptsz)
+		cuLaunchKernel_ptsz(kv, 10, 2, 1, 64, 1, 1, 0, s, p, NULL);
+	else
+		cuLaunchKernel(kv, 10, 2, 1, 64, 1, 1, 0, s, p, NULL);
+	cuCtxSynchronize();
+	n = launches_of("kv__gsp", 0, idx, 4);
+	tap_ok(n == 1, "spvars: %s: kv runs transformed (saw %u)",
+	       cp, n);
+	if (n != 1)
+		return;
+	if (!*xc) {
+		*xc = xf_addr("cvar", oc);
+		*xg = xf_addr("gvar", og);
+	}
+	nf = copies(cp, 0, (unsigned int)idx[0], s, fw, 4);
+	nb = copies(cp, (unsigned int)idx[0] + 1, fake_trace_len(), s, bw, 4);
+	ok = *xc && *xg && nf == 2 &&
+	     ((fw[0].addr == *xc && fw[0].src == oc && fw[0].count == 16 &&
+	       fw[1].addr == *xg && fw[1].src == og && fw[1].count == 4) ||
+	      (fw[1].addr == *xc && fw[1].src == oc && fw[1].count == 16 &&
+	       fw[0].addr == *xg && fw[0].src == og && fw[0].count == 4));
+	tap_ok(ok, "spvars: %s: before it on its stream, cvar (16 bytes) and gvar (4) are copied into the transformed module (copies %u)",
+	       cp, nf);
+	ok = nb == 1 && bw[0].addr == og && bw[0].src == *xg &&
+	     bw[0].count == 4;
+	tap_ok(ok, "spvars: %s: after it on its stream, only gvar is copied back (copies %u)",
+	       cp, nb);
+	ok = *xc && !memcmp((void *)(uintptr_t)*xc, (void *)(uintptr_t)oc, 16) &&
+	     ((unsigned char *)(uintptr_t)*xc)[2] == 3;
+	tap_ok(ok, "spvars: %s: the transformed module's cvar holds the program's values",
+	       cp);
+	tap_ok(last_before("cuMemsetD32Async", (unsigned int)idx[0]) >
+	       last_before("cuMemcpyDtoD", (unsigned int)idx[0]),
+	       "spvars: %s: the copies come before the ctl's reset", cp);
+}
+
+static void t_spvars(void)
+{
+	CUmodule m, mp, mh, mt;
+	CUfunction kv, k1, kh, kt;
+	CUdeviceptr oc, og, xc = 0, xg = 0;
+	size_t sc = 0, sg = 0;
+	int idx[4], i, ok;
+	unsigned int n;
+	struct fake_call c;
+
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, vars_ptx);
+	cuModuleGetFunction(&kv, m, "kv");
+	if (cuModuleGetGlobal(&oc, &sc, m, "cvar") ||
+	    cuModuleGetGlobal(&og, &sg, m, "gvar") || sc != 16 || sg != 4) {
+		tap_ok(0, "spvars: the fake has the program's cvar and gvar");
+		return;
+	}
+	for (i = 0; i < 16; i++)
+		((unsigned char *)(uintptr_t)oc)[i] = (unsigned char)(i + 1);
+	spvars_launch(kv, S1, 0, oc, og, &xc, &xg);
+	spvars_launch(kv, S2, 1, oc, og, &xc, &xg);
+
+	/* An image without variables: no copies. */
+	cuModuleLoadData(&mp, sp_ptx);
+	cuModuleGetFunction(&k1, mp, "k1");
+	fake_trace_reset();
+	launch_g(k1, S1, 4);
+	cuCtxSynchronize();
+	tap_ok(launches_of("k1__gsp", 0, idx, 4) == 1 &&
+	       find("cuMemcpyDtoDAsync_v2", 0) < 0 &&
+	       find("cuModuleGetGlobal_v2", 0) < 0,
+	       "spvars: an image without module variables: transformed, no look-up, no copy");
+
+	/* hvar is not in the program's module: unchanged (run.sh: once). */
+	fake_hide_global("hvar", 0);
+	cuModuleLoadData(&mh, hvar_ptx);
+	cuModuleGetFunction(&kh, mh, "kh");
+	fake_trace_reset();
+	launch_g(kh, S1, 5);
+	launch_g(kh, S1, 6);
+	cuCtxSynchronize();
+	n = launches_of("kh", 0, idx, 4);
+	ok = n == 2 && launches_of("kh__gsp", 0, idx, 4) == 0 &&
+	     find("cuMemcpyDtoDAsync_v2", 0) < 0;
+	for (i = 0; ok && i < 2; i++) {
+		fake_trace_get((unsigned int)idx[i], &c);
+		ok = c.grid[0] == 10 && c.grid[1] == 2 && !c.has_job;
+	}
+	tap_ok(ok, "spvars: a variable missing in the program's module: its kernel runs unchanged, twice");
+
+	/* A texture reference in the module: unchanged. */
+	cuModuleLoadData(&mt, tex_ptx);
+	cuModuleGetFunction(&kt, mt, "kt");
+	fake_trace_reset();
+	launch_g(kt, S1, 7);
+	cuCtxSynchronize();
+	tap_ok(launches_of("kt", 0, idx, 4) == 1 &&
+	       launches_of("kt__gsp", 0, idx, 4) == 0,
+	       "spvars: a module with a texture reference: its kernel runs unchanged");
+	cuModuleUnload(m);
+	cuModuleUnload(mp);
+	cuModuleUnload(mh);
+	cuModuleUnload(mt);
+}
+
 /* Nothing may be transformed here: k1 runs as k1. */
 static void t_nospatial(void)
 {
@@ -887,7 +1086,7 @@ int main(int argc, char **argv)
 	static const size_t one_int[] = { 4 };
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|spatial|nospatial|bench\n");
+		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|spatial|spvars|nospatial|bench\n");
 		return 2;
 	}
 	cuInit(0);
@@ -919,6 +1118,8 @@ int main(int argc, char **argv)
 		t_spatial();
 	else if (!strcmp(argv[1], "nospatial"))
 		t_nospatial();
+	else if (!strcmp(argv[1], "spvars"))
+		t_spvars();
 	else if (!strcmp(argv[1], "bench")) {
 		t_bench();
 		return 0;
