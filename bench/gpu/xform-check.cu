@@ -324,11 +324,16 @@ static void bufs_make(struct bufs *b, const struct spec *s)
 	}
 }
 
+/*
+ * A pageable cuMemcpyHtoD may return before its DMA lands, and the run
+ * stream is non-blocking, so a kernel could overtake it: wait for it.
+ */
 static void bufs_reset(struct bufs *b)
 {
 	for (size_t i = 0; i < b->d.size(); i++)
 		if (b->d[i])
 			CU(cuMemcpyHtoD(b->d[i], b->init[i].data(), b->init[i].size()));
+	CU(cuCtxSynchronize());
 }
 
 static std::vector<std::vector<unsigned char>> bufs_read(struct bufs *b)

@@ -793,7 +793,7 @@ static CUresult w_cuLibraryLoadData(CUlibrary *l, const void *code,
 	gsp_mode();
 	r = CALL_REAL(cuLibraryLoadData, (l, code, jo, jv, jn, lo, lv, ln));
 	if (r == CUDA_SUCCESS && l)
-		gsp_sp_image(*l, code, SIZE_MAX);
+		gsp_sp_lib_image(*l, code, SIZE_MAX);
 	return r;
 }
 
@@ -807,7 +807,7 @@ static CUresult w_cuLibraryLoadFromFile(CUlibrary *l, const char *fname,
 	gsp_mode();
 	r = CALL_REAL(cuLibraryLoadFromFile, (l, fname, jo, jv, jn, lo, lv, ln));
 	if (r == CUDA_SUCCESS && l)
-		gsp_sp_image_file(*l, fname);
+		gsp_sp_lib_image_file(*l, fname);
 	return r;
 }
 
