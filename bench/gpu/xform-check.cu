@@ -255,11 +255,15 @@ static void launch_x(struct dev *g, CUfunction fx, const unsigned block[3],
 		     struct gsp_persist_job *job, CUstream st)
 {
 	std::vector<void *> p(params);
+	uint64_t grid = (uint64_t)g->nsm * job->k_slots;
 
+	/* as the interposer: one wave, but no more blocks than tasks */
+	if (job->ntasks < grid)
+		grid = job->ntasks;
 	p.push_back(job);
 	if (job->flags & GSP_PERSIST_PRIMARY)
 		CU(cuMemsetD32Async(job->ctl, 0, GSP_PERSIST_RESET_BYTES / 4, st));
-	CU(cuLaunchKernel(fx, g->nsm * job->k_slots, 1, 1, block[0], block[1],
+	CU(cuLaunchKernel(fx, (unsigned)grid, 1, 1, block[0], block[1],
 			  block[2], smem, st, p.data(), NULL));
 }
 

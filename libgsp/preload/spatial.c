@@ -1331,7 +1331,14 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		img_put(kn->img);
 		return 0;
 	}
+	/*
+	 * One wave, but no more blocks than tasks: the surplus would only
+	 * claim a slot and leave, which costs a small kernel more than it
+	 * runs.
+	 */
 	grid = c->nsm * (unsigned int)kf->k;
+	if ((uint64_t)g[0] * g[1] * g[2] < grid)
+		grid = g[0] * g[1] * g[2];
 	word = req_now();
 	if (local_word())
 		__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
