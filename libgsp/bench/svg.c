@@ -32,6 +32,23 @@ static void text_esc(FILE *f, const char *s)
 	}
 }
 
+/* A new SVG file with its background and title; NULL if it cannot be made. */
+static FILE *svg_begin(const char *path, const char *title, int W, int H,
+		       int L)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return NULL;
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
+		"font-family='sans-serif' font-size='11'>\n"
+		"<rect width='100%%' height='100%%' fill='white'/>\n"
+		"<text x='%d' y='20' font-size='14'>", W, H, L);
+	text_esc(f, title);
+	fprintf(f, "</text>\n");
+	return f;
+}
+
 int svg_bars(const char *path, const char *title, const char *ylabel,
 	     int ng, const char *const *groups, int ns,
 	     const char *const *series, const double *v, int logy, double ref)
@@ -155,15 +172,9 @@ int svg_lines(const char *path, const char *title, const char *xlabel,
 	if (yhi <= 0)
 		yhi = 1;
 	yhi *= 1.08;
-	f = fopen(path, "w");
+	f = svg_begin(path, title, W, H, L);
 	if (!f)
 		return -1;
-	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
-		"font-family='sans-serif' font-size='11'>\n"
-		"<rect width='100%%' height='100%%' fill='white'/>\n"
-		"<text x='%d' y='20' font-size='14'>", W, H, L);
-	text_esc(f, title);
-	fprintf(f, "</text>\n");
 #define PX(v) (L + (v) / xhi * pw)
 #define PY(v) (T + ph - (v) / yhi * ph)
 	st = nice_step(yhi);
@@ -244,15 +255,9 @@ int svg_scatter(const char *path, const char *title, const char *xlabel,
 	xhi = ceil(xhi * 1.05 * 5) / 5;
 	ylo = nice125(ylo, 0);
 	yhi = nice125(yhi * 1.05, 1);
-	f = fopen(path, "w");
+	f = svg_begin(path, title, W, H, L);
 	if (!f)
 		return -1;
-	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
-		"font-family='sans-serif' font-size='11'>\n"
-		"<rect width='100%%' height='100%%' fill='white'/>\n"
-		"<text x='%d' y='20' font-size='14'>", W, H, L);
-	text_esc(f, title);
-	fprintf(f, "</text>\n");
 	for (int p = 0; p < np; p++) {
 		double x0 = L + (p % cols) * (PW + GX), y0 = T + (p / cols) * (PH + GY);
 
