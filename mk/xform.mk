@@ -10,8 +10,8 @@
 #                      nvcc -ptx, gsp-xform and ptxas (sm_90), one line
 #                      per kernel; the GPU harness builds
 
-XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/xform.c
-XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/xform.h kernels/gsp_persist.h
+XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c
+XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h kernels/gsp_persist.h
 XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)

@@ -8,6 +8,8 @@
  *     parameter (struct gsp_persist_job, the clone's last parameter);
  *   - ret/exit become a branch to the task's join point;
  *   - the block barrier (bar.sync 0, barrier.sync 0) becomes a non-aligned
+ *     barrier.sync 0 when every thread passes the same barriers in a task
+ *     (flow.c); where a thread may leave a task early, a non-aligned
  *     barrier.red.and that says "not done", so that threads already at the
  *     join point (which arrive saying "done") keep joining the body's
  *     barriers until every thread of the block is done with the task;
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flow.h"
 #include "gsp_persist.h"
 #include "ptx.h"
 #include "xform.h"
@@ -349,15 +352,27 @@ static const char tpl_epilogue[] =
 	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
 	"\tmov.u32 %__gsp_w1, 0;\n"
 	"\tst.shared.v2.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w9};\n"
-	/* the join: done threads stand in for their arrival at the body's
-	 * barriers until every thread is done */
-	"$__gsp_join:\n"
+	"$__gsp_join:\n";
+
+/*
+ * The join, when threads may end a task with different numbers of body
+ * barriers behind them: done threads stand in for their arrival at the
+ * body's barriers until every thread is done.
+ */
+static const char tpl_join_done[] =
 	"\tmov.u32 %__gsp_w0, 1;\n"
 	"\tsetp.ne.u32 %__gsp_p5, %__gsp_w0, 0;\n"
 	"\tbarrier.red.and.pred %__gsp_p5, 0, %__gsp_p5;\n"
 	"\t@!%__gsp_p5 bra $__gsp_join;\n"	/* someone is still in the body */
-	"\tbra.uni $__gsp_start;\n"
-	/* leaving, after the block's last task is complete */
+	"\tbra.uni $__gsp_start;\n";
+
+/* The join when every thread passes the same body barriers (flow.c). */
+static const char tpl_join_even[] =
+	"\tbarrier.sync 0;\n"
+	"\tbra.uni $__gsp_start;\n";
+
+/* leaving, after the block's last task is complete */
+static const char tpl_leave[] =
 	"$__gsp_leave:\n"
 	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_exit;\n"
@@ -394,12 +409,17 @@ static const char tpl_epilogue[] =
 	"$__gsp_exit:\n"
 	"\tret;\n";
 
-/* A body barrier: arrive saying "not done" (see the file comment). */
+/*
+ * A body barrier: arrive saying "not done" (see the file comment), or,
+ * when the barriers are even, a plain one that need not be aligned (the
+ * leader's decision code leaves warp 0 diverged before the join).
+ */
 static const char tpl_barrier_pre[] =
 	"{ .reg .pred %__gsp_bp; .reg .b32 %__gsp_bz; mov.u32 %__gsp_bz, 0; "
 	"setp.ne.u32 %__gsp_bp, %__gsp_bz, 0; ";
 static const char tpl_barrier_post[] =
 	"barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; }";
+static const char tpl_barrier_even[] = "barrier.sync 0;";
 
 /* ---- output buffer ---- */
 
@@ -764,7 +784,7 @@ static void put_tok(struct sbuf *b, const struct ptx_module *m, uint32_t t)
 
 /* Emits one body statement, rewritten where it must be. */
 static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
-		      const struct ptx_stmt *s, const char *job)
+		      const struct ptx_stmt *s, const char *job, int uneven)
 {
 	uint32_t start = ptx_stmt_start(m, s), end = ptx_stmt_end(m, s);
 	uint32_t t, cur;
@@ -778,6 +798,11 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 	if (is_exit_op(m, s->op)) {
 		put_src(b, m, start, m->toks[s->op].off);	/* predicate */
 		sb_str(b, "bra $__gsp_next;");
+		return;
+	}
+	if (is_plain_barrier(m, s) && !uneven) {
+		put_src(b, m, start, m->toks[s->op].off);
+		sb_str(b, tpl_barrier_even);
 		return;
 	}
 	if (is_plain_barrier(m, s)) {
@@ -820,7 +845,7 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 }
 
 static void emit_clone(struct sbuf *b, const struct ptx_module *m,
-		       const struct ptx_func *f)
+		       const struct ptx_func *f, int uneven)
 {
 	const struct ptx_tok *name = &m->toks[f->name_tok];
 	uint32_t i, ins, cur;
@@ -884,7 +909,7 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 			cur = at;
 		}
 		put_src(b, m, cur, ptx_stmt_start(m, s));
-		emit_stmt(b, m, s, param);
+		emit_stmt(b, m, s, param, uneven);
 		cur = ptx_stmt_end(m, s);
 	}
 	if (ins == f->stmt + f->nstmt) {
@@ -896,6 +921,8 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 		put_src(b, m, cur, m->toks[f->body_close].off);
 	}
 	sb_tpl(b, tpl_epilogue, param);
+	sb_str(b, uneven ? tpl_join_done : tpl_join_even);
+	sb_tpl(b, tpl_leave, param);
 	sb_str(b, "}\n");
 	free(param);
 }
@@ -997,7 +1024,8 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 		/* the original stays; the clone follows it */
 		put_src(&b, &m, cur, m.toks[f->end_tok - 1].off + 1);
 		cur = m.toks[f->end_tok - 1].off + 1;
-		emit_clone(&b, &m, f);
+		k->uneven = ptx_uneven_barriers(&m, f);
+		emit_clone(&b, &m, f, k->uneven);
 	}
 	put_src(&b, &m, cur, (uint32_t)m.len);
 	if (!b.p)

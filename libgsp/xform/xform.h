@@ -36,6 +36,9 @@ struct gsp_xform_kernel {
 	enum gsp_xform_reason reason;	/* GSP_XFORM_OK: NAME__gsp was written */
 	unsigned nparams;	/* NAME's own .param entries; NAME__gsp takes
 				   them, then struct gsp_persist_job */
+	int uneven;		/* GSP_XFORM_OK: threads may end a task with
+				   different body barriers behind them, so
+				   the barriers join "done" threads (flow.h) */
 	unsigned line;		/* where the reason was found, 0 if nowhere */
 	char detail[160];	/* what was found there */
 };

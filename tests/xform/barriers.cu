@@ -2,6 +2,7 @@
 /* gsp-xform corpus: block barriers, early returns before and after them. */
 
 /* Tree reduction: barriers in a loop, a bounds-guarded load. */
+// gsp-xform: barriers even reduce_sum
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
 	__shared__ float s[256];
@@ -28,7 +29,11 @@ __global__ void saxpy(int n, float a, const float *x, float *y)
 	y[i] = a * x[i] + y[i];
 }
 
-/* Whole blocks return early, the others go through two barriers. */
+/*
+ * Whole blocks return early, the others go through two barriers (the
+ * flag is loaded, so the analysis cannot tell that it is the block's).
+ */
+// gsp-xform: barriers joined skip_blocks
 __global__ void skip_blocks(const int *flags, float *data, int n)
 {
 	__shared__ float tile[128];
@@ -44,6 +49,7 @@ __global__ void skip_blocks(const int *flags, float *data, int n)
 }
 
 /* Some threads return after the last barrier, some before the store. */
+// gsp-xform: barriers even late_return
 __global__ void late_return(const float *in, float *out, int n)
 {
 	__shared__ float s[64];
@@ -55,6 +61,20 @@ __global__ void late_return(const float *in, float *out, int n)
 		return;
 	if (i < n)
 		out[i] = s[threadIdx.x] + s[63 - threadIdx.x];
+}
+
+/* Threads past the end leave before the barrier. */
+// gsp-xform: barriers joined partial_tile
+__global__ void partial_tile(const float *in, float *out, int n)
+{
+	__shared__ float s[128];
+	int i = blockIdx.x * 128 + threadIdx.x;
+
+	if (i >= n)
+		return;
+	s[threadIdx.x] = in[i];
+	__syncthreads();
+	out[i] = 2.0f * s[threadIdx.x];
 }
 
 /* __syncthreads_count: a barrier reduction that the join cannot take part in. */

@@ -12,6 +12,8 @@
 # comments in the .cu:
 #   // gsp-xform: skip REASON NAME     NAME (source name) must be skipped
 #   // gsp-xform: nvcc FLAGS           extra nvcc flags (e.g. -rdc=true)
+#   // gsp-xform: barriers MODE NAME   NAME must be transformed with
+#                                      even or joined barriers (flow.c)
 # or, for files we do not own, lines "FILE skip REASON NAME" in
 # tests/xform/expect. A kernel with no expectation must be transformed.
 set -u
@@ -76,6 +78,7 @@ for f in "$@"; do
 	expect=$(sed -n 's|^// gsp-xform: skip \([a-z-]*\) \([A-Za-z_0-9]*\).*|\1 \2|p' "$f"
 		 awk -v f="$f" '$1 == f && $2 == "skip" { print $3, $4 }' \
 			"$(dirname "$0")/expect")
+	bars=$(sed -n 's|^// gsp-xform: barriers \([a-z]*\) \([A-Za-z_0-9]*\).*|\1 \2|p' "$f")
 	matched=
 	while read -r k status why rest; do
 		want=ok
@@ -86,8 +89,14 @@ for f in "$@"; do
 			}
 		done <<<"$expect"
 		if [ "$status" = ok ]; then
+			wantb=
+			while read -r mode name; do
+				[ -n "$name" ] && names "$k" "$name" && wantb=$mode
+			done <<<"$bars"
 			if [ "$want" != ok ]; then
 				echo "not ok - xform $f $k: transformed, expected skip $want"
+			elif [ -n "$wantb" ] && [ "$rest" != "barriers=$wantb" ]; then
+				echo "not ok - xform $f $k: $rest, expected barriers=$wantb"
 			elif [ $asm = 1 ] && grep -q "entry function '$why'" "$x.ptxas"; then
 				echo "ok - xform $f $k: $why assembles for sm_90"
 			else

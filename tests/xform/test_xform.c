@@ -374,6 +374,88 @@ static void test_select_and_no_ptx(void)
 	       "no-ptx: binary input (an ELF cubin) is reported as no PTX");
 }
 
+/* Bodies that do (joined) or do not (even) need the "done" barriers. */
+static void test_barrier_choice(void)
+{
+	static const struct {
+		const char *what, *body;
+		int uneven;
+	} cases[] = {
+		{ "no barrier, early return on %tid",
+		  "mov.u32 %r1, %tid.x; setp.gt.u32 %p1, %r1, 5; @%p1 ret; "
+		  "st.global.u32 [%rd1], %r1;", 0 },
+		{ "return on %tid before a barrier",
+		  "mov.u32 %r1, %tid.x; setp.gt.u32 %p1, %r1, 5; @%p1 ret; "
+		  "bar.sync 0;", 1 },
+		{ "return on %tid after the last barrier",
+		  "bar.sync 0; mov.u32 %r1, %tid.x; setp.gt.u32 %p1, %r1, 5; "
+		  "@%p1 ret; st.global.u32 [%rd1], %r1;", 0 },
+		{ "return on a loaded value before a barrier",
+		  "ld.global.u32 %r1, [%rd1]; setp.eq.u32 %p1, %r1, 0; "
+		  "@%p1 bra $L_end; bar.sync 0; $L_end: ret;", 1 },
+		{ "return on %ctaid and a parameter before a barrier (whole block)",
+		  "ld.param.u32 %r2, [k_n]; mov.u32 %r1, %ctaid.x; "
+		  "setp.ge.u32 %p1, %r1, %r2; @%p1 bra $L_end; bar.sync 0; "
+		  "$L_end: ret;", 0 },
+		{ "guarded store between barriers (divergent, no exit)",
+		  "mov.u32 %r1, %tid.x; bar.sync 0; setp.eq.u32 %p1, %r1, 0; "
+		  "@%p1 bra $L_skip; st.global.u32 [%rd1], %r1; $L_skip: "
+		  "bar.sync 0;", 0 },
+		{ "uniform loop (trip count from a parameter) around a barrier",
+		  "ld.param.u32 %r2, [k_n]; mov.u32 %r1, 0; $L_loop: bar.sync 0; "
+		  "add.u32 %r1, %r1, 1; setp.lt.u32 %p1, %r1, %r2; "
+		  "@%p1 bra $L_loop; ret;", 0 },
+		{ "loop whose trip count is %tid, around a barrier",
+		  "mov.u32 %r2, %tid.x; mov.u32 %r1, 0; $L_loop: bar.sync 0; "
+		  "add.u32 %r1, %r1, 1; setp.lt.u32 %p1, %r1, %r2; "
+		  "@%p1 bra $L_loop; ret;", 1 },
+		{ "a value set under a %tid branch decides a return before a barrier",
+		  "mov.u32 %r2, 0; mov.u32 %r1, %tid.x; setp.eq.u32 %p1, %r1, 0; "
+		  "@%p1 bra $L_join; mov.u32 %r2, 1; $L_join: "
+		  "setp.eq.u32 %p2, %r2, 1; @%p2 ret; bar.sync 0;", 1 },
+		{ "a loop counter left by a %tid break decides a return",
+		  "mov.u32 %r2, 0; mov.u32 %r1, %tid.x; $L_loop: "
+		  "add.u32 %r2, %r2, 1; setp.eq.u32 %p1, %r2, %r1; "
+		  "@%p1 bra $L_out; setp.lt.u32 %p3, %r2, 8; @%p3 bra $L_loop; "
+		  "$L_out: setp.lt.u32 %p2, %r2, 4; @%p2 ret; bar.sync 0;", 1 },
+		{ "a call's result decides a return before a barrier",
+		  "{ .param .b32 r; call.uni (r), f, (); ld.param.b32 %r1, [r]; } "
+		  "setp.eq.u32 %p1, %r1, 0; @%p1 ret; bar.sync 0;", 1 },
+		{ "a guarded barrier",
+		  "setp.eq.u32 %p1, %r1, 0; @%p1 bar.sync 0;", 1 },
+		{ "an indirect branch",
+		  "$L_t: .branchtargets $L_a; $L_a: brx.idx %r1, $L_t; bar.sync 0;", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char src[2048];
+		int rc;
+		struct gsp_xform_result r;
+		const char *clone;
+
+		snprintf(src, sizeof(src), HEAD
+			 ".func (.param .b32 r) f()\n{\n\tst.param.b32 [r], 1;\n\tret;\n}\n"
+			 ".visible .entry k(.param .u32 k_n)\n{\n"
+			 "\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<2>;\n"
+			 "\t%s\n\tret;\n}\n", cases[i].body);
+		r = run(src, NULL, &rc);
+		clone = rc || r.nk != 1 ? NULL : strstr(r.out, ".entry k__gsp(");
+		tap_ok(clone && r.k[0].reason == GSP_XFORM_OK &&
+		       r.k[0].uneven == cases[i].uneven &&
+		       (cases[i].uneven ?
+			count(clone, "barrier.red.and.pred") >= 1 &&
+			!strstr(clone, "barrier.sync 0;") :
+			!strstr(clone, "barrier.red") &&
+			count(clone, "barrier.sync 0;") ==
+			count(cases[i].body, "bar.sync 0;") + 1),
+		       "barriers: %s: %s", cases[i].what,
+		       cases[i].uneven ? "joined" : "even");
+		if (!rc)
+			gsp_xform_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	test_parse();
@@ -382,5 +464,6 @@ int main(void)
 	test_idempotent();
 	test_reasons();
 	test_select_and_no_ptx();
+	test_barrier_choice();
 	return tap_done();
 }
