@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a BE alone loses under gsp-run, per workload of kernels/ (issue 6's
+# cost target), on a GPU host from a bare checkout:
+#
+#   bench/run-be-cost.sh OUT [MODE...]
+#
+# Every workload of `gsp-wl digest` runs alone as a BE (`gsp-wl run --be
+# WL`) in each MODE, the modes side by side per workload and repeated
+# REPS times (default 3) in rotation, so that drifting clocks hit every
+# mode alike. A MODE is a base name with optional environment settings,
+# e.g. `spatial+GSP_OVERLAP=1`:
+#
+#   plain       the program alone, no interposer
+#   timeplane   gsp-run --class be --no-spatial: leases, no transformation
+#   spatial     gsp-run --class be --spatial: transformed kernels
+#
+# Default modes: plain timeplane spatial. One gspaced serves the run
+# (partition 132,8, no LC). Writes OUT/be-cost.csv
+# (wl,mode,rep,units_per_s,status), OUT/env.txt and OUT/commands.txt.
+# DURATION (default 2) is each run's window in seconds.
+set -uo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 OUT [MODE...] (MODE: plain|timeplane|spatial[+VAR=VALUE...])" >&2; exit 2; }
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${BUILD:-build}
+REPS=${REPS:-3}
+DURATION=${DURATION:-2}
+mkdir -p "$1" || { echo "run-be-cost: cannot create $1" >&2; exit 2; }
+OUT=$(cd "$1" && pwd)
+shift
+modes=("$@")
+[ ${#modes[@]} -gt 0 ] || modes=(plain timeplane spatial)
+for m in "${modes[@]}"; do
+	case ${m%%+*} in
+	plain | timeplane | spatial) ;;
+	*) echo "run-be-cost: unknown mode '$m'; use plain, timeplane or spatial, optionally +VAR=VALUE" >&2
+	   exit 2 ;;
+	esac
+done
+: >"$OUT/commands.txt"
+log_cmd() {
+	printf '%q ' "$@" >>"$OUT/commands.txt"
+	echo >>"$OUT/commands.txt"
+}
+log_cmd make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
+	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0"
+make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
+	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" ||
+	{ echo "run-be-cost: the build failed" >&2; exit 1; }
+
+sockdir=$(mktemp -d /tmp/gsp-becost.XXXXXX)	# socket paths are short
+gspd=
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	[ -z "$gspd" ] || { kill "$gspd" 2>/dev/null; wait "$gspd" 2>/dev/null; }
+	rm -rf "$sockdir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
+	"$(id -u)" >"$OUT/gspaced.conf"
+log_cmd "$BUILD/gspaced" --foreground --config "$OUT/gspaced.conf" --socket "$sockdir/s"
+sed -i '$ s/$/\&/' "$OUT/commands.txt"
+"$BUILD/gspaced" --foreground --config "$OUT/gspaced.conf" \
+	--socket "$sockdir/s" >"$OUT/gspaced.log" 2>&1 &
+gspd=$!
+for _ in $(seq 100); do
+	[ -S "$sockdir/s" ] && break
+	kill -0 "$gspd" 2>/dev/null || break
+	sleep 0.1
+done
+[ -S "$sockdir/s" ] || { echo "run-be-cost: gspaced did not come up (see gspaced.log)" >&2; exit 1; }
+
+mapfile -t wls < <(sed -n '/def_wls\[\] = {/,/};/p' kernels/gsp-wl.cu |
+	grep -o '"[^"]*"' | tr -d '"')
+[ ${#wls[@]} -gt 0 ] || { echo "run-be-cost: no workloads found in kernels/gsp-wl.cu" >&2; exit 1; }
+
+# one run: wl mode rep -> a CSV line
+one() {
+	local wl=$1 mode=$2 rep=$3 base=${2%%+*} envs=() cmd out ups status
+
+	[ "$mode" = "$base" ] || IFS=+ read -r -a envs <<<"${mode#"$base"+}"
+	cmd=("$BUILD/gsp-wl" run --be "$wl" --duration "$DURATION")
+	case $base in
+	timeplane) cmd=("$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s"
+			--class be --no-spatial -- "${cmd[@]}") ;;
+	spatial) cmd=("$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s"
+		      --class be --spatial -- "${cmd[@]}") ;;
+	esac
+	[ "$rep" != 1 ] || log_cmd env "${envs[@]}" "${cmd[@]}"
+	out=$(env "${envs[@]}" timeout 120 "${cmd[@]}" 2>>"$OUT/stderr.txt")
+	status=$?
+	ups=$(sed -n 's/^RESULT role=be .*units_per_s=\([0-9.]*\).*/\1/p' <<<"$out")
+	[ -n "$ups" ] || { ups=; [ $status != 0 ] || status=1; }
+	echo "$wl,$mode,$rep,$ups,$status"
+}
+
+echo "wl,mode,rep,units_per_s,status" >"$OUT/be-cost.csv"
+rc=0
+for wl in "${wls[@]}"; do
+	for rep in $(seq "$REPS"); do
+		for m in "${modes[@]}"; do
+			line=$(one "$wl" "$m" "$rep")
+			echo "$line" >>"$OUT/be-cost.csv"
+			echo "$line"
+			[ "${line##*,}" = 0 ] || rc=1
+		done
+	done
+done
+{
+	echo "date: $(date -u +%FT%TZ)"
+	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+	"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1
+	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "reps: $REPS, duration: $DURATION s, modes: ${modes[*]}"
+} >"$OUT/env.txt"
+exit $rc
