@@ -271,6 +271,7 @@ static int env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t *out)
 static int read_config(void)
 {
 	const char *cls = getenv("GSP_CLASS"), *sp = getenv("GSP_SPATIAL");
+	const char *green = getenv("GSP_GREEN");
 	uint64_t v;
 	int bad = 0;
 
@@ -311,6 +312,12 @@ static int read_config(void)
 	else if (sp && strcmp(sp, "auto")) {
 		fprintf(stderr, "gsp: GSP_SPATIAL=%s is not auto, 0 or 1; passing every CUDA call through\n",
 			sp);
+		bad = 1;
+	}
+	S.sp.green = !(green && !strcmp(green, "0"));
+	if (green && strcmp(green, "0") && strcmp(green, "auto")) {
+		fprintf(stderr, "gsp: GSP_GREEN=%s is not auto or 0; passing every CUDA call through\n",
+			green);
 		bad = 1;
 	}
 	v = 50;
@@ -633,17 +640,23 @@ static int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 }
 
 /*
- * Takes a lease for @engine in @ctx; 0, or <0 if the arbiter is lost. A
- * @spatial op (a transformed launch) does not wait for LC work: it yields
- * to it on the GPU.
+ * Takes a lease for @op's engine in its context; 0, or <0 if the arbiter
+ * is lost. A *@spatial op (a transformed launch, or one confined to a
+ * green context) does not wait for LC work: it runs beside it. Another
+ * waits, unless the LC's request comes to leave room for a green context
+ * meanwhile (*@spatial then set; *@why: see gsp_sp_green()).
  */
-static int lease_begin(uint32_t engine, CUcontext ctx, int spatial)
+static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 {
+	uint32_t engine = op->engine;
+	CUcontext ctx = op->ctx;
 	uint64_t handle;
 	int err;
 
-	while (!spatial && lc_active())
+	while (!*spatial && lc_active()) {
 		sleep_ns(BOARD_POLL_NS);
+		*spatial = gsp_sp_on() && gsp_sp_green(op, why);
+	}
 	err = job_granted(engine, S.quantum_ns, &handle);
 	if (err)
 		return err;
@@ -732,7 +745,7 @@ static CUresult issue_leased(struct gsp_op *op)
 
 static void dispatch_one(struct gsp_op *op)
 {
-	int spatial = 0;
+	int spatial = 0, why = 0;
 	CUresult r;
 
 	ensure_ctx(op->ctx);
@@ -742,12 +755,19 @@ static void dispatch_one(struct gsp_op *op)
 		goto done;
 	}
 	if (atomic_load(&S.mode) == GSP_MODE_BE) {
-		/* Transformed or not is known before the time-plane gate. */
+		/*
+		 * Transformed, or confined to a green context while LC work
+		 * runs, is known before the time-plane gate.
+		 */
 		spatial = gsp_sp_on() && gsp_sp_prepare(op);
+		if (!spatial && gsp_sp_on() && lc_active())
+			spatial = gsp_sp_green(op, &why);
 		if (L.open && !lease_fits(op, spatial))
 			lease_end(!S.overlap);
 		if (!L.open && atomic_load(&S.mode) == GSP_MODE_BE)
-			lease_begin(op->engine, op->ctx, spatial);
+			lease_begin(op, &spatial, &why);
+		if (!spatial)
+			gsp_sp_gated(why);
 	}
 	if (L.open) {
 		r = issue_leased(op);
@@ -1337,7 +1357,7 @@ static void at_exit(void)
 		fprintf(stderr, "gsp: dispatcher did not finish at exit\n");
 	if (S.reporter_running && !joined_r)
 		fprintf(stderr, "gsp: LC reporter did not finish at exit\n");
-	gsp_sp_stop();
+	gsp_sp_stop(!S.dispatcher_running || joined_d);
 }
 
 static void stats_only_exit(void)

@@ -12,6 +12,12 @@
  * the board's partition request and, when it shrinks, launches top-ups
  * for the jobs still running, so the BE takes back the slots it gave up.
  *
+ * Green contexts: a launch that runs unchanged while LC work is active
+ * goes, if it can, to the stream of a green context of the SMs the LC's
+ * request leaves (N - n, rounded down to the driver's granularity), tied
+ * to its own stream by an event each way; one green context, stream and
+ * event pair per (context, SM count), made at first use and kept.
+ *
  * Locking: sp.mu guards everything here and is never held across a
  * driver call, so no thread can block in the driver while another waits
  * for it. A ctl whose events or launch a thread is using unlocked is
@@ -24,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -59,6 +66,36 @@ static const char probe_ptx[] =
 	"\tmov.u32 %r2, 1;\n\tst.global.u32 [%rd3], %r2;\n"
 	"DONE:\n\tret;\n}\n";
 
+/* What op->sp points at, told apart by the first member. */
+enum sp_kind { SP_KFN, SP_GREEN };
+
+/* Why a launch ran without a green context while LC work was active. */
+enum {
+	GW_NONE, GW_API, GW_CONTEXT, GW_CREATE, GW_SMALL, GW_NOREQ, GW_COOP,
+	GW_CLUSTER, GW_CAPTURE, GW_LAUNCH, GW_ORDER, GW_N
+};
+
+static const char *const gw_token[GW_N] = {
+	[GW_API] = "no-api", [GW_CONTEXT] = "context", [GW_CREATE] = "create",
+	[GW_SMALL] = "small", [GW_NOREQ] = "no-request",
+	[GW_COOP] = "cooperative", [GW_CLUSTER] = "cluster",
+	[GW_CAPTURE] = "capture", [GW_LAUNCH] = "launch", [GW_ORDER] = "order",
+};
+
+struct sp_ctx;
+
+/* A green context of @sms SMs in one context, and what ties it in. */
+struct sp_green {
+	enum sp_kind kind;	/* SP_GREEN */
+	struct sp_green *next;
+	struct sp_ctx *c;
+	unsigned int sms, got;	/* asked for, made */
+	CUresult err;		/* set-up failed: never tried again */
+	CUgreenCtx g;
+	CUstream s;
+	CUevent in, out;	/* the app's stream -> s, s -> the app's */
+};
+
 struct sp_ctx {
 	struct sp_ctx *next;
 	CUcontext ctx;
@@ -71,6 +108,12 @@ struct sp_ctx {
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
 	struct sp_ctl *ctls[CTL_MAX];
 	unsigned int nctl;
+	/* green contexts (dispatcher thread; the list under sp.mu) */
+	int gstate;		/* 0 not looked at, 1 usable, -1 not */
+	int gwhy;		/* GW_* if not */
+	CUdevice gdev;
+	CUdevResource gres;	/* the device's SMs */
+	struct sp_green *greens;
 };
 
 enum { CTL_FREE, CTL_TAKEN, CTL_LIVE, CTL_LOST };
@@ -110,6 +153,7 @@ struct sp_mod {
 };
 
 struct sp_kfn {			/* NAME__gsp in one context */
+	enum sp_kind kind;	/* SP_KFN */
 	struct sp_kfn *next;
 	struct sp_ctx *c;
 	struct sp_kern *kern;
@@ -130,6 +174,7 @@ struct sp_kern {
 	unsigned int nparams;
 	char why[200];		/* if not */
 	atomic_int reported;
+	atomic_int green_reported;
 	struct sp_kfn *fns;
 };
 
@@ -192,6 +237,20 @@ static struct {
 	__typeof__(&cuMemHostRegister) host_reg;
 	__typeof__(&cuMemHostGetDevicePointer) host_dptr;
 	__typeof__(&cuMemHostAlloc) host_alloc;
+	/* green contexts: all set, or green stays off */
+	__typeof__(&cuDriverGetVersion) drv_version;
+	__typeof__(&cuDevicePrimaryCtxGetState) prim_state;
+	__typeof__(&cuDevicePrimaryCtxRetain) prim_retain;
+	__typeof__(&cuDevicePrimaryCtxRelease_v2) prim_release;
+	__typeof__(&cuDeviceGetDevResource) dev_res;
+	__typeof__(&cuDevSmResourceSplitByCount) split;
+	__typeof__(&cuDevResourceGenerateDesc) gen_desc;
+	__typeof__(&cuGreenCtxCreate) green_create;
+	__typeof__(&cuGreenCtxDestroy) green_destroy;
+	__typeof__(&cuGreenCtxStreamCreate) green_stream;
+	__typeof__(&cuStreamDestroy_v2) stream_destroy;
+	__typeof__(&cuEventDestroy_v2) ev_destroy;
+	__typeof__(&cuStreamWaitEvent) wait[2];		/* [ptsz] */
 } R;
 
 static struct {
@@ -213,6 +272,10 @@ static struct {
 	unsigned int nreason;
 	atomic_ulong launches, topups;
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
+	int green_api;		/* the driver has what green contexts need */
+	int drv_version;
+	atomic_ulong green_launches, green_gated[GW_N];
+	atomic_int warned_green[GW_N], warned_green_unknown;
 } sp = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
@@ -723,9 +786,13 @@ static struct sp_ctx *ctx_get(CUcontext ctx)
 	return c;
 }
 
+static struct sp_green *green_take(int all);
+static void green_drop(struct sp_green *l, int wait);
+
 void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
 {
 	struct sp_img *dead = NULL;
+	struct sp_green *greens;
 	struct sp_ctx *c;
 	unsigned int i;
 	int busy;
@@ -756,8 +823,11 @@ void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
 		t->img = NULL;
 		sp.live[i] = sp.live[--sp.nlive];
 	}
+	greens = green_take(0);
 	pthread_mutex_unlock(&sp.mu);
 	img_free_list(dead);
+	/* Before the real call: a green context holds the primary one. */
+	green_drop(greens, 1);
 }
 
 /* Control blocks ------------------------------------------------------------ */
@@ -1099,6 +1169,7 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 		snprintf(why, n, "out of memory");
 		return NULL;
 	}
+	kf->kind = SP_KFN;
 	kf->c = c;
 	kf->kern = kn;
 	kf->md = md;
@@ -1249,6 +1320,361 @@ out:
 	return 0;
 }
 
+/* Green contexts (dispatcher thread) ------------------------------------------ */
+
+/* Says once why a launch is not confined (@why: GW_*); @fmt: the cause. */
+static void green_warn(int why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void green_warn(int why, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	/* Called at every poll of a waiting launch: format only once. */
+	if (atomic_load_explicit(&sp.warned_green[why], memory_order_relaxed))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gsp_warn_once(&sp.warned_green[why], "spatial: %s; %s", msg,
+		      why == GW_LAUNCH || why == GW_ORDER ?
+		      "the kernel runs on its own stream" :
+		      "kernels that cannot be transformed wait while LC work runs");
+}
+
+/*
+ * Green contexts in @c, looked at once: @c must be its device's primary
+ * context (a green context shares its memory and modules; others are
+ * untested), and the device's SM resource is read. 0, or a GW_* code.
+ */
+static int green_ctx(struct sp_ctx *c)
+{
+	CUcontext prim = NULL;
+	unsigned int flags = 0;
+	int active = 0;
+	CUresult r;
+
+	if (c->gstate)
+		return c->gstate > 0 ? 0 : c->gwhy;
+	c->gstate = -1;
+	c->gwhy = GW_CONTEXT;
+	r = R.ctx_dev(&c->gdev);
+	if (!r)
+		r = R.prim_state(c->gdev, &flags, &active);
+	/* A retain of an active primary context only counts a reference. */
+	if (!r && active) {
+		r = R.prim_retain(&prim, c->gdev);
+		if (!r)
+			R.prim_release(c->gdev);
+	}
+	if (r) {
+		green_warn(GW_CONTEXT, "cannot tell whether a context is its device's primary one (error %d)",
+			   (int)r);
+		return c->gwhy;
+	}
+	if (prim != c->ctx) {
+		green_warn(GW_CONTEXT, "green contexts are used from a device's primary context only, and a kernel runs in another");
+		return c->gwhy;
+	}
+	r = R.dev_res(c->gdev, &c->gres, CU_DEV_RESOURCE_TYPE_SM);
+	if (r || !c->gres.sm.smCount) {
+		c->gwhy = GW_CREATE;
+		green_warn(GW_CREATE, "cannot read the SMs of CUDA device %d (cuDeviceGetDevResource: error %d)",
+			   (int)c->gdev, (int)r);
+		return c->gwhy;
+	}
+	gsp_log(1, "spatial: device %d: %u SMs, green contexts of at least %u in steps of %u",
+		(int)c->gdev, c->gres.sm.smCount, c->gres.sm.minSmPartitionSize,
+		c->gres.sm.smCoscheduledAlignment);
+	c->gstate = 1;
+	return 0;
+}
+
+static void green_free(struct sp_green *g)
+{
+	if (g->s)
+		R.stream_destroy(g->s);
+	if (g->g)
+		R.green_destroy(g->g);
+	if (g->in)
+		R.ev_destroy(g->in);
+	if (g->out)
+		R.ev_destroy(g->out);
+	free(g);
+}
+
+/* Makes @g's green context, stream and events; the failing call's name. */
+static const char *green_make(struct sp_green *g)
+{
+	CUdevResource part, rest;
+	CUdevResourceDesc desc;
+	unsigned int nb = 1;
+	struct sp_ctx *c = g->c;
+	const char *fn;
+
+	memset(&part, 0, sizeof(part));
+	g->err = R.split(&part, &nb, &c->gres, &rest, 0, g->sms);
+	if (g->err)
+		return "cuDevSmResourceSplitByCount";
+	/* More than asked would take SMs the LC asked for. */
+	if (nb != 1 || !part.sm.smCount || part.sm.smCount > g->sms) {
+		g->err = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+		return "cuDevSmResourceSplitByCount";
+	}
+	g->got = part.sm.smCount;
+	g->err = R.gen_desc(&desc, &part, 1);
+	if (g->err)
+		return "cuDevResourceGenerateDesc";
+	g->err = R.green_create(&g->g, desc, c->gdev, CU_GREEN_CTX_DEFAULT_STREAM);
+	if (g->err) {
+		g->g = NULL;
+		return "cuGreenCtxCreate";
+	}
+	fn = "cuGreenCtxStreamCreate";
+	g->err = R.green_stream(&g->s, g->g, CU_STREAM_NON_BLOCKING, 0);
+	if (g->err)
+		goto destroy_green;
+	/* In the program's context: its streams record and wait on them. */
+	fn = "cuEventCreate";
+	g->err = R.ev_create(&g->in, CU_EVENT_DISABLE_TIMING);
+	if (g->err)
+		goto destroy_stream;
+	g->err = R.ev_create(&g->out, CU_EVENT_DISABLE_TIMING);
+	if (g->err)
+		goto destroy_in;
+	return NULL;
+destroy_in:
+	R.ev_destroy(g->in);
+	g->in = NULL;
+destroy_stream:
+	R.stream_destroy(g->s);
+	g->s = NULL;
+destroy_green:
+	R.green_destroy(g->g);
+	g->g = NULL;
+	return fn;
+}
+
+/* The green context of @sms SMs in @c, made once; NULL if it cannot be. */
+static struct sp_green *green_get(struct sp_ctx *c, unsigned int sms)
+{
+	struct sp_green *g;
+	const char *fn;
+
+	for (g = c->greens; g; g = g->next)
+		if (g->sms == sms)
+			return g->err ? NULL : g;
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		green_warn(GW_CREATE, "no memory for a green context");
+		return NULL;
+	}
+	g->kind = SP_GREEN;
+	g->c = c;
+	g->sms = sms;
+	fn = green_make(g);
+	if (fn)
+		green_warn(GW_CREATE, "cannot make a green context of %u SMs on CUDA device %d (%s: error %d)",
+			   sms, (int)c->gdev, fn, (int)g->err);
+	else
+		gsp_log(1, "spatial: a green context of %u SMs (asked %u) on CUDA device %d",
+			g->got, sms, (int)c->gdev);
+	pthread_mutex_lock(&sp.mu);
+	g->next = c->greens;
+	c->greens = g;
+	pthread_mutex_unlock(&sp.mu);
+	return g->err ? NULL : g;
+}
+
+/* The green context for @op in *@g, or why not (GW_NONE: no candidate). */
+static int green_try(struct gsp_op *op, struct sp_green **g)
+{
+	unsigned int n, all, sms, step, least;
+	int pt = gsp_hooks[op->hook].pt == PT_PTDS;
+	const char *ex;
+	struct sp_ctx *c;
+	int why;
+
+	*g = NULL;
+	if (!sp.cfg.green ||
+	    (op->kind != OP_LAUNCH && op->kind != OP_LAUNCH_EX &&
+	     op->kind != OP_COOP))
+		return GW_NONE;
+	if (!sp.green_api) {
+		green_warn(GW_API, "the CUDA driver (version %d) has no green contexts (12.4 or later)",
+			   sp.drv_version);
+		return GW_API;
+	}
+	if (op->kind == OP_COOP ||
+	    (op->kind == OP_LAUNCH_EX && (ex = ex_attr_reason(&op->u.ex.cfg)) &&
+	     !strcmp(ex, "cooperative"))) {
+		green_warn(GW_COOP, "a cooperative launch cannot be confined to a green context");
+		return GW_COOP;
+	}
+	if (op->kind == OP_LAUNCH_EX && ex_attr_reason(&op->u.ex.cfg)) {
+		green_warn(GW_CLUSTER, "a launch with thread-block clusters is not confined to a green context");
+		return GW_CLUSTER;
+	}
+	if (gsp_capturing(op->stream, pt)) {
+		green_warn(GW_CAPTURE, "a launch into a stream being captured cannot be confined to a green context");
+		return GW_CAPTURE;
+	}
+	/* None: LC work is held for lc_hold_us, or asks for no SMs. */
+	n = GSP_PERSIST_CTRL_N(req_now());
+	if (!n)
+		return GW_NOREQ;
+	c = ctx_get(op->ctx);
+	if (!c) {
+		green_warn(GW_CREATE, "no memory for a context's state");
+		return GW_CREATE;
+	}
+	why = green_ctx(c);
+	if (why)
+		return why;
+	all = c->gres.sm.smCount;
+	step = c->gres.sm.smCoscheduledAlignment ?
+	       c->gres.sm.smCoscheduledAlignment : 1;
+	least = c->gres.sm.minSmPartitionSize > step ?
+		c->gres.sm.minSmPartitionSize : step;
+	sms = n < all ? (all - n) / step * step : 0;
+	if (sms < least) {
+		green_warn(GW_SMALL, "the LC asks for %u of the %u SMs of CUDA device %d; the %u left are fewer than a green context's %u",
+			   n, all, (int)c->gdev, n < all ? all - n : 0, least);
+		return GW_SMALL;
+	}
+	*g = green_get(c, sms);
+	return *g ? GW_NONE : GW_CREATE;
+}
+
+int gsp_sp_green(struct gsp_op *op, int *why)
+{
+	struct sp_green *g;
+	int w = green_try(op, &g);
+
+	/* The latest reason, unless it is only the LC asking for no SMs. */
+	if (w && (w != GW_NOREQ || !*why))
+		*why = w;
+	op->sp = g;
+	return g != NULL;
+}
+
+void gsp_sp_gated(int why)
+{
+	if (why > GW_NONE && why < GW_N)
+		atomic_fetch_add_explicit(&sp.green_gated[why], 1,
+					  memory_order_relaxed);
+}
+
+/* Says once that @f (a launch's function) runs confined to @g. */
+static void green_report(const struct sp_green *g, CUfunction f)
+{
+	struct sp_handle *h;
+
+	pthread_mutex_lock(&sp.mu);
+	h = hfind(f);
+	if (h && h->kern)
+		gsp_warn_once(&h->kern->green_reported,
+			      "spatial: kernel %s runs on a green context of %u of %u SMs while LC work runs",
+			      h->kern->name, g->got, g->c->gres.sm.smCount);
+	else
+		gsp_warn_once(&sp.warned_green_unknown,
+			      "spatial: kernels whose module load the interposer did not see run on a green context of %u of %u SMs while LC work runs",
+			      g->got, g->c->gres.sm.smCount);
+	pthread_mutex_unlock(&sp.mu);
+}
+
+/*
+ * @op on its green stream, in its stream's order: the green stream waits
+ * for the app's stream, and the app's stream for the kernel. 0 if it must
+ * be issued unchanged after all (its stream's order then still holds).
+ */
+static int green_issue(struct gsp_op *op, CUresult *res)
+{
+	struct sp_green *g = op->sp;
+	int pt = gsp_hooks[op->hook].pt == PT_PTDS;
+	CUfunction f;
+	CUresult r;
+
+	op->sp = NULL;
+	r = R.ev_record[pt](g->in, op->stream);
+	if (!r)
+		r = R.wait[0](g->s, g->in, 0);
+	if (r) {
+		gsp_sp_gated(GW_ORDER);
+		green_warn(GW_ORDER, "a green context's stream cannot wait for the program's (error %d)",
+			   (int)r);
+		return 0;
+	}
+	if (op->kind == OP_LAUNCH_EX) {
+		CUlaunchConfig cfg = op->u.ex.cfg;
+
+		f = op->u.ex.f;
+		cfg.hStream = g->s;
+		r = R.launch_ex[0](&cfg, f, op->u.ex.params, op->u.ex.extra);
+	} else {
+		f = op->u.k.f;
+		r = R.launch[0](f, op->u.k.g[0], op->u.k.g[1], op->u.k.g[2],
+				op->u.k.b[0], op->u.k.b[1], op->u.k.b[2],
+				op->u.k.shmem, g->s, op->u.k.params,
+				op->u.k.extra);
+	}
+	if (r) {
+		/* On its own stream it fails again if the error is its own. */
+		gsp_sp_gated(GW_LAUNCH);
+		green_warn(GW_LAUNCH, "a launch on a green context failed (error %d)",
+			   (int)r);
+		return 0;
+	}
+	r = R.ev_record[0](g->out, g->s);
+	if (!r)
+		r = R.wait[pt](op->stream, g->out, 0);
+	/* Else the program's stream cannot wait for it: we do. */
+	*res = r ? R.stream_sync(g->s) : CUDA_SUCCESS;
+	atomic_fetch_add_explicit(&sp.green_launches, 1, memory_order_relaxed);
+	green_report(g, f);
+	return 1;
+}
+
+/*
+ * Takes the green contexts of the dead contexts (@all: of every one) off
+ * their lists, sp.mu held; frees them unlocked in green_drop().
+ */
+static struct sp_green *green_take(int all)
+{
+	struct sp_green *l = NULL, *g;
+	struct sp_ctx *c;
+
+	for (c = sp.ctxs; c; c = c->next) {
+		if (!all && !c->dead)
+			continue;
+		while ((g = c->greens)) {
+			c->greens = g->next;
+			g->next = l;
+			l = g;
+		}
+	}
+	return l;
+}
+
+/* Frees @l; with @wait after its work, else leaving busy ones be. */
+static void green_drop(struct sp_green *l, int wait)
+{
+	while (l) {
+		struct sp_green *nx = l->next;
+		int done = 1;
+
+		/* A busy one stays for the driver's teardown. */
+		if (l->s && wait)
+			done = R.stream_sync(l->s) == CUDA_SUCCESS;
+		else if (l->s)
+			done = R.ev_query(l->out) != CUDA_ERROR_NOT_READY;
+		if (done)
+			green_free(l);
+		l = nx;
+	}
+}
+
 /* Launch and top-ups ---------------------------------------------------------- */
 
 /* Copies @op's parameters into @t, with &t->job after them. */
@@ -1310,6 +1736,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	uint64_t word;
 	CUresult r;
 
+	if (kf->kind == SP_GREEN)
+		return green_issue(op, res);
 	op->sp = NULL;
 	if (op->kind == OP_LAUNCH_EX) {
 		g[0] = op->u.ex.cfg.gridDimX;
@@ -1584,6 +2012,28 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 	RSYM(host_reg, "cuMemHostRegister_v2");
 	RSYM(host_dptr, "cuMemHostGetDevicePointer_v2");
 	RSYM(host_alloc, "cuMemHostAlloc");
+	RSYM(drv_version, "cuDriverGetVersion");
+	RSYM(prim_state, "cuDevicePrimaryCtxGetState");
+	RSYM(prim_retain, "cuDevicePrimaryCtxRetain");
+	RHOOK(prim_release, H_cuDevicePrimaryCtxRelease_v2);
+	RSYM(dev_res, "cuDeviceGetDevResource");
+	RSYM(split, "cuDevSmResourceSplitByCount");
+	RSYM(gen_desc, "cuDevResourceGenerateDesc");
+	RSYM(green_create, "cuGreenCtxCreate");
+	RSYM(green_destroy, "cuGreenCtxDestroy");
+	RSYM(green_stream, "cuGreenCtxStreamCreate");
+	RHOOK(stream_destroy, H_cuStreamDestroy_v2);
+	RHOOK(ev_destroy, H_cuEventDestroy_v2);
+	RHOOK(wait[0], H_cuStreamWaitEvent);
+	RHOOK(wait[1], H_cuStreamWaitEvent_ptsz);
+	/* Green contexts came with 12.4; the version guards their semantics. */
+	if (!R.drv_version || R.drv_version(&sp.drv_version))
+		sp.drv_version = 0;
+	sp.green_api = sp.drv_version >= 12040 && R.prim_state &&
+		       R.prim_retain && R.prim_release && R.dev_res &&
+		       R.split && R.gen_desc && R.green_create &&
+		       R.green_destroy && R.green_stream && R.stream_destroy &&
+		       R.ev_destroy && R.wait[0] && R.wait[1];
 	if (!R.ctx_dev || !R.ctx_set || !R.dev_get || !R.dev_attr ||
 	    !R.mod_load || !R.mod_fn || !R.mod_unload || !R.mod_global ||
 	    !R.dtod[0] || !R.dtod[1] || !R.occ || !R.fn_attr ||
@@ -1600,6 +2050,7 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 
 void gsp_sp_stats(FILE *f)
 {
+	unsigned long gated = 0;
 	unsigned int i;
 
 	if (!gsp_sp_on())
@@ -1611,10 +2062,19 @@ void gsp_sp_stats(FILE *f)
 		fprintf(f, "spatial_fallback_%s %lu\n", sp.reason[i].name,
 			sp.reason[i].n);
 	pthread_mutex_unlock(&sp.mu);
+	for (i = 1; i < GW_N; i++)
+		gated += atomic_load(&sp.green_gated[i]);
+	fprintf(f, "spatial_green_launches %lu\nspatial_green_unavailable %lu\n",
+		atomic_load(&sp.green_launches), gated);
+	for (i = 1; i < GW_N; i++)
+		if (atomic_load(&sp.green_gated[i]))
+			fprintf(f, "spatial_green_unavailable_%s %lu\n",
+				gw_token[i], atomic_load(&sp.green_gated[i]));
 }
 
-void gsp_sp_stop(void)
+void gsp_sp_stop(int idle)
 {
+	struct sp_green *greens = NULL;
 	struct timespec ts;
 	int running;
 
@@ -1622,7 +2082,11 @@ void gsp_sp_stop(void)
 	sp.stop = 1;
 	running = sp.watcher_running;
 	pthread_cond_broadcast(&sp.wake);
+	if (idle)
+		greens = green_take(1);
 	pthread_mutex_unlock(&sp.mu);
+	/* Without waiting: a kernel still running keeps its own. */
+	green_drop(greens, 0);
 	if (!running)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);

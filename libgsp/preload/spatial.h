@@ -3,8 +3,9 @@
  * Spatial sharing on the BE side (spatial.c, Documentation/spatial.rst):
  * module images recorded at load, kernels turned into their persistent
  * form (libgsp/xform) and JIT-compiled at their first BE launch, launches
- * redirected to NAME__gsp, and the watcher thread that launches top-ups
- * when the board's partition request shrinks.
+ * redirected to NAME__gsp, the watcher thread that launches top-ups
+ * when the board's partition request shrinks, and green contexts for the
+ * kernels that cannot be transformed.
  */
 #ifndef GSP_SPATIAL_H
 #define GSP_SPATIAL_H
@@ -20,6 +21,7 @@ struct gsp_spatial_cfg {
 	uint32_t device;		/* the board's device */
 	uint32_t refresh_ns, batch_ns;	/* struct gsp_persist_job's */
 	uint64_t watch_ns;		/* watcher poll period */
+	int green;			/* GSP_GREEN: 1 auto, 0 off */
 };
 
 /* Turns spatial sharing on (dispatch.c's setup, BE tenants only). */
@@ -57,12 +59,26 @@ GSP_HIDDEN void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev);
  * it runs unchanged (the reason is reported once per kernel).
  */
 GSP_HIDDEN int gsp_sp_prepare(struct gsp_op *op);
+/*
+ * Dispatcher thread, @op's context current, LC work active, @op not
+ * transformed: 1 if @op (a launch) will run on a green context confined
+ * to the SMs the LC's request leaves (op->sp set; it needs no time-plane
+ * gate), else 0 with a reason code in *@why (0: @op is no candidate),
+ * reported once. Cheap to call again while @op waits.
+ */
+GSP_HIDDEN int gsp_sp_green(struct gsp_op *op, int *why);
+/* Counts a launch that ran without a green context for reason @why. */
+GSP_HIDDEN void gsp_sp_gated(int why);
 /* Issues a prepared @op; 0 if it must be issued unchanged after all. */
 GSP_HIDDEN int gsp_sp_issue(struct gsp_op *op, CUresult *r);
 
 GSP_HIDDEN void gsp_sp_stats(FILE *f);
-/* At exit: stops the watcher, waiting a bounded time. */
-GSP_HIDDEN void gsp_sp_stop(void);
+/*
+ * At exit: stops the watcher, waiting a bounded time; with @idle (the
+ * dispatcher has ended) also destroys the green contexts whose work is
+ * done.
+ */
+GSP_HIDDEN void gsp_sp_stop(int idle);
 GSP_HIDDEN void gsp_sp_after_fork(void);
 
 #endif /* GSP_SPATIAL_H */
