@@ -20,7 +20,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
 		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
-		"               [--spatial|--no-spatial] [--no-gate] -- PROGRAM [ARGS...]\n"
+		"               [--spatial|--no-spatial] [--no-green] [--no-gate]\n"
+		"               -- PROGRAM [ARGS...]\n"
 		"  --class        be (default) or lc\n"
 		"  --weight       1..10000 (default 100)\n"
 		"  --lc-target-us LC latency target, 0..3600000000 (lc only)\n"
@@ -31,6 +32,8 @@ static void usage(FILE *f)
 		"  --spatial      be only: kernels become persistent and yield SM slots\n"
 		"                 to LC work (default: when the board has a partition)\n"
 		"  --no-spatial   kernels run unchanged; BE waits for LC work instead\n"
+		"  --no-green     be only: spatial kernels that cannot be transformed wait\n"
+		"                 for LC work instead of running on the SMs it leaves\n"
 		"  --no-gate      load the interposer but pass every call through\n");
 }
 
@@ -98,10 +101,12 @@ int main(int argc, char **argv)
 		{ "no-gate", no_argument, NULL, 'n' },
 		{ "spatial", no_argument, NULL, 'S' },
 		{ "no-spatial", no_argument, NULL, 'N' },
+		{ "no-green", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cls = NULL, *target = NULL, *spatial = NULL;
+	int no_green = 0;
 	char lib[PATH_MAX], *pre;
 	const char *old;
 	int c;
@@ -164,6 +169,10 @@ int main(int argc, char **argv)
 			spatial = c == 'S' ? "1" : "0";
 			setenv("GSP_SPATIAL", spatial, 1);
 			break;
+		case 'G':
+			no_green = 1;
+			setenv("GSP_GREEN", "0", 1);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -178,6 +187,9 @@ int main(int argc, char **argv)
 		return die_usage("--lc-target-us needs --class lc%s%s", "", "");
 	if (spatial && *spatial == '1' && cls && !strcmp(cls, "lc"))
 		return die_usage("--spatial is for --class be: LC kernels run unchanged%s%s",
+				 "", "");
+	if (no_green && cls && !strcmp(cls, "lc"))
+		return die_usage("--no-green is for --class be: LC kernels are never confined%s%s",
 				 "", "");
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");
