@@ -21,6 +21,16 @@
  * declares as "NAME[N];" or "NAME;" after a type .bW/.uW/.sW/.fW: N x W/8
  * bytes of fake device memory each, allocated at the first look-up.
  *
+ * Green contexts (simulated): the device's SM resource has FAKE_CUDA_SMS
+ * SMs (default FAKE_SMS, also the SM count the attributes give), split
+ * by count in steps of 8 (at least 8) like a Hopper GPU;
+ * cuGreenCtxCreate fails with FAKE_CUDA_GREEN_FAIL=1; each launch's
+ * trace entry has the SM count of the green context its stream belongs
+ * to (0: an ordinary stream). The primary context is FAKE_PRIMARY_CTX.
+ * FAKE_CUDA_VERSION=N sets the driver version (default 13000). With
+ * FAKE_CUDA_GREEN_REPORT=1 the fake says at exit on stderr how many green
+ * contexts, green streams and events used with them are still alive.
+ *
  * FAKE_CUDA_REALTIME=1 makes the fake GPU keep wall-clock time instead,
  * for the flood test and the micro-benchmark: one queue whose ops each
  * take fake_set_op_ns() of real time after the previous one; events
@@ -73,7 +83,7 @@ static int hold;		/* see fake_hold() */
 static struct { uintptr_t lo, hi; } allocs[256];	/* device memory */
 static unsigned int nallocs;
 
-struct fake_event { uint64_t t; int id; int held; };
+struct fake_event { uint64_t t; int id; int held; int green; };
 struct fake_func { int nparams; size_t size[MAX_FPARAMS]; char name[48]; };
 #define MOD_VARS 8
 struct fake_mod {		/* PTX text, or NULL; its variables */
@@ -82,6 +92,13 @@ struct fake_mod {		/* PTX text, or NULL; its variables */
 	unsigned int nvar;
 };
 static char hidden[48];		/* see fake_hide_global() */
+#define GREEN_STEP 8
+#define GREEN_STREAMS 64
+struct fake_green { unsigned int sms; };
+/* Green streams (handles from 0x6000) and live counts, under mu. */
+static struct { uintptr_t s; unsigned int sms; int live; } gstreams[GREEN_STREAMS];
+static unsigned int ngstreams;
+static int green_live, gstream_live, gevent_live;
 static int hidden_in_gsp;
 
 static uint64_t now_ns(void)
@@ -102,6 +119,41 @@ static void sleep_until(uint64_t t)
 		return;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
 		;
+}
+
+/* The SM count, FAKE_CUDA_SMS or FAKE_SMS; read once. */
+static unsigned int sms(void)
+{
+	static unsigned int n;
+	const char *e;
+
+	if (!__atomic_load_n(&n, __ATOMIC_RELAXED)) {
+		e = getenv("FAKE_CUDA_SMS");
+		__atomic_store_n(&n, e && atoi(e) > 0 && atoi(e) <= 256 ?
+				 (unsigned int)atoi(e) : FAKE_SMS,
+				 __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&n, __ATOMIC_RELAXED);
+}
+
+/* The SM count of the green context @s belongs to; 0 if none. mu held. */
+static unsigned int green_sms(uintptr_t s)
+{
+	unsigned int i;
+
+	for (i = 0; i < ngstreams; i++)
+		if (gstreams[i].s == s)
+			return gstreams[i].sms;
+	return 0;
+}
+
+/* Marks @e as used with a green stream (counted until destroyed). */
+static void green_event(struct fake_event *e)
+{
+	if (!e->green) {
+		e->green = 1;
+		gevent_live++;
+	}
 }
 
 static void rt_init(void)
@@ -246,7 +298,9 @@ EXPORT CUresult cuInit(unsigned int flags)
 
 EXPORT CUresult cuDriverGetVersion(int *v)
 {
-	*v = driver_version;
+	const char *e = getenv("FAKE_CUDA_VERSION");
+
+	*v = e ? atoi(e) : driver_version;
 	return CUDA_SUCCESS;
 }
 
@@ -328,6 +382,10 @@ EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 
 EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
+	pthread_mutex_lock(&mu);
+	if (((struct fake_event *)e)->green)
+		gevent_live--;
+	pthread_mutex_unlock(&mu);
 	free(e);
 	return CUDA_SUCCESS;
 }
@@ -337,6 +395,10 @@ static CUresult ev_record(const char *name, CUevent e, CUstream s)
 	struct fake_event *fe = (struct fake_event *)e;
 
 	rec(name, s, (uint64_t)fe->id, 0);
+	pthread_mutex_lock(&mu);
+	if (green_sms((uintptr_t)s))
+		green_event(fe);
+	pthread_mutex_unlock(&mu);
 	fe->held = __atomic_load_n(&hold, __ATOMIC_SEQ_CST);
 	if (realtime) {
 		fe->t = queue_end();
@@ -424,11 +486,26 @@ EXPORT CUresult cuStreamQuery(CUstream s)
 						  : CUDA_SUCCESS;
 }
 
+static CUresult wait_event(const char *name, CUstream s, CUevent e)
+{
+	rec(name, s, (uint64_t)((struct fake_event *)e)->id, 0);
+	pthread_mutex_lock(&mu);
+	if (green_sms((uintptr_t)s))
+		green_event((struct fake_event *)e);
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int f)
 {
 	(void)f;
-	rec("cuStreamWaitEvent", s, (uint64_t)((struct fake_event *)e)->id, 0);
-	return CUDA_SUCCESS;
+	return wait_event("cuStreamWaitEvent", s, e);
+}
+
+EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f)
+{
+	(void)f;
+	return wait_event("cuStreamWaitEvent_ptsz", s, e);
 }
 
 EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
@@ -478,6 +555,9 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 
 	if (!c || !f)
 		return;
+	pthread_mutex_lock(&mu);
+	c->sms = green_sms(c->stream);
+	pthread_mutex_unlock(&mu);
 	snprintf(c->fn, sizeof(c->fn), "%s", f->name);
 	c->grid[0] = gx;
 	c->grid[1] = gy;
@@ -495,8 +575,8 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 		int i;
 
 		memcpy(&out, params[0], sizeof(out));
-		if (is_alloc((uintptr_t)out, FAKE_SMS * sizeof(*out)))
-			for (i = 0; i < FAKE_SMS; i++)
+		if (is_alloc((uintptr_t)out, sms() * sizeof(*out)))
+			for (i = 0; i < (int)sms(); i++)
 				out[i] = 1;
 	}
 }
@@ -724,7 +804,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	(void)d;
 	switch (a) {
 	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-		*v = FAKE_SMS;
+		*v = (int)sms();
 		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
 		*v = 9;
@@ -758,6 +838,179 @@ EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 	(void)a;
 	(void)v;
 	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+{
+	unsigned int i;
+
+	rec("cuStreamDestroy_v2", s, 0, 0);
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < ngstreams; i++)
+		if (gstreams[i].s == (uintptr_t)s && gstreams[i].live) {
+			gstreams[i].live = 0;
+			gstream_live--;
+		}
+	pthread_mutex_unlock(&mu);
+	return CUDA_SUCCESS;
+}
+
+/* Primary context and green contexts (simulated, see the top) -------------- */
+
+EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *fl,
+					  int *active)
+{
+	(void)d;
+	*fl = 0;
+	*active = 1;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{
+	(void)d;
+	*c = (CUcontext)FAKE_PRIMARY_CTX;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
+{
+	(void)d;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetDevResource(CUdevice d, CUdevResource *r,
+				       CUdevResourceType t)
+{
+	(void)d;
+	rec("cuDeviceGetDevResource", NULL, t, 0);
+	if (t != CU_DEV_RESOURCE_TYPE_SM)
+		return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+	memset(r, 0, sizeof(*r));
+	r->type = CU_DEV_RESOURCE_TYPE_SM;
+	r->sm.smCount = sms();
+	r->sm.minSmPartitionSize = GREEN_STEP;
+	r->sm.smCoscheduledAlignment = GREEN_STEP;
+	return CUDA_SUCCESS;
+}
+
+/* Rounds @min up to the step, as an H200's driver does; count: the size. */
+EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *out,
+					    unsigned int *nb,
+					    const CUdevResource *in,
+					    CUdevResource *rest,
+					    unsigned int flags,
+					    unsigned int min)
+{
+	struct fake_call *c = rec("cuDevSmResourceSplitByCount", NULL, min, 0);
+	unsigned int want = (min + GREEN_STEP - 1) / GREEN_STEP * GREEN_STEP;
+	unsigned int groups, i;
+
+	(void)flags;
+	if (!nb || !in || in->type != CU_DEV_RESOURCE_TYPE_SM)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (want < GREEN_STEP)
+		want = GREEN_STEP;
+	if (want > in->sm.smCount)
+		return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+	groups = in->sm.smCount / want;
+	if (!out) {
+		*nb = groups;
+		return CUDA_SUCCESS;
+	}
+	if (*nb < groups)
+		groups = *nb;
+	for (i = 0; i < groups; i++) {
+		out[i] = *in;
+		out[i].sm.smCount = want;
+	}
+	if (rest) {
+		*rest = *in;
+		rest->sm.smCount = in->sm.smCount - groups * want;
+	}
+	*nb = groups;
+	if (c)
+		c->count = want;
+	return CUDA_SUCCESS;
+}
+
+/* A descriptor is its SM count, never dereferenced. */
+EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *d,
+					  CUdevResource *r, unsigned int n)
+{
+	unsigned int i, total = 0;
+
+	for (i = 0; i < n; i++)
+		total += r[i].sm.smCount;
+	rec("cuDevResourceGenerateDesc", NULL, total, 0);
+	*d = (CUdevResourceDesc)(uintptr_t)(0xd0000000u + total);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc d,
+				 CUdevice dev, unsigned int flags)
+{
+	const char *fail = getenv("FAKE_CUDA_GREEN_FAIL");
+	unsigned int n = (unsigned int)((uintptr_t)d - 0xd0000000u);
+	struct fake_green *fg;
+
+	(void)dev;
+	rec("cuGreenCtxCreate", NULL, n, 0);
+	if (!(flags & CU_GREEN_CTX_DEFAULT_STREAM))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (fail && !strcmp(fail, "1"))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	fg = calloc(1, sizeof(*fg));
+	if (!fg)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	fg->sms = n;
+	pthread_mutex_lock(&mu);
+	green_live++;
+	pthread_mutex_unlock(&mu);
+	*g = (CUgreenCtx)fg;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx g)
+{
+	rec("cuGreenCtxDestroy", NULL, ((struct fake_green *)g)->sms, 0);
+	pthread_mutex_lock(&mu);
+	green_live--;
+	pthread_mutex_unlock(&mu);
+	free(g);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g,
+				       unsigned int flags, int prio)
+{
+	struct fake_call *c;
+
+	(void)prio;
+	pthread_mutex_lock(&mu);
+	if (ngstreams == GREEN_STREAMS) {
+		pthread_mutex_unlock(&mu);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	gstreams[ngstreams].s = 0x6000 + ngstreams;
+	gstreams[ngstreams].sms = ((struct fake_green *)g)->sms;
+	gstreams[ngstreams].live = 1;
+	*s = (CUstream)gstreams[ngstreams++].s;
+	gstream_live++;
+	pthread_mutex_unlock(&mu);
+	c = rec("cuGreenCtxStreamCreate", *s, flags, 0);
+	if (c)
+		c->count = ((struct fake_green *)g)->sms;
+	return CUDA_SUCCESS;
+}
+
+__attribute__((destructor)) static void green_exit_report(void)
+{
+	const char *e = getenv("FAKE_CUDA_GREEN_REPORT");
+
+	if (e && !strcmp(e, "1"))
+		fprintf(stderr, "fake_cuda: at exit: %d green contexts, %d green streams, %d events used with them alive\n",
+			green_live, gstream_live, gevent_live);
 }
 
 /* Modules and libraries (simulated, see the top) ---------------------------- */

@@ -21,7 +21,11 @@ struct fake_call {
 	unsigned char job[56];	/* struct gsp_persist_job */
 	/* memsets, copies (addr: destination), module variable look-ups */
 	uint64_t addr, count, src;
+	unsigned int sms;	/* launches: the green context's SMs, or 0 */
 };
+
+/* The context cuDevicePrimaryCtxRetain gives. */
+#define FAKE_PRIMARY_CTX	((void *)0xc0)
 
 unsigned int fake_trace_len(void);
 void fake_trace_get(unsigned int i, struct fake_call *out);

@@ -148,6 +148,74 @@ else
 	echo "not ok - preload: spvars: GSP_STATS_FILE counts module-variable and module-texture fallbacks"
 	sed 's/^/# /' "$tmp/stats"
 fi
+# has FILE LINE...: every LINE is in FILE (the stats).
+has() {
+	local f=$1 l
+	shift
+	for l in "$@"; do
+		grep -qx -- "$l" "$f" 2>/dev/null || return 1
+	done
+}
+# Green contexts (simulated: a fake device of 132 SMs, see fake_cuda.c).
+green_env=(FAKE_CUDA_SMS=132 FAKE_GSP_PART=60,1 GSP_STATS_FILE="$tmp/stats"
+	FAKE_CUDA_GREEN_REPORT=1)
+scenario green arb "${green_env[@]}"
+count 'kernel kgs runs on a green context of 72 of 132 SMs while LC work runs' 1 "green: a confined kernel is reported once"
+count 'kernels whose module load the interposer did not see run on a green context' 1 "green: confined unknown kernels are reported once"
+count 'the 4 left are fewer than a green context.s 8; kernels that cannot be transformed wait' 1 "green: too few SMs left: said once"
+count 'a cooperative launch cannot be confined to a green context' 1 "green: a cooperative launch: said once"
+count 'primary context only' 1 "green: a context other than the primary one: said once"
+count 'fake_cuda: at exit: 0 green contexts, 0 green streams, 0 events used with them alive' 1 "green: exit destroys the green contexts, their streams and events"
+if has "$tmp/stats" 'spatial_green_launches 7' 'spatial_green_unavailable 3' \
+	'spatial_green_unavailable_small 1' \
+	'spatial_green_unavailable_cooperative 1' \
+	'spatial_green_unavailable_context 1'; then
+	echo "ok - preload: green: GSP_STATS_FILE counts confined launches and, by reason, those that waited"
+else
+	echo "not ok - preload: green: GSP_STATS_FILE counts confined launches and, by reason, those that waited"
+	sed 's/^/# /' "$tmp/stats"
+fi
+# Again with the ASan runtime loaded before the interposer: not
+# instrumented, so LeakSanitizer and the allocator's checks only; the fake
+# driver's own allocations (modules, functions) are suppressed.
+asan=$(cc -print-file-name=libasan.so 2>/dev/null)
+if [ -f "$asan" ]; then
+	printf 'leak:libcuda.so.1\n' >"$tmp/lsan.supp"
+	env -u LD_LIBRARY_PATH "${green_env[@]}" \
+		ASAN_OPTIONS=detect_leaks=1:exitcode=86 \
+		LSAN_OPTIONS=suppressions="$tmp/lsan.supp":print_suppressions=0 \
+		LD_LIBRARY_PATH="$T/cuda" \
+		LD_PRELOAD="$asan $tmp/arb/libgsp_preload.so" \
+		timeout 60 "$T/test_preload" green >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q Sanitizer "$tmp/err"; then
+		echo "ok - preload: green: no leak or bad free under LeakSanitizer (ASan runtime preloaded)"
+	else
+		echo "not ok - preload: green: no leak or bad free under LeakSanitizer (rc $rc)"
+		grep -v '^gsp: ' "$tmp/err" | sed 's/^/# /' | head -n 40
+	fi
+else
+	echo "ok - preload: green: no leak under LeakSanitizer # SKIP no libasan.so"
+fi
+scenario greengate arb "${green_env[@]}" FAKE_CUDA_VERSION=12030
+count 'the CUDA driver (version 12030) has no green contexts (12.4 or later)' 1 "greengate: a driver without green contexts: said once"
+count 'fake_cuda: at exit: 0 green contexts' 1 "greengate: a driver without green contexts: none made"
+has "$tmp/stats" 'spatial_green_launches 0' 'spatial_green_unavailable_no-api 1' &&
+	echo "ok - preload: greengate: a driver without green contexts: counted" ||
+	{ echo "not ok - preload: greengate: a driver without green contexts: counted"; sed 's/^/# /' "$tmp/stats"; }
+scenario greengate arb "${green_env[@]}" FAKE_CUDA_GREEN_FAIL=1
+count 'cannot make a green context of 72 SMs on CUDA device 0 (cuGreenCtxCreate: error' 1 "greengate: creation failing: said once"
+has "$tmp/stats" 'spatial_green_launches 0' 'spatial_green_unavailable_create 1' &&
+	echo "ok - preload: greengate: creation failing: counted" ||
+	{ echo "not ok - preload: greengate: creation failing: counted"; sed 's/^/# /' "$tmp/stats"; }
+scenario greengate arb "${green_env[@]}" GSP_GREEN=0
+count '^gsp: .*green' 0 "greengate: GSP_GREEN=0: nothing said about green contexts"
+has "$tmp/stats" 'spatial_green_launches 0' 'spatial_green_unavailable 0' &&
+	echo "ok - preload: greengate: GSP_GREEN=0: nothing counted" ||
+	{ echo "not ok - preload: greengate: GSP_GREEN=0: nothing counted"; sed 's/^/# /' "$tmp/stats"; }
+scenario noarb arb GSP_GREEN=yes
+count 'GSP_GREEN=yes is not auto or 0' 1 "a bad GSP_GREEN is named on stderr"
+
 scenario nospatial arb FAKE_GSP_PART=2,1 GSP_SPATIAL=0
 count '^gsp: ' 0 "nospatial: GSP_SPATIAL=0: silent"
 scenario nospatial arb FAKE_GSP_PART=2,1 GSP_CLASS=lc
@@ -218,6 +286,7 @@ run_bad --weight
 run_bad --class be
 run_bad --class lc --spatial -- true
 run_bad --spatial --no-spatial -- true
+run_bad --class lc --no-green -- true
 
 out=$("$B/gsp-run" --class lc --weight 7 --quantum-us 500 -- \
 	sh -c 'echo "$GSP_CLASS $GSP_WEIGHT $GSP_QUANTUM_US $LD_PRELOAD"' 2>&1)
@@ -227,14 +296,15 @@ case "$out" in
 *)
 	echo "not ok - preload: gsp-run sets the GSP_* variables and LD_PRELOAD ($out)" ;;
 esac
-for o in --spatial --no-spatial; do
-	out=$("$B/gsp-run" $o -- sh -c 'echo "$GSP_SPATIAL"' 2>&1)
-	want=1
+for o in --spatial --no-spatial --no-green; do
+	v=GSP_SPATIAL want=1
 	[ $o = --no-spatial ] && want=0
+	[ $o = --no-green ] && v=GSP_GREEN want=0
+	out=$("$B/gsp-run" $o -- sh -c "echo \"\$$v\"" 2>&1)
 	if [ "$out" = "$want" ]; then
-		echo "ok - preload: gsp-run $o sets GSP_SPATIAL=$want"
+		echo "ok - preload: gsp-run $o sets $v=$want"
 	else
-		echo "not ok - preload: gsp-run $o sets GSP_SPATIAL=$want ($out)"
+		echo "not ok - preload: gsp-run $o sets $v=$want ($out)"
 	fi
 done
 "$B/gsp-run" -- /nonexistent/program 2>/dev/null

@@ -29,6 +29,16 @@
  *             counts the reports)
  *   nospatial the same program where nothing may be transformed (run.sh:
  *             GSP_SPATIAL=0, or an LC tenant)
+ *   green     (132 simulated SMs) while LC work asks for n SMs, a kernel
+ *             that cannot be transformed runs on the stream of a green
+ *             context of 132 - n SMs rounded down to 8, tied to its own
+ *             stream by an event each way, the context reused; below 8
+ *             SMs, for a cooperative launch, or outside the primary
+ *             context it waits for the LC work (run.sh: the reports,
+ *             counters, and that exit destroys the green contexts)
+ *   greengate the same kernel waits for the LC work when green contexts
+ *             cannot be had (run.sh: a 12.3 driver, GSP_GREEN=0, creation
+ *             failing)
  *   flood     with FAKE_CUDA_REALTIME=1: 20000 back-to-back zero-length
  *             BE launches and a sync, then 100 us launches back to back
  *             for 0.5 s and a sync; both must finish in bounded time
@@ -995,6 +1005,294 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Green contexts ------------------------------------------------------------- */
+
+/*
+ * LC work on device 0: active with the request (@n, 1), or over. The slot
+ * is stamped now, so it counts as active for the fake board's lc_max_ns.
+ */
+static void lc_set(struct gsp_board *b, unsigned int n, int active)
+{
+	struct gsp_board_lc *s = &b->lc[5];
+	uint64_t *req = &b->dev[0].part_req;
+	uint64_t e = GSP_BOARD_REQ_EPOCH(*req);
+
+	s->device = 0;
+	s->inflight = (uint64_t)active;
+	s->stamp_ns = mono_ns();
+	__atomic_store_n(req, active ? GSP_BOARD_REQ(n, 1, e + 1) :
+				       GSP_BOARD_REQ(0, 0, e + 1),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&s->owner, active ? 9 : 0, __ATOMIC_RELEASE);
+}
+
+/* Trace entries named @name in [from, to), optionally on @s only. */
+static unsigned int count_of(const char *name, unsigned int from,
+			     unsigned int to, uintptr_t s)
+{
+	unsigned int i, k = 0;
+	struct fake_call c;
+
+	for (i = from; i < to; i++) {
+		fake_trace_get(i, &c);
+		k += !strcmp(c.name, name) && (!s || c.stream == s);
+	}
+	return k;
+}
+
+/* The entry named @name on @s with @payload nearest @at: before (@dir -1) or after (1). */
+static int near(const char *name, uintptr_t s, uint64_t payload, int any,
+		int at, int dir)
+{
+	int i, n = (int)fake_trace_len();
+	struct fake_call c;
+
+	for (i = at + dir; i >= 0 && i < n; i += dir) {
+		fake_trace_get((unsigned int)i, &c);
+		if (!strcmp(c.name, name) && c.stream == s &&
+		    (any || c.payload == payload))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * The launch at trace index @at ran on a green stream, tied to @s both
+ * ways: @s records an event the green stream waits for before it, the
+ * green stream records one @s waits for after it (before @before, if not
+ * -1). The events' ids into @ev.
+ */
+static int tied(int at, uintptr_t s, int before, uint64_t ev[2])
+{
+	struct fake_call c, w;
+	int w1, r1, r2, w2;
+
+	fake_trace_get((unsigned int)at, &c);
+	if (!c.sms || c.stream == s)
+		return 0;
+	w1 = near("cuStreamWaitEvent", c.stream, 0, 1, at, -1);
+	if (w1 < 0)
+		return 0;
+	fake_trace_get((unsigned int)w1, &w);
+	r1 = near("cuEventRecord", s, w.payload, 0, w1, -1);
+	r2 = near("cuEventRecord", c.stream, 0, 1, at, 1);
+	if (r1 < 0 || r2 < 0)
+		return 0;
+	ev[0] = w.payload;
+	fake_trace_get((unsigned int)r2, &w);
+	ev[1] = w.payload;
+	w2 = near("cuStreamWaitEvent", s, w.payload, 0, r2, 1);
+	return w2 > r2 && (before < 0 || w2 < before);
+}
+
+static void t_green(void)
+{
+	struct gsp_board *(*board)(void) =
+		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+	struct gsp_board *b;
+	CUmodule m;
+	CUfunction k1, kgs;
+	int idx[16], ok, a = 13;
+	unsigned int n, i, to;
+	uint64_t ev[2] = { 0, 0 }, ev2[2];
+	uintptr_t gs = 0;
+	struct fake_call c;
+	void *p[] = { &a };
+
+	if (!board) {
+		tap_ok(0, "green: the fake libgsp is loaded");
+		return;
+	}
+	b = board();
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, sp_ptx);
+	cuModuleGetFunction(&k1, m, "k1");
+	cuModuleGetFunction(&kgs, m, "kgs");
+
+	/* No LC work: the whole GPU, as before. */
+	fake_trace_reset();
+	launch_g(kgs, S1, 1);
+	cuCtxSynchronize();
+	n = launches_of("kgs", 0, idx, 16);
+	fake_trace_get((unsigned int)idx[0], &c);
+	tap_ok(n == 1 && c.stream == (uintptr_t)S1 && !c.sms &&
+	       find("cuGreenCtxCreate", 0) < 0 &&
+	       find("cuStreamWaitEvent", 0) < 0,
+	       "green: no LC work: an untransformable kernel runs on its own stream, no green context made");
+
+	/* The LC asks for 60 of 132 SMs: 72 are left, a multiple of 8. */
+	lc_set(b, 60, 1);
+	usleep(1000);
+	fake_trace_reset();
+	launch_g(k1, S1, 10);
+	launch_g(kgs, S1, 11);
+	launch_g(k1, S1, 12);
+	usleep(100000);		/* no sync: it would wait for the LC */
+	n = launches_of("kgs", 0, idx, 16);
+	ok = n == 1;
+	if (ok) {
+		int l = idx[0], k[2];
+
+		fake_trace_get((unsigned int)l, &c);
+		gs = c.stream;
+		ok = launches_of("k1__gsp", 0, k, 2) == 2 && c.sms == 72 &&
+		     c.payload == 11 && c.grid[0] == 10 && c.grid[1] == 2 &&
+		     c.block[0] == 64 && c.shmem == 128 && !c.has_job &&
+		     tied(l, (uintptr_t)S1, k[1], ev) &&
+		     near("cuEventRecord", (uintptr_t)S1, ev[0], 0, l, -1) > k[0];
+	}
+	tap_ok(ok, "green: LC asks for 60 of 132 SMs: the untransformable kernel runs at once on a green stream of 72 SMs, after the app's earlier launch on its stream and before its later one (events both ways)");
+	to = fake_trace_len();
+	i = (unsigned int)find("cuGreenCtxStreamCreate", 0);
+	fake_trace_get(i, &c);
+	ok = count_of("cuGreenCtxCreate", 0, to, 0) == 1 &&
+	     count_of("cuGreenCtxStreamCreate", 0, to, 0) == 1 &&
+	     c.stream == gs && c.payload == CU_STREAM_NON_BLOCKING &&
+	     c.count == 72;
+	fake_trace_get((unsigned int)find("cuDevSmResourceSplitByCount", 0), &c);
+	tap_ok(ok && c.payload == 72 && c.count == 72,
+	       "green: one green context of 72 SMs (split by count 72), one non-blocking stream in it");
+
+	/* Many more launches, two streams and a kernel we never saw loaded. */
+	fake_trace_reset();
+	for (i = 0; i < 4; i++)
+		launch_g(kgs, i % 2 ? S2 : S1, 20 + (int)i);
+	cuLaunchKernel(fn1, 3, 1, 1, 32, 1, 1, 0, S2, p, NULL);
+	usleep(100000);
+	n = launches_of("kgs", 0, idx, 16);
+	ok = n == 4 && count_of("cuGreenCtxCreate", 0, fake_trace_len(), 0) == 0 &&
+	     count_of("cuGreenCtxStreamCreate", 0, fake_trace_len(), 0) == 0;
+	for (i = 0; ok && i < n; i++) {
+		fake_trace_get((unsigned int)idx[i], &c);
+		ok = c.stream == gs && c.payload == 20 + i &&
+		     tied(idx[i], (uintptr_t)(i % 2 ? S2 : S1), -1, ev2) &&
+		     ev2[0] == ev[0] && ev2[1] == ev[1];
+	}
+	tap_ok(ok, "green: four more launches from two streams reuse the green context, its stream and its two events");
+	n = launches_of("", 0, idx, 16);
+	ok = n == 1;
+	if (ok) {
+		fake_trace_get((unsigned int)idx[0], &c);
+		ok = c.stream == gs && c.payload == 13 &&
+		     tied(idx[0], (uintptr_t)S2, -1, ev2);
+	}
+	tap_ok(ok, "green: a kernel whose module load was not seen runs on the green stream too");
+
+	/* 132 - 62 = 70 SMs left: rounded down to 64. */
+	lc_set(b, 62, 1);
+	fake_trace_reset();
+	launch_g(kgs, S1, 30);
+	usleep(100000);
+	n = launches_of("kgs", 0, idx, 16);
+	ok = n == 1;
+	if (ok) {
+		fake_trace_get((unsigned int)idx[0], &c);
+		ok = c.sms == 64 && c.stream != gs &&
+		     tied(idx[0], (uintptr_t)S1, -1, ev2);
+		fake_trace_get((unsigned int)find("cuGreenCtxCreate", 0), &c);
+		ok = ok && c.payload == 64;
+	}
+	tap_ok(ok, "green: LC asks for 62: a second green context, of 64 SMs (70 rounded down to 8s)");
+
+	/* 4 SMs left, fewer than 8: the time-plane gate. */
+	lc_set(b, 128, 1);
+	fake_trace_reset();
+	launch_g(kgs, S1, 40);
+	launch_g(kgs, S1, 41);
+	usleep(100000);
+	tap_ok(launches_of("kgs", 0, idx, 16) == 0,
+	       "green: LC asks for 128 of 132 SMs: the kernel waits (4 SMs are below a green context's 8)");
+	lc_set(b, 0, 0);
+	cuCtxSynchronize();
+	n = launches_of("kgs", 0, idx, 16);
+	ok = n == 2;
+	for (i = 0; ok && i < n; i++) {
+		fake_trace_get((unsigned int)idx[i], &c);
+		ok = c.stream == (uintptr_t)S1 && !c.sms;
+	}
+	tap_ok(ok, "green: once the LC work is over both run on their own stream");
+
+	/* A cooperative launch is never confined. */
+	lc_set(b, 60, 1);
+	fake_trace_reset();
+	cuLaunchCooperativeKernel(kgs, 10, 2, 1, 64, 1, 1, 0, S1, p);
+	usleep(100000);
+	ok = launches_of("kgs", 0, idx, 16) == 0;
+	lc_set(b, 0, 0);
+	cuCtxSynchronize();
+	n = launches_of("kgs", 0, idx, 16);
+	fake_trace_get((unsigned int)idx[0], &c);
+	tap_ok(ok && n == 1 && c.stream == (uintptr_t)S1 && !c.sms,
+	       "green: a cooperative launch waits for the LC work, then runs on its own stream");
+
+	/* Not the primary context: the gate. */
+	cuCtxSetCurrent((CUcontext)0xc1);
+	lc_set(b, 60, 1);
+	fake_trace_reset();
+	launch_g(kgs, S1, 50);
+	usleep(100000);
+	ok = launches_of("kgs", 0, idx, 16) == 0;
+	lc_set(b, 0, 0);
+	cuCtxSynchronize();
+	n = launches_of("kgs", 0, idx, 16);
+	fake_trace_get((unsigned int)idx[0], &c);
+	tap_ok(ok && n == 1 && c.stream == (uintptr_t)S1 && !c.sms,
+	       "green: in a context other than the primary one the kernel waits for the LC work");
+	cuCtxSetCurrent(CTX);
+	cuModuleUnload(m);
+}
+
+/*
+ * A driver without green contexts, GSP_GREEN=0, or creation failing: an
+ * untransformable kernel keeps the time-plane gate.
+ */
+static void t_greengate(void)
+{
+	struct gsp_board *(*board)(void) =
+		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+	const char *why = getenv("GSP_GREEN") ? "GSP_GREEN=0" :
+			  getenv("FAKE_CUDA_VERSION") ? "a 12.3 driver" :
+			  "green context creation failing";
+	CUmodule m;
+	CUfunction kgs;
+	int idx[16], ok;
+	unsigned int n, i;
+	struct fake_call c;
+
+	if (!board) {
+		tap_ok(0, "greengate: the fake libgsp is loaded");
+		return;
+	}
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, sp_ptx);
+	cuModuleGetFunction(&kgs, m, "kgs");
+	lc_set(board(), 60, 1);
+	usleep(1000);
+	fake_trace_reset();
+	launch_g(kgs, S1, 1);
+	launch_g(kgs, S2, 2);
+	usleep(100000);
+	tap_ok(launches_of("kgs", 0, idx, 16) == 0,
+	       "greengate: %s: while the LC asks for 60 SMs an untransformable kernel waits",
+	       why);
+	lc_set(board(), 0, 0);
+	cuCtxSynchronize();
+	n = launches_of("kgs", 0, idx, 16);
+	ok = n == 2;
+	for (i = 0; ok && i < n; i++) {
+		fake_trace_get((unsigned int)idx[i], &c);
+		ok = c.stream == (uintptr_t)(i ? S2 : S1) && !c.sms;
+	}
+	tap_ok(ok, "greengate: %s: after the LC work both run on their own streams",
+	       why);
+	n = count_of("cuGreenCtxCreate", 0, fake_trace_len(), 0);
+	tap_ok(n <= 1 && count_of("cuGreenCtxStreamCreate", 0,
+				  fake_trace_len(), 0) == 0,
+	       "greengate: %s: no green stream, at most one try at a green context (saw %u)",
+	       why, n);
+	cuModuleUnload(m);
+}
+
 static CUfunction fn0;		/* no parameters, like an empty kernel */
 
 static void launch0(CUstream s)
@@ -1086,7 +1384,7 @@ int main(int argc, char **argv)
 	static const size_t one_int[] = { 4 };
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|spatial|spvars|nospatial|bench\n");
+		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|spatial|spvars|nospatial|green|greengate|bench\n");
 		return 2;
 	}
 	cuInit(0);
@@ -1120,6 +1418,10 @@ int main(int argc, char **argv)
 		t_nospatial();
 	else if (!strcmp(argv[1], "spvars"))
 		t_spvars();
+	else if (!strcmp(argv[1], "green"))
+		t_green();
+	else if (!strcmp(argv[1], "greengate"))
+		t_greengate();
 	else if (!strcmp(argv[1], "bench")) {
 		t_bench();
 		return 0;
