@@ -352,27 +352,18 @@ static const char tpl_epilogue[] =
 	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
 	"\tmov.u32 %__gsp_w1, 0;\n"
 	"\tst.shared.v2.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w9};\n"
-	"$__gsp_join:\n";
-
-/*
- * The join, when threads may end a task with different numbers of body
- * barriers behind them: done threads stand in for their arrival at the
- * body's barriers until every thread is done.
- */
-static const char tpl_join_done[] =
+	/* the join: done threads stand in for their arrival at the body's
+	 * barriers until every thread is done. Kept as is where the body's
+	 * barriers are even (no arrival says "not done" then, one pass): a
+	 * plain barrier.sync here made ptxas's code for some bodies up to 3x
+	 * slower on an H200 (Documentation/xform.rst, "Barriers") */
+	"$__gsp_join:\n"
 	"\tmov.u32 %__gsp_w0, 1;\n"
 	"\tsetp.ne.u32 %__gsp_p5, %__gsp_w0, 0;\n"
 	"\tbarrier.red.and.pred %__gsp_p5, 0, %__gsp_p5;\n"
 	"\t@!%__gsp_p5 bra $__gsp_join;\n"	/* someone is still in the body */
-	"\tbra.uni $__gsp_start;\n";
-
-/* The join when every thread passes the same body barriers (flow.c). */
-static const char tpl_join_even[] =
-	"\tbarrier.sync 0;\n"
-	"\tbra.uni $__gsp_start;\n";
-
-/* leaving, after the block's last task is complete */
-static const char tpl_leave[] =
+	"\tbra.uni $__gsp_start;\n"
+	/* leaving, after the block's last task is complete */
 	"$__gsp_leave:\n"
 	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_exit;\n"
@@ -411,8 +402,8 @@ static const char tpl_leave[] =
 
 /*
  * A body barrier: arrive saying "not done" (see the file comment), or,
- * when the barriers are even, a plain one that need not be aligned (the
- * leader's decision code leaves warp 0 diverged before the join).
+ * when the barriers are even, a plain one, not aligned because the
+ * leader's decision code runs while the rest of warp 0 waits at the join.
  */
 static const char tpl_barrier_pre[] =
 	"{ .reg .pred %__gsp_bp; .reg .b32 %__gsp_bz; mov.u32 %__gsp_bz, 0; "
@@ -921,8 +912,6 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 		put_src(b, m, cur, m->toks[f->body_close].off);
 	}
 	sb_tpl(b, tpl_epilogue, param);
-	sb_str(b, uneven ? tpl_join_done : tpl_join_even);
-	sb_tpl(b, tpl_leave, param);
 	sb_str(b, "}\n");
 	free(param);
 }

@@ -443,12 +443,14 @@ static void test_barrier_choice(void)
 		clone = rc || r.nk != 1 ? NULL : strstr(r.out, ".entry k__gsp(");
 		tap_ok(clone && r.k[0].reason == GSP_XFORM_OK &&
 		       r.k[0].uneven == cases[i].uneven &&
+		       count(clone, "barrier.red.and.pred %__gsp_p5") == 1 &&
 		       (cases[i].uneven ?
-			count(clone, "barrier.red.and.pred") >= 1 &&
+			count(clone, "barrier.red.and.pred %__gsp_bp") ==
+			count(cases[i].body, "bar.sync 0;") &&
 			!strstr(clone, "barrier.sync 0;") :
-			!strstr(clone, "barrier.red") &&
+			!strstr(clone, "barrier.red.and.pred %__gsp_bp") &&
 			count(clone, "barrier.sync 0;") ==
-			count(cases[i].body, "bar.sync 0;") + 1),
+			count(cases[i].body, "bar.sync 0;")),
 		       "barriers: %s: %s", cases[i].what,
 		       cases[i].uneven ? "joined" : "even");
 		if (!rc)
