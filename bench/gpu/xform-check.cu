@@ -1003,7 +1003,7 @@ int main(int argc, char **argv)
 		  { { 'b', 0, n1 * 4, 'f' }, { 'i', n1 - 300.0, 0, 0 } } },
 		{ "histogram", "_Z9histogramPKhPji", { 264, 1, 1 }, { 256, 1, 1 }, 256 * 4,
 		  { { 'b', 0, n1, 'u' }, { 'b', 0, 256 * 4, 'z' }, { 'i', n1, 0, 0 } } },
-		{ "transpose<float,32>", "_Z9transposeIfLi32EEvPKT_PS0_ii", { w / 32, h / 32, 1 },
+		{ "transpose<float 32>", "_Z9transposeIfLi32EEvPKT_PS0_ii", { w / 32, h / 32, 1 },
 		  { 32, 32, 1 }, 0,
 		  { { 'b', 0, w * h * 4, 'f' }, { 'b', 0, w * h * 4, 'z' }, { 'i', w, 0, 0 },
 		    { 'i', h, 0, 0 } } },

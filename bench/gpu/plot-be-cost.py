@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""be-cost.svg and be-cost-summary.csv from run-be-cost.sh's be-cost.csv:
+per workload, each mode's mean units/s over the plain program's, and the
+geomean over the workloads. Usage: plot-be-cost.py DIR (holds be-cost.csv)"""
+import csv
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svgplot  # noqa: E402
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: plot-be-cost.py DIR (holds be-cost.csv from bench/run-be-cost.sh)")
+    d = sys.argv[1]
+    runs, wls, modes = {}, [], []
+    for r in csv.DictReader(open(os.path.join(d, "be-cost.csv"))):
+        if r["status"] != "0" or not r["units_per_s"]:
+            continue
+        runs.setdefault((r["wl"], r["mode"]), []).append(float(r["units_per_s"]))
+        if r["wl"] not in wls:
+            wls.append(r["wl"])
+        if r["mode"] not in modes:
+            modes.append(r["mode"])
+    if "plain" not in modes:
+        sys.exit("plot-be-cost: be-cost.csv has no plain runs to compare with")
+    mean = {k: sum(v) / len(v) for k, v in runs.items()}
+    others = [m for m in modes if m != "plain"]
+    rows, logs = [], {m: [] for m in others}
+    for w in wls:
+        row = []
+        for m in others:
+            if (w, m) in mean and (w, "plain") in mean:
+                x = mean[(w, m)] / mean[(w, "plain")]
+                logs[m].append(math.log(x))
+                row.append(x)
+            else:
+                row.append(None)
+        rows.append(row)
+    with open(os.path.join(d, "be-cost-summary.csv"), "w") as f:
+        f.write("wl," + ",".join(others) + "\n")
+        for w, row in zip(wls, rows):
+            f.write(w + "," + ",".join("" if x is None else "%.4f" % x
+                                       for x in row) + "\n")
+        f.write("geomean," + ",".join(
+            "%.4f" % math.exp(sum(logs[m]) / len(logs[m])) if logs[m] else ""
+            for m in others) + "\n")
+    svgplot.bars(os.path.join(d, "be-cost.svg"),
+                 "A BE alone under gsp-run: throughput over the plain program",
+                 "units/s over plain", wls, others, rows, ref=1.0)
+
+
+if __name__ == "__main__":
+    main()
