@@ -26,8 +26,7 @@ cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 REPS=${REPS:-3}
 DURATION=${DURATION:-2}
-mkdir -p "$1" || { echo "run-be-cost: cannot create $1" >&2; exit 2; }
-OUT=$(cd "$1" && pwd)
+out=$1
 shift
 modes=("$@")
 [ ${#modes[@]} -gt 0 ] || modes=(plain timeplane spatial)
@@ -38,6 +37,8 @@ for m in "${modes[@]}"; do
 	   exit 2 ;;
 	esac
 done
+mkdir -p "$out" || { echo "run-be-cost: cannot create $out" >&2; exit 2; }
+OUT=$(cd "$out" && pwd)
 : >"$OUT/commands.txt"
 log_cmd() {
 	printf '%q ' "$@" >>"$OUT/commands.txt"

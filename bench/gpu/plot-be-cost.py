@@ -14,10 +14,18 @@ import svgplot  # noqa: E402
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: plot-be-cost.py DIR (holds be-cost.csv from bench/run-be-cost.sh)")
+        print("usage: plot-be-cost.py DIR (holds be-cost.csv from bench/run-be-cost.sh)",
+              file=sys.stderr)
+        sys.exit(2)
     d = sys.argv[1]
     runs, wls, modes = {}, [], []
-    for r in csv.DictReader(open(os.path.join(d, "be-cost.csv"))):
+    try:
+        f = open(os.path.join(d, "be-cost.csv"))
+    except OSError as e:
+        print("plot-be-cost: %s; give the folder that run-be-cost.sh wrote" % e,
+              file=sys.stderr)
+        sys.exit(2)
+    for r in csv.DictReader(f):
         if r["status"] != "0" or not r["units_per_s"]:
             continue
         runs.setdefault((r["wl"], r["mode"]), []).append(float(r["units_per_s"]))
@@ -26,7 +34,9 @@ def main():
         if r["mode"] not in modes:
             modes.append(r["mode"])
     if "plain" not in modes:
-        sys.exit("plot-be-cost: be-cost.csv has no plain runs to compare with")
+        print("plot-be-cost: be-cost.csv has no plain runs to compare with; "
+              "run run-be-cost.sh with the plain mode", file=sys.stderr)
+        sys.exit(2)
     mean = {k: sum(v) / len(v) for k, v in runs.items()}
     others = [m for m in modes if m != "plain"]
     rows, logs = [], {m: [] for m in others}

@@ -36,3 +36,12 @@ expect2 "run-experiment.sh without OUT" env -u OUT bash "$R"
 expect2 "run-experiment.sh unknown part" env OUT=/nonexistent/x bash "$R" everything
 expect2 "run-experiment.sh DUR=0" env OUT=/nonexistent/x DUR=0 bash "$R"
 expect2 "analyze.py without a directory" python3 bench/gpu/analyze.py /nonexistent/x
+expect2 "run-be-cost.sh without OUT" bash bench/run-be-cost.sh
+expect2 "run-be-cost.sh unknown mode" bash bench/run-be-cost.sh /nonexistent/x plain bogus
+if [ -e /nonexistent/x ]; then
+	echo "not ok - cli: run-be-cost.sh created OUT for a bad mode"
+else
+	echo "ok - cli: run-be-cost.sh creates nothing for a bad mode"
+fi
+expect2 "green-check.sh without OUT" bash bench/gpu/green-check.sh
+expect2 "plot-be-cost.py without be-cost.csv" python3 bench/gpu/plot-be-cost.py /nonexistent/x
