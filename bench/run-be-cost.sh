@@ -50,28 +50,12 @@ make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
 	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" ||
 	{ echo "run-be-cost: the build failed" >&2; exit 1; }
 
-sockdir=$(mktemp -d /tmp/gsp-becost.XXXXXX)	# socket paths are short
-gspd=
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-	[ -z "$gspd" ] || { kill "$gspd" 2>/dev/null; wait "$gspd" 2>/dev/null; }
-	rm -rf "$sockdir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=bench/gspaced.sh
+. bench/gspaced.sh
 printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
 	"$(id -u)" >"$OUT/gspaced.conf"
-log_cmd "$BUILD/gspaced" --foreground --config "$OUT/gspaced.conf" --socket "$sockdir/s"
-sed -i '$ s/$/\&/' "$OUT/commands.txt"
-"$BUILD/gspaced" --foreground --config "$OUT/gspaced.conf" \
-	--socket "$sockdir/s" >"$OUT/gspaced.log" 2>&1 &
-gspd=$!
-for _ in $(seq 100); do
-	[ -S "$sockdir/s" ] && break
-	kill -0 "$gspd" 2>/dev/null || break
-	sleep 0.1
-done
-[ -S "$sockdir/s" ] || { echo "run-be-cost: gspaced did not come up (see gspaced.log)" >&2; exit 1; }
+gspaced_up becost "$OUT/gspaced.conf" "$OUT/gspaced.log" ||
+	{ echo "run-be-cost: gspaced did not come up (see gspaced.log)" >&2; exit 1; }
 
 mapfile -t wls < <(sed -n '/def_wls\[\] = {/,/};/p' kernels/gsp-wl.cu |
 	grep -o '"[^"]*"' | tr -d '"')

@@ -37,44 +37,23 @@ run make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gsp-bench" "$BUILD/gspaced" \
 	{ echo "run-spatial: the build failed" >&2; exit 1; }
 
 # --- digests: plain, then under gsp-run --spatial -------------------------
-sockdir=$(mktemp -d /tmp/gsp-spatial.XXXXXX)	# socket paths are short
-gspd=
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-	[ -z "$gspd" ] || { kill "$gspd" 2>/dev/null; wait "$gspd" 2>/dev/null; }
-	rm -rf "$sockdir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=bench/gspaced.sh
+. bench/gspaced.sh
 printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
 	"$(id -u)" >"$OUT/digest-gspaced.conf"
 run "$BUILD/gsp-wl" digest >"$OUT/digest-plain.txt" 2>"$OUT/digest-plain.err" ||
 	{ echo "run-spatial: gsp-wl digest failed (see digest-plain.err)" >&2; rc=1; }
-log_cmd "$BUILD/gspaced" --foreground --config "$OUT/digest-gspaced.conf" \
-	--socket "$sockdir/s"
-sed -i '$ s/$/\&/' "$OUT/commands.txt"	# it runs in the background
-"$BUILD/gspaced" --foreground --config "$OUT/digest-gspaced.conf" \
-	--socket "$sockdir/s" >"$OUT/digest-gspaced.log" 2>&1 &
-gspd=$!
-for _ in $(seq 100); do
-	[ -S "$sockdir/s" ] && break
-	kill -0 "$gspd" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -S "$sockdir/s" ]; then
+if gspaced_up spatial "$OUT/digest-gspaced.conf" "$OUT/digest-gspaced.log"; then
 	run "$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s" --class be \
 		--spatial -- "$BUILD/gsp-wl" digest >"$OUT/digest-spatial.txt" \
 		2>"$OUT/digest-spatial.err" ||
 		{ echo "run-spatial: gsp-wl digest under --spatial failed (see digest-spatial.err)" >&2; rc=1; }
-	kill "$gspd"
-	wait "$gspd"
-	echo "gspaced exit status $?" >>"$OUT/digest-gspaced.log"
+	gspaced_down >>"$OUT/digest-gspaced.log"
 else
 	echo "run-spatial: gspaced did not come up (see digest-gspaced.log)" >&2
 	: >"$OUT/digest-spatial.txt"
 	rc=1
 fi
-gspd=
 {
 	echo "wl,plain,spatial,equal"
 	while read -r wl h; do

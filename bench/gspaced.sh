@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by the bench scripts that run programs beside one gspaced:
+#
+#   gspaced_up NAME CONF LOG   starts "$BUILD/gspaced" with CONF, its
+#                              socket $sockdir/s in a short temporary
+#                              folder (/tmp/gsp-NAME.*), logs the command
+#                              with the caller's log_cmd, and waits for
+#                              the socket; status 1 if it did not come up
+#   gspaced_down               stops it and prints "gspaced exit status N";
+#                              the EXIT trap calls it and removes the folder
+sockdir=
+gspd=
+
+gspaced_down() {
+	local st
+
+	[ -n "$gspd" ] || return 0
+	kill "$gspd" 2>/dev/null
+	wait "$gspd" 2>/dev/null
+	st=$?
+	gspd=
+	echo "gspaced exit status $st"
+}
+
+gspaced_cleanup() {
+	gspaced_down >/dev/null
+	[ -z "$sockdir" ] || rm -rf "$sockdir"
+}
+
+gspaced_up() {
+	[ -n "$sockdir" ] || sockdir=$(mktemp -d "/tmp/gsp-$1.XXXXXX")
+	trap gspaced_cleanup EXIT
+	trap 'exit 130' INT TERM
+	log_cmd "$BUILD/gspaced" --foreground --config "$2" --socket "$sockdir/s"
+	sed -i '$ s/$/\&/' "$OUT/commands.txt"	# it runs in the background
+	"$BUILD/gspaced" --foreground --config "$2" --socket "$sockdir/s" \
+		>"$3" 2>&1 &
+	gspd=$!
+	for _ in $(seq 100); do
+		[ -S "$sockdir/s" ] && return 0
+		kill -0 "$gspd" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -S "$sockdir/s" ]
+}
