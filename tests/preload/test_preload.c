@@ -1085,6 +1085,27 @@ static int tied(int at, uintptr_t s, int before, uint64_t ev[2])
 	return w2 > r2 && (before < 0 || w2 < before);
 }
 
+/*
+ * Just after one launch of kgs on S1 with LC work active: nothing is
+ * issued for 100 ms; once the LC work is over, it runs on S1 unconfined.
+ */
+static int gated_once(struct gsp_board *b)
+{
+	struct fake_call c;
+	unsigned int n;
+	int idx[16], ok;
+
+	usleep(100000);
+	ok = launches_of("kgs", 0, idx, 16) == 0;
+	lc_set(b, 0, 0);
+	cuCtxSynchronize();
+	n = launches_of("kgs", 0, idx, 16);
+	if (!n)
+		return 0;
+	fake_trace_get((unsigned int)idx[0], &c);
+	return ok && n == 1 && c.stream == (uintptr_t)S1 && !c.sms;
+}
+
 static void t_green(void)
 {
 	struct gsp_board *(*board)(void) =
@@ -1216,13 +1237,7 @@ static void t_green(void)
 	lc_set(b, 60, 1);
 	fake_trace_reset();
 	cuLaunchCooperativeKernel(kgs, 10, 2, 1, 64, 1, 1, 0, S1, p);
-	usleep(100000);
-	ok = launches_of("kgs", 0, idx, 16) == 0;
-	lc_set(b, 0, 0);
-	cuCtxSynchronize();
-	n = launches_of("kgs", 0, idx, 16);
-	fake_trace_get((unsigned int)idx[0], &c);
-	tap_ok(ok && n == 1 && c.stream == (uintptr_t)S1 && !c.sms,
+	tap_ok(gated_once(b),
 	       "green: a cooperative launch waits for the LC work, then runs on its own stream");
 
 	/* Not the primary context: the gate. */
@@ -1230,13 +1245,7 @@ static void t_green(void)
 	lc_set(b, 60, 1);
 	fake_trace_reset();
 	launch_g(kgs, S1, 50);
-	usleep(100000);
-	ok = launches_of("kgs", 0, idx, 16) == 0;
-	lc_set(b, 0, 0);
-	cuCtxSynchronize();
-	n = launches_of("kgs", 0, idx, 16);
-	fake_trace_get((unsigned int)idx[0], &c);
-	tap_ok(ok && n == 1 && c.stream == (uintptr_t)S1 && !c.sms,
+	tap_ok(gated_once(b),
 	       "green: in a context other than the primary one the kernel waits for the LC work");
 	cuCtxSetCurrent(CTX);
 	cuModuleUnload(m);
