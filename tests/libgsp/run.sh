@@ -210,18 +210,18 @@ check "$([ $rc = 1 ] && grep -q -- '-d failed (exit 3)' "$tmp/err"; echo $?)" \
 # 4: install into a staging root and build a client with pkg-config.
 if ! command -v pkg-config >/dev/null; then
 	ok "make install + pkg-config # SKIP pkg-config is not installed"
-elif ! $MAKE --no-print-directory -s install DESTDIR="$tmp/root" \
+elif ! $MAKE --no-print-directory -s install DESTDIR="$tmp/stage" \
 		PREFIX=/usr BUILD="$B" >"$tmp/install.log" 2>&1; then
 	notok "make install DESTDIR=... PREFIX=/usr failed"
 	sed 's/^/# /' "$tmp/install.log" | tail -n 20
 else
-	r=$tmp/root/usr
+	r=$tmp/stage/usr
 	check "$([ -x "$r/bin/gspctl" ] && [ -f "$r/include/gsp.h" ] &&
 		 [ -f "$r/include/gsp_board.h" ] && [ -f "$r/include/gspace.h" ] &&
 		 [ "$(readlink "$r/lib/libgsp.so.1")" = libgsp.so.1.0 ] &&
 		 [ "$(readlink "$r/lib/libgsp.so")" = libgsp.so.1 ]; echo $?)" \
 		"make install: gspctl, headers, libgsp.so.1.0 and its links"
-	flags=$(PKG_CONFIG_SYSROOT_DIR=$tmp/root \
+	flags=$(PKG_CONFIG_SYSROOT_DIR=$tmp/stage \
 		PKG_CONFIG_LIBDIR=$r/lib/pkgconfig \
 		pkg-config --cflags --libs libgsp 2>"$tmp/err")
 	# shellcheck disable=SC2086
