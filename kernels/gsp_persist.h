@@ -15,12 +15,14 @@
  *      slot >= K, or %smid >= GSP_PERSIST_MAX_SM: it leaves at once;
  *   2. at every batch boundary looks at the control word (n, k, epoch):
  *      if sm_rank[%smid] < n and slot >= K - k it yields (leaves). The
- *      word comes from a copy the block keeps, refreshed from ctrl_mirror
- *      (device memory) at most once per refresh_ns; the mirror itself is
- *      refreshed from ctrl_ptr (mapped host memory, read over the bus) at
- *      most once per refresh_ns, grid-wide, by the one block that wins an
- *      atom.cas on refresh_at with its %globaltimer. A boundary therefore
- *      sees a word at most 2 refresh_ns plus one bus read old;
+ *      word comes from its SM's copy (sm[%smid].word), refreshed at most
+ *      once per refresh_ns by the one block of the SM that wins an
+ *      atom.cas on sm[%smid].stamp; that block takes the word from
+ *      ctrl_mirror, itself refreshed from ctrl_ptr (mapped host memory,
+ *      read over the bus) at most once per refresh_ns, grid-wide, by the
+ *      one SM winner that wins an atom.cas on refresh_at. A boundary
+ *      therefore sees a word at most about 2 refresh_ns plus one bus
+ *      read old; the copies are caches of the word, kept across jobs;
  *   3. else claims a batch of B consecutive tasks with one atom.add on
  *      next_task (B adapts per block so that a batch lasts about batch_ns;
  *      batch_ns = 0: B = 1) and runs them; it does not yield inside a
@@ -41,9 +43,10 @@
  * even if no top-up is ever launched, and (N, K) leaves one slot to it.
  *
  * Starting a job: zero the first GSP_PERSIST_RESET_BYTES of its ctl (one
- * cuMemsetD32Async on the launch's stream, before the launch), with
- * sm_rank filled once when the ctl is created; slot_mask is all zero
- * whenever no launch of the ctl runs. Top-up: launch NAME__gsp again with
+ * cuMemsetD32Async on the launch's stream, before the launch). When the
+ * ctl is made, zero all of it and fill sm[].sm_rank; the rest of it needs
+ * nothing per job: slot_mask is all zero whenever no launch of the ctl
+ * runs, and the word's copies are only ever as old as their stamps say. Top-up: launch NAME__gsp again with
  * the same parameters and ctl, flags without GSP_PERSIST_PRIMARY, no
  * reset, on another stream, while the primary runs: its blocks fill the
  * slots that yields freed and continue the same task sequence; blocks
@@ -55,7 +58,7 @@
 
 #include <stdint.h>
 
-#define GSP_PERSIST_VERSION	2
+#define GSP_PERSIST_VERSION	3
 #define GSP_PERSIST_SUFFIX	"__gsp"	/* NAME -> NAME__gsp */
 #define GSP_PERSIST_MAX_SM	256	/* slot_mask/sm_rank entries, by %smid */
 #define GSP_PERSIST_MAX_K	32	/* slot_mask is 32 bits wide */
@@ -102,32 +105,48 @@ struct gsp_persist_job {
 };
 
 /*
- * Per job, in device memory (cuMemAlloc, 128-byte aligned). Each hot
- * field has a 128-byte line of its own, so that claims, mirror reads and
- * counter updates of a thousand blocks do not queue behind each other in
- * one L2 slice. All fields are the kernel's except sm_rank.
+ * One SM's record, by %smid: its slot bits, its rank, and its copy of the
+ * control word with the %globaltimer (ns) of the copy (0: never). 32
+ * bytes, so that four SMs share an L2 line, not thirty-two.
+ */
+struct gsp_persist_sm {
+	uint32_t slot_mask;	/* kernel: bit s = slot s held; 0 between jobs */
+	uint32_t sm_rank;	/* launcher: %smid -> 0..N-1 */
+	uint64_t pad;
+	uint64_t word;		/* kernel: the copy of the word */
+	uint64_t stamp;		/* kernel: when it was copied; 0: never */
+};
+
+/*
+ * Per job, in device memory (cuMemAlloc, 128-byte aligned, zeroed when it
+ * is made). Each hot field has a 128-byte line of its own, so that claims,
+ * counter updates and word reads of a thousand blocks do not queue behind
+ * each other in one L2 slice. The first GSP_PERSIST_RESET_BYTES are the
+ * job's; the mirror and the SM records outlive jobs (caches of the word,
+ * and the launcher's ranks).
  */
 struct gsp_persist_ctl {
 	uint64_t next_task;	/* line 0: the next task to hand out */
 	uint64_t pad0[15];
-	uint64_t ctrl_mirror;	/* line 1: the word as last read via ctrl_ptr */
-	uint64_t refresh_at;	/* %globaltimer (ns) of that read; 0: never */
-	uint64_t pad1[14];
-	uint64_t done_tasks;	/* line 2: tasks finished, added per block */
-	uint64_t last_yield_ns;	/* %globaltimer of the latest yield */
-	uint32_t live;		/* blocks holding a slot */
+	uint64_t done_tasks;	/* line 1: tasks finished, added per block */
+	uint64_t pad1[15];
+	uint32_t live;		/* line 2: blocks holding a slot */
 	uint32_t primary_live;	/* of them, from the primary launch */
+	uint64_t pad2[15];
+	uint64_t last_yield_ns;	/* line 3: %globaltimer of the latest yield */
 	uint32_t yields;	/* blocks that left on (n, k) */
 	uint32_t no_slot;	/* blocks that found their SM full */
 	uint32_t refreshes;	/* reads through ctrl_ptr */
 	uint32_t pauses;	/* pause loops of the last primary block */
-	uint64_t pad2[11];
-	uint32_t slot_mask[GSP_PERSIST_MAX_SM];	/* by %smid; 0 between jobs */
-	uint32_t sm_rank[GSP_PERSIST_MAX_SM];	/* launcher: %smid -> 0..N-1 */
+	uint64_t pad3[13];
+	uint64_t ctrl_mirror;	/* line 4: the word as last read via ctrl_ptr */
+	uint64_t refresh_at;	/* %globaltimer (ns) of that read; 0: never */
+	uint64_t pad4[14];
+	struct gsp_persist_sm sm[GSP_PERSIST_MAX_SM];
 };
 
-/* Zeroed at the start of every job: lines 0 to 2. */
-#define GSP_PERSIST_RESET_BYTES		384
+/* Zeroed at the start of every job: lines 0 to 3. */
+#define GSP_PERSIST_RESET_BYTES		512
 
 /* The offsets gsp-xform writes into PTX. */
 #define GSP_PERSIST_JOB_SIZE		56
@@ -140,19 +159,23 @@ struct gsp_persist_ctl {
 #define GSP_PERSIST_JOB_BATCH_NS	44
 #define GSP_PERSIST_JOB_FLAGS		48
 #define GSP_PERSIST_OFF_NEXT_TASK	0
-#define GSP_PERSIST_OFF_CTRL_MIRROR	128
-#define GSP_PERSIST_OFF_REFRESH_AT	136
-#define GSP_PERSIST_OFF_DONE_TASKS	256
-#define GSP_PERSIST_OFF_LAST_YIELD_NS	264
-#define GSP_PERSIST_OFF_LIVE		272
-#define GSP_PERSIST_OFF_PRIMARY_LIVE	276
-#define GSP_PERSIST_OFF_YIELDS		280
-#define GSP_PERSIST_OFF_NO_SLOT		284
-#define GSP_PERSIST_OFF_REFRESHES	288
-#define GSP_PERSIST_OFF_PAUSES		292
-#define GSP_PERSIST_OFF_SLOT_MASK	384
-#define GSP_PERSIST_OFF_SM_RANK		(384 + 4 * GSP_PERSIST_MAX_SM)
-#define GSP_PERSIST_CTL_SIZE		(384 + 8 * GSP_PERSIST_MAX_SM)
+#define GSP_PERSIST_OFF_DONE_TASKS	128
+#define GSP_PERSIST_OFF_LIVE		256
+#define GSP_PERSIST_OFF_PRIMARY_LIVE	260
+#define GSP_PERSIST_OFF_LAST_YIELD_NS	384
+#define GSP_PERSIST_OFF_YIELDS		392
+#define GSP_PERSIST_OFF_NO_SLOT		396
+#define GSP_PERSIST_OFF_REFRESHES	400
+#define GSP_PERSIST_OFF_PAUSES		404
+#define GSP_PERSIST_OFF_CTRL_MIRROR	512
+#define GSP_PERSIST_OFF_REFRESH_AT	520
+#define GSP_PERSIST_OFF_SM		640	/* sm[0] */
+#define GSP_PERSIST_SM_SIZE		32
+#define GSP_PERSIST_SM_SLOT_MASK	0	/* within a record */
+#define GSP_PERSIST_SM_RANK		4
+#define GSP_PERSIST_SM_WORD		16
+#define GSP_PERSIST_SM_STAMP		24
+#define GSP_PERSIST_CTL_SIZE		(640 + 32 * GSP_PERSIST_MAX_SM)
 
 #ifdef __cplusplus
 #define GSP_PERSIST_ASSERT static_assert
@@ -182,8 +205,16 @@ GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(yields) == GSP_PERSIST_OFF_YIELDS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(no_slot) == GSP_PERSIST_OFF_NO_SLOT, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refreshes) == GSP_PERSIST_OFF_REFRESHES, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(pauses) == GSP_PERSIST_OFF_PAUSES, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(slot_mask) == GSP_PERSIST_OFF_SLOT_MASK, "ctl");
-GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(sm_rank) == GSP_PERSIST_OFF_SM_RANK, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(sm) == GSP_PERSIST_OFF_SM, "ctl");
+GSP_PERSIST_ASSERT(sizeof(struct gsp_persist_sm) == GSP_PERSIST_SM_SIZE, "sm");
+GSP_PERSIST_ASSERT(__builtin_offsetof(struct gsp_persist_sm, slot_mask) ==
+		   GSP_PERSIST_SM_SLOT_MASK, "sm");
+GSP_PERSIST_ASSERT(__builtin_offsetof(struct gsp_persist_sm, sm_rank) ==
+		   GSP_PERSIST_SM_RANK, "sm");
+GSP_PERSIST_ASSERT(__builtin_offsetof(struct gsp_persist_sm, word) ==
+		   GSP_PERSIST_SM_WORD, "sm");
+GSP_PERSIST_ASSERT(__builtin_offsetof(struct gsp_persist_sm, stamp) ==
+		   GSP_PERSIST_SM_STAMP, "sm");
 #undef GSP_PERSIST_OFF
 #undef GSP_PERSIST_JOFF
 #undef GSP_PERSIST_ASSERT

@@ -201,12 +201,14 @@ static CUfunction need(const std::vector<CUmodule> &mods, const char *name)
 /* A job's control block: device memory, slot masks zero, ranks filled. */
 static CUdeviceptr ctl_create(struct dev *g)
 {
+	struct gsp_persist_ctl init;
 	CUdeviceptr ctl;
 
+	memset(&init, 0, sizeof(init));
+	for (int s = 0; s < GSP_PERSIST_MAX_SM; s++)
+		init.sm[s].sm_rank = g->rank[s];
 	CU(cuMemAlloc(&ctl, GSP_PERSIST_CTL_SIZE));
-	CU(cuMemsetD8(ctl, 0, GSP_PERSIST_CTL_SIZE));
-	CU(cuMemcpyHtoD(ctl + GSP_PERSIST_OFF_SM_RANK, g->rank.data(),
-			4 * GSP_PERSIST_MAX_SM));
+	CU(cuMemcpyHtoD(ctl, &init, sizeof(init)));
 	return ctl;
 }
 
@@ -282,7 +284,7 @@ static int ctl_clean(const struct gsp_persist_ctl *c, uint64_t ntasks)
 		 !c->primary_live;
 
 	for (int s = 0; s < GSP_PERSIST_MAX_SM; s++)
-		ok &= !c->slot_mask[s];
+		ok &= !c->sm[s].slot_mask;
 	return ok;
 }
 
@@ -564,7 +566,11 @@ static int spin_finish(struct dev *g, struct spin *sp, const char *what,
 	return ok;
 }
 
-/* Clears the word, also in the mirror, and tops the job up. */
+/*
+ * Clears the word, also in the mirror, and tops the job up. The SMs'
+ * copies are marked stale (stamp 0), so that newcomers take the word from
+ * the mirror, not a copy up to refresh_ns old.
+ */
 static void lift_and_top_up(struct dev *g, struct spin *sp,
 			    struct gsp_persist_job *j, uint32_t epoch)
 {
@@ -574,6 +580,8 @@ static void lift_and_top_up(struct dev *g, struct spin *sp,
 	lift = GSP_PERSIST_CTRL(0, 0, epoch);
 	set_word(g, lift);
 	CU(cuMemcpyHtoDAsync(sp->ctl + GSP_PERSIST_OFF_CTRL_MIRROR, &lift, 8, g->top));
+	CU(cuMemsetD2D32Async(sp->ctl + GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_STAMP,
+			      GSP_PERSIST_SM_SIZE, 0, 2, GSP_PERSIST_MAX_SM, g->top));
 	top.flags &= ~GSP_PERSIST_PRIMARY;
 	launch_x(g, sp->fx, sp->block, 0, sp->params, &top, g->top);
 }
@@ -624,7 +632,7 @@ static void placement(struct dev *g, struct spin *sp, FILE *csv)
 		unsigned kept = g->nsm;
 
 		for (unsigned r = 0; keeper && r < g->nsm && kept == g->nsm; r++)
-			if (c.slot_mask[g->smid_of[r]])
+			if (c.sm[g->smid_of[r]].slot_mask)
 				kept = r;
 		for (unsigned r = 0; r < g->nsm; r++) {
 			be_exp[r] = r == kept ? 1 : r < n ? K - k : K;
@@ -654,7 +662,7 @@ static void placement(struct dev *g, struct spin *sp, FILE *csv)
 					lc[g->rank[smid[i]]]++;
 		}
 		for (unsigned r = 0; r < g->nsm; r++)
-			be[r] = __builtin_popcount(c.slot_mask[g->smid_of[r]]);
+			be[r] = __builtin_popcount(c.sm[g->smid_of[r]].slot_mask);
 		lift_and_top_up(g, sp, &j, ++epoch);
 		int once = spin_finish(g, sp, "placement", &c, &end);
 		unsigned bad = 0;

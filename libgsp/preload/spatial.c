@@ -860,12 +860,14 @@ static struct sp_ctl *ctl_new(struct sp_ctx *c)
 {
 	struct gsp_persist_ctl init;
 	struct sp_ctl *t = calloc(1, sizeof(*t));
+	unsigned int i;
 	CUresult r;
 
 	if (!t)
 		return NULL;
 	memset(&init, 0, sizeof(init));
-	memcpy(init.sm_rank, c->rank, sizeof(init.sm_rank));
+	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
+		init.sm[i].sm_rank = c->rank[i];
 	r = R.mem_alloc(&t->dptr, sizeof(init));
 	if (!r)
 		r = R.htod(t->dptr, &init, sizeof(init), c->topup);

@@ -25,7 +25,7 @@
 #include "xform.h"
 
 /* The templates below hard-code these offsets. */
-_Static_assert(GSP_PERSIST_VERSION == 2, "template ABI");
+_Static_assert(GSP_PERSIST_VERSION == 3, "template ABI");
 _Static_assert(GSP_PERSIST_JOB_SIZE == 56, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTL == 0, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTRL_PTR == 8, "template offsets");
@@ -37,18 +37,23 @@ _Static_assert(GSP_PERSIST_JOB_BATCH_NS == 44, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_FLAGS == 48, "template offsets");
 _Static_assert(GSP_PERSIST_PRIMARY == 1, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 0, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_CTRL_MIRROR == 128, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_REFRESH_AT == 136, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 256, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_LAST_YIELD_NS == 264, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_LIVE == 272, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_PRIMARY_LIVE == 276, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_YIELDS == 280, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_NO_SLOT == 284, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_REFRESHES == 288, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_PAUSES == 292, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_SLOT_MASK == 384, "template offsets");
-_Static_assert(GSP_PERSIST_OFF_SM_RANK == 1408, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 128, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_LIVE == 256, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_PRIMARY_LIVE == 260, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_LAST_YIELD_NS == 384, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_YIELDS == 392, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_NO_SLOT == 396, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESHES == 400, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_PAUSES == 404, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_CTRL_MIRROR == 512, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESH_AT == 520, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_SM == 640 && GSP_PERSIST_SM_SIZE == 32,
+	       "template offsets");
+_Static_assert(GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_SLOT_MASK == 640 &&
+	       GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_RANK == 644 &&
+	       GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_WORD == 656 &&
+	       GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_STAMP == 664,
+	       "template offsets");
 _Static_assert(GSP_PERSIST_MAX_SM == 256, "template offsets");
 _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
 
@@ -64,7 +69,7 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
  * The rest is the leader's own state across tasks (in shared memory, not
  * registers: a register live across the body costs every thread):
  *  32  u64 next task of the batch, u64 end of the batch
- *  48  u64 the block's copy of the control word, u64 when it was fetched
+ *  48  (unused)
  *  64  u64 %globaltimer at the batch's claim (0: none to measure),
  *      u64 tasks claimed (all run by the time the block leaves)
  *  80  u32 ctaid.x, ctaid.y, ctaid.z of the last task handed out, B
@@ -93,7 +98,7 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
 #define TPL_JOB_DIM	"[56]"
 
 static const char tpl_decls[] =
-	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 2); see\n"
+	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 3); see\n"
 	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
 	"\t.reg .pred %__gsp_p<6>;\n"
 	"\t.reg .b32 %__gsp_w<16>;\n"
@@ -116,32 +121,34 @@ static const char tpl_prologue[] =
 	"\tmov.u32 %__gsp_w2, %smid;\n"
 	"\tsetp.ge.u32 %__gsp_p1, %__gsp_w2, 256;\n"
 	"\t@%__gsp_p1 bra $__gsp_noslot;\n"
-	"\tmul.wide.u32 %__gsp_x1, %__gsp_w2, 4;\n"
+	"\tmul.wide.u32 %__gsp_x1, %__gsp_w2, 32;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
 	"\tld.param.u32 %__gsp_w4, [@P+36];\n"
 	"\tmov.u32 %__gsp_w5, 1;\n"
 	"\tshl.b32 %__gsp_w5, %__gsp_w5, %__gsp_w4;\n"
 	"\tsub.u32 %__gsp_w5, %__gsp_w5, 1;\n"	/* K slot bits (K=32: all) */
 	"$__gsp_claim:\n"
-	"\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+384];\n"
+	"\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+640];\n"
 	"\tnot.b32 %__gsp_w7, %__gsp_w6;\n"
 	"\tand.b32 %__gsp_w7, %__gsp_w7, %__gsp_w5;\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w7, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_noslot;\n"
 	"\tneg.s32 %__gsp_w8, %__gsp_w7;\n"
 	"\tand.b32 %__gsp_w8, %__gsp_w8, %__gsp_w7;\n"	/* lowest free slot */
-	"\tatom.global.or.b32 %__gsp_w6, [%__gsp_x1+384], %__gsp_w8;\n"
+	"\tatom.global.or.b32 %__gsp_w6, [%__gsp_x1+640], %__gsp_w8;\n"
 	"\tand.b32 %__gsp_w6, %__gsp_w6, %__gsp_w8;\n"
 	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w6, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_claim;\n"		/* lost a race: retry */
 	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
-	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+1408];\n"	/* sm_rank */
+	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"	/* sm_rank */
 	"\tst.shared.v4.u32 [__gsp_sh+96], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
-	"\tred.global.add.u32 [%__gsp_x0+272], 1;\n"
 	"\tld.param.u32 %__gsp_w10, [@P+48];\n"
 	"\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n"	/* GSP_PERSIST_PRIMARY */
-	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w10, 0;\n"
-	"\t@%__gsp_p1 red.global.add.u32 [%__gsp_x0+276], 1;\n"
+	/* live += 1, primary_live += primary: one add on the pair */
+	"\tcvt.u64.u32 %__gsp_x2, %__gsp_w10;\n"
+	"\tshl.b64 %__gsp_x2, %__gsp_x2, 32;\n"
+	"\tor.b64 %__gsp_x2, %__gsp_x2, 1;\n"
+	"\tred.global.add.u64 [%__gsp_x0+256], %__gsp_x2;\n"
 	/* task -> %ctaid: no division for 1-D grids, 32 bits if they do */
 	"\tld.param.u32 %__gsp_w11, [@P+28];\n"
 	"\tld.param.u32 %__gsp_w12, [@P+32];\n"
@@ -160,13 +167,12 @@ static const char tpl_prologue[] =
 	"\tst.shared.v4.u32 [__gsp_sh+112], {%__gsp_w11, %__gsp_w10, %__gsp_w12, %__gsp_w13};\n"
 	"\tmov.u64 %__gsp_x2, 0;\n"
 	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x2};\n"
-	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x2, %__gsp_x2};\n"
 	"\tmov.u32 %__gsp_w13, 1;\n"
 	"\tst.shared.u32 [__gsp_sh+92], %__gsp_w13;\n"	/* B = 1 */
 	"\tbra.uni $__gsp_boundary;\n"
 	"$__gsp_noslot:\n"
-	"\tred.global.add.u32 [%__gsp_x0+284], 1;\n"
+	"\tred.global.add.u32 [%__gsp_x0+396], 1;\n"
 	"\tmov.u32 %__gsp_w1, 0;\n"
 	"\tst.shared.v2.u32 [__gsp_sh], {%__gsp_w1, %__gsp_w1};\n"
 	"\tbra.uni $__gsp_join;\n"
@@ -209,36 +215,47 @@ static const char tpl_epilogue[] =
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
 	"\t@%__gsp_p1 shl.b32 %__gsp_w7, %__gsp_w7, 1;\n"
 	"\tmin.u32 %__gsp_w7, %__gsp_w7, 64;\n"
-	/* the control word: the block's copy while younger than refresh_ns,
-	 * else the mirror; the one block that moves refresh_at on reads the
-	 * word itself */
+	/* the control word: this SM's copy while younger than refresh_ns;
+	 * else the SM's one CAS winner copies the mirror, and the mirror's
+	 * one CAS winner (grid-wide) reads the word itself. The CASes
+	 * stamp a fresh %globaltimer: a stamp from the boundary's start
+	 * would land already old and start the next refresh at once */
 	"$__gsp_word:\n"
 	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w9, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_refresh;\n"		/* no interval: always */
+	"\t@%__gsp_p1 bra $__gsp_read;\n"		/* no interval: always */
 	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w9;\n"
-	"\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+	"\tld.shared.u32 %__gsp_w12, [__gsp_sh+104];\n"	/* %smid */
+	"\tmul.wide.u32 %__gsp_x1, %__gsp_w12, 32;\n"
+	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
+	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
-	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the copy is fresh */
-	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+128];\n"
-	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
-	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
-	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* the mirror is fresh */
-	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x0+136], %__gsp_x7, %__gsp_x4;\n"
+	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the SM's copy is fresh */
+	"\tmov.u64 %__gsp_x5, %globaltimer;\n"
+	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;\n"
 	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
-	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* another block refreshes */
-	"$__gsp_refresh:\n"
+	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* another block copies */
+	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+512];\n"
+	"\tsub.u64 %__gsp_x8, %__gsp_x5, %__gsp_x7;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
+	"\t@%__gsp_p1 bra $__gsp_copy;\n"		/* the mirror is fresh */
+	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x0+520], %__gsp_x7, %__gsp_x5;\n"
+	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
+	"\t@%__gsp_p1 bra $__gsp_copy;\n"		/* another SM reads it */
 	"\tld.param.u64 %__gsp_x6, [@P+8];\n"
 	"\tcvta.to.global.u64 %__gsp_x6, %__gsp_x6;\n"
 	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];\n"	/* system scope */
-	"\tst.volatile.global.u64 [%__gsp_x0+128], %__gsp_x6;\n"
-	"\tred.global.add.u32 [%__gsp_x0+288], 1;\n"
-	"\tmov.u64 %__gsp_x7, %__gsp_x4;\n"
-	/* fetched_at: the mirror's refresh_at, so a stale or never refreshed
-	 * (0) mirror is looked at again at the next boundary */
-	"$__gsp_cache:\n"
-	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
+	"\tst.volatile.global.u64 [%__gsp_x0+512], %__gsp_x6;\n"
+	"\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
+	"$__gsp_copy:\n"
+	"\tst.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;\n"
+	"\tbra.uni $__gsp_check;\n"
+	"$__gsp_read:\n"
+	"\tld.param.u64 %__gsp_x6, [@P+8];\n"
+	"\tcvta.to.global.u64 %__gsp_x6, %__gsp_x6;\n"
+	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];\n"
+	"\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
 	"$__gsp_check:\n"
 	"\tcvt.u32.u64 %__gsp_w10, %__gsp_x6;\n"
 	"\tand.b32 %__gsp_w11, %__gsp_w10, 65535;\n"		/* n */
@@ -321,20 +338,20 @@ static const char tpl_epilogue[] =
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_decide;\n"
 	"$__gsp_keep:\n"
-	"\tld.volatile.global.u32 %__gsp_w11, [%__gsp_x0+276];\n"
+	"\tld.volatile.global.u32 %__gsp_w11, [%__gsp_x0+260];\n"
 	"\tsetp.gt.u32 %__gsp_p1, %__gsp_w11, 1;\n"
 	"\t@%__gsp_p1 bra $__gsp_cas;\n"
 	"\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0];\n"
 	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x8, %__gsp_x10;\n"
 	"\t@%__gsp_p1 bra $__gsp_last;\n"		/* all handed out */
-	"\tred.global.add.u32 [%__gsp_x0+292], 1;\n"
+	"\tred.global.add.u32 [%__gsp_x0+404], 1;\n"
 	"\tmov.u64 %__gsp_x4, 0;\n"
 	"\tst.shared.u64 [__gsp_sh+64], %__gsp_x4;\n"	/* a pause is no batch */
 	"\tnanosleep.u32 1000;\n"
 	"\tbra.uni $__gsp_boundary;\n"
 	"$__gsp_cas:\n"
 	"\tsub.u32 %__gsp_w12, %__gsp_w11, 1;\n"
-	"\tatom.global.cas.b32 %__gsp_w12, [%__gsp_x0+276], %__gsp_w11, %__gsp_w12;\n"
+	"\tatom.global.cas.b32 %__gsp_w12, [%__gsp_x0+260], %__gsp_w11, %__gsp_w12;\n"
 	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w12, %__gsp_w11;\n"
 	"\t@%__gsp_p1 bra $__gsp_keep;\n"
 	"\tbra.uni $__gsp_decide;\n"
@@ -345,7 +362,7 @@ static const char tpl_epilogue[] =
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_decide;\n"
 	"$__gsp_last:\n"
-	"\tatom.global.add.s32 %__gsp_w11, [%__gsp_x0+276], -1;\n"
+	"\tatom.global.add.s32 %__gsp_w11, [%__gsp_x0+260], -1;\n"
 	"\tsetp.eq.s32 %__gsp_p1, %__gsp_w11, 1;\n"
 	"\t@%__gsp_p1 or.b32 %__gsp_w9, %__gsp_w9, 4;\n"	/* wait */
 	"$__gsp_decide:\n"
@@ -374,13 +391,13 @@ static const char tpl_epilogue[] =
 	TPL_CTL
 	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+72];\n"
 	"\tfence.acq_rel.gpu;\n"			/* the tasks' writes first */
-	"\tred.global.add.u64 [%__gsp_x0+256], %__gsp_x13;\n"
+	"\tred.global.add.u64 [%__gsp_x0+128], %__gsp_x13;\n"
 	"\tand.b32 %__gsp_w1, %__gsp_w9, 4;\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_release;\n"
 	"\tld.param.u64 %__gsp_x10, [@P+16];\n"
 	"$__gsp_wait:\n"
-	"\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0+256];\n"
+	"\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0+128];\n"
 	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x8, %__gsp_x10;\n"
 	"\t@%__gsp_p1 bra $__gsp_release;\n"
 	"\tnanosleep.u32 500;\n"
@@ -388,15 +405,15 @@ static const char tpl_epilogue[] =
 	"$__gsp_release:\n"
 	"\tand.b32 %__gsp_w1, %__gsp_w9, 2;\n"
 	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w1, 0;\n"
-	"\t@%__gsp_p1 red.global.add.u32 [%__gsp_x0+280], 1;\n"
+	"\t@%__gsp_p1 red.global.add.u32 [%__gsp_x0+392], 1;\n"
 	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
-	"\t@%__gsp_p1 red.global.max.u64 [%__gsp_x0+264], %__gsp_x4;\n"
+	"\t@%__gsp_p1 red.global.max.u64 [%__gsp_x0+384], %__gsp_x4;\n"
 	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+96];\n"
-	"\tmul.wide.u32 %__gsp_x1, %__gsp_w6, 4;\n"
+	"\tmul.wide.u32 %__gsp_x1, %__gsp_w6, 32;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
 	"\tnot.b32 %__gsp_w7, %__gsp_w7;\n"
-	"\tred.global.and.b32 [%__gsp_x1+384], %__gsp_w7;\n"
-	"\tred.global.add.s32 [%__gsp_x0+272], -1;\n"
+	"\tred.global.and.b32 [%__gsp_x1+640], %__gsp_w7;\n"
+	"\tred.global.add.s32 [%__gsp_x0+256], -1;\n"
 	"$__gsp_exit:\n"
 	"\tret;\n";
 

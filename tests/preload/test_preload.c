@@ -685,10 +685,11 @@ static void t_spatial(void)
 	{
 		const struct gsp_persist_ctl *ctl = (const void *)(uintptr_t)j.ctl;
 
-		tap_ok(ctl->sm_rank[0] == 0 && ctl->sm_rank[3] == 3 &&
-		       ctl->sm_rank[4] == GSP_PERSIST_NO_RANK &&
-		       ctl->slot_mask[0] == 0,
-		       "spatial: the ctl's SM ranks come from the probe (4 SMs seen)");
+		tap_ok(ctl->sm[0].sm_rank == 0 && ctl->sm[3].sm_rank == 3 &&
+		       ctl->sm[4].sm_rank == GSP_PERSIST_NO_RANK &&
+		       ctl->sm[0].slot_mask == 0 && ctl->sm[0].stamp == 0 &&
+		       ctl->refresh_at == 0,
+		       "spatial: the ctl's SM ranks come from the probe (4 SMs seen); its caches of the word start empty");
 	}
 
 	/* The LC raises the request, then drops it: one top-up. */

@@ -191,11 +191,13 @@ static void test_rewrite(void)
 	tap_ok(count(clone, "atom.global.add.u64") == 1 &&
 	       strstr(clone, "atom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;") &&
 	       strstr(clone, "min.u32 %__gsp_w7, %__gsp_w7, 64;") &&
-	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+384]") &&
-	       strstr(clone, "red.global.and.b32 [%__gsp_x1+384]"),
+	       strstr(clone, "mul.wide.u32 %__gsp_x1, %__gsp_w2, 32;") &&
+	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+640]") &&
+	       strstr(clone, "ld.global.u32 %__gsp_w9, [%__gsp_x1+644];") &&
+	       strstr(clone, "red.global.and.b32 [%__gsp_x1+640]"),
 	       "xform: one claim of B tasks (B <= 64), slot claim and release");
-	tap_ok(count(clone, "[%__gsp_x0+256]") == 2 &&
-	       strstr(clone, "fence.acq_rel.gpu;\n\tred.global.add.u64 [%__gsp_x0+256], %__gsp_x13;") &&
+	tap_ok(count(clone, "[%__gsp_x0+128]") == 2 &&
+	       strstr(clone, "fence.acq_rel.gpu;\n\tred.global.add.u64 [%__gsp_x0+128], %__gsp_x13;") &&
 	       strstr(clone, "$__gsp_leave:"),
 	       "xform: done_tasks gets one add per block, after a fence, on leaving "
 	       "(the other access is the last primary block's wait)");
@@ -216,23 +218,31 @@ static void test_rewrite(void)
 		       "xform: a task inside a batch costs no global access, clock read "
 		       "or division (only a batch's first task divides)");
 	}
-	tap_ok(strstr(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+128];") &&
-	       strstr(clone, "atom.global.cas.b64 %__gsp_x8, [%__gsp_x0+136], %__gsp_x7, %__gsp_x4;") &&
-	       strstr(clone, "st.volatile.global.u64 [%__gsp_x0+128], %__gsp_x6;") &&
-	       count(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];") == 1 &&
-	       strstr(clone, "setp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
-			     "\t@%__gsp_p1 bra $__gsp_cache;\n$__gsp_refresh:") &&
-	       strstr(clone, "ld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];"),
-	       "xform: a boundary uses the block's copy, else the mirror; only the "
-	       "refresh CAS winner reads through ctrl_ptr and stores the mirror");
-	tap_ok(count(clone, "[%__gsp_x0+276]") == 4 &&
-	       strstr(clone, "@%__gsp_p1 red.global.add.u32 [%__gsp_x0+276], 1;") &&
-	       strstr(clone, "atom.global.cas.b32 %__gsp_w12, [%__gsp_x0+276], %__gsp_w11, %__gsp_w12;") &&
-	       strstr(clone, "atom.global.add.s32 %__gsp_w11, [%__gsp_x0+276], -1;") &&
-	       strstr(clone, "red.global.add.u32 [%__gsp_x0+292], 1;\n") &&
-	       !strstr(clone, "red.global.add.s32 [%__gsp_x0+276]"),
+	tap_ok(count(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];") == 1 &&
+	       strstr(clone, "mov.u64 %__gsp_x5, %globaltimer;\n"
+			     "\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;") &&
+	       strstr(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+512];") &&
+	       strstr(clone, "atom.global.cas.b64 %__gsp_x8, [%__gsp_x0+520], %__gsp_x7, %__gsp_x5;") &&
+	       count(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];") == 2 &&
+	       strstr(clone, "st.volatile.global.u64 [%__gsp_x0+512], %__gsp_x6;\n"
+			     "\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
+			     "$__gsp_copy:\n"
+			     "\tst.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;") &&
+	       !strstr(clone, "__gsp_sh+48]"),
+	       "xform: a boundary uses its SM's copy of the word; the SM's CAS "
+	       "winner copies the mirror, the mirror's reads through ctrl_ptr; "
+	       "both CASes stamp a fresh %%globaltimer");
+	tap_ok(count(clone, "[%__gsp_x0+260]") == 3 &&
+	       strstr(clone, "shl.b64 %__gsp_x2, %__gsp_x2, 32;\n"
+			     "\tor.b64 %__gsp_x2, %__gsp_x2, 1;\n"
+			     "\tred.global.add.u64 [%__gsp_x0+256], %__gsp_x2;") &&
+	       strstr(clone, "atom.global.cas.b32 %__gsp_w12, [%__gsp_x0+260], %__gsp_w11, %__gsp_w12;") &&
+	       strstr(clone, "atom.global.add.s32 %__gsp_w11, [%__gsp_x0+260], -1;") &&
+	       strstr(clone, "red.global.add.s32 [%__gsp_x0+256], -1;") &&
+	       strstr(clone, "red.global.add.u32 [%__gsp_x0+404], 1;\n"),
 	       "xform: primary_live: +1 at the slot claim, down by CAS from >= 2 on "
-	       "a yield, -1 only when no task is left; the last one pauses");
+	       "a yield, -1 only when no task is left; the last one pauses (live "
+	       "and primary_live go up in one add)");
 	tap_ok(strstr(clone, "\t.loc 1 10 3\n\t// gsp-xform: persistent") &&
 	       strstr(clone, "\t@%__gsp_p1 bra $__gsp_leave;\n"
 			     "\t// gsp-xform: the original body, one task per pass\n"
