@@ -10,7 +10,9 @@
 # WL`) in each MODE, the modes side by side per workload and repeated
 # REPS times (default 3) in rotation, so that drifting clocks hit every
 # mode alike. A MODE is a base name with optional environment settings,
-# e.g. `spatial+GSP_OVERLAP=1`:
+# e.g. `spatial+GSP_OVERLAP=1`, and optionally `@DIR`: another build tree
+# whose gsp-run (and so its interposer) runs that mode, to compare two
+# versions side by side (`spatial@/tmp/old/build`):
 #
 #   plain       the program alone, no interposer
 #   timeplane   gsp-run --class be --no-spatial: leases, no transformation
@@ -21,7 +23,7 @@
 # (wl,mode,rep,units_per_s,status), OUT/env.txt and OUT/commands.txt.
 # DURATION (default 2) is each run's window in seconds.
 set -uo pipefail
-[ $# -ge 1 ] || { echo "usage: $0 OUT [MODE...] (MODE: plain|timeplane|spatial[+VAR=VALUE...])" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 OUT [MODE...] (MODE: plain|timeplane|spatial[+VAR=VALUE...][@BUILD])" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 REPS=${REPS:-3}
@@ -31,11 +33,14 @@ shift
 modes=("$@")
 [ ${#modes[@]} -gt 0 ] || modes=(plain timeplane spatial)
 for m in "${modes[@]}"; do
-	case ${m%%+*} in
+	b=${m%%@*}
+	case ${b%%+*} in
 	plain | timeplane | spatial) ;;
-	*) echo "run-be-cost: unknown mode '$m'; use plain, timeplane or spatial, optionally +VAR=VALUE" >&2
+	*) echo "run-be-cost: unknown mode '$m'; use plain, timeplane or spatial, optionally +VAR=VALUE and @BUILD" >&2
 	   exit 2 ;;
 	esac
+	[ "$b" = "$m" ] || [ -x "${m#*@}/gsp-run" ] ||
+		{ echo "run-be-cost: mode '$m': no gsp-run in ${m#*@}; build that tree first" >&2; exit 2; }
 done
 mkdir -p "$out" || { echo "run-be-cost: cannot create $out" >&2; exit 2; }
 OUT=$(cd "$out" && pwd)
@@ -63,14 +68,17 @@ mapfile -t wls < <(sed -n '/def_wls\[\] = {/,/};/p' kernels/gsp-wl.cu |
 
 # one run: wl mode rep -> a CSV line
 one() {
-	local wl=$1 mode=$2 rep=$3 base=${2%%+*} envs=() cmd out ups status
+	local wl=$1 mode=$2 rep=$3 run=$BUILD envs=() base setting cmd out ups status
 
-	[ "$mode" = "$base" ] || IFS=+ read -r -a envs <<<"${mode#"$base"+}"
+	[ "$mode" = "${mode%@*}" ] || run=${mode#*@}
+	setting=${mode%%@*}
+	base=${setting%%+*}
+	[ "$setting" = "$base" ] || IFS=+ read -r -a envs <<<"${setting#"$base"+}"
 	cmd=("$BUILD/gsp-wl" run --be "$wl" --duration "$DURATION")
 	case $base in
-	timeplane) cmd=("$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s"
+	timeplane) cmd=("$run/gsp-run" --arbiter daemon --socket "$sockdir/s"
 			--class be --no-spatial -- "${cmd[@]}") ;;
-	spatial) cmd=("$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s"
+	spatial) cmd=("$run/gsp-run" --arbiter daemon --socket "$sockdir/s"
 		      --class be --spatial -- "${cmd[@]}") ;;
 	esac
 	[ "$rep" != 1 ] || log_cmd env "${envs[@]}" "${cmd[@]}"

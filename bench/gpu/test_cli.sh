@@ -38,6 +38,7 @@ expect2 "run-experiment.sh DUR=0" env OUT=/nonexistent/x DUR=0 bash "$R"
 expect2 "analyze.py without a directory" python3 bench/gpu/analyze.py /nonexistent/x
 expect2 "run-be-cost.sh without OUT" bash bench/run-be-cost.sh
 expect2 "run-be-cost.sh unknown mode" bash bench/run-be-cost.sh /nonexistent/x plain bogus
+expect2 "run-be-cost.sh @BUILD without gsp-run" bash bench/run-be-cost.sh /nonexistent/x spatial@/nonexistent/build
 if [ -e /nonexistent/x ]; then
 	echo "not ok - cli: run-be-cost.sh created OUT for a bad mode"
 else
