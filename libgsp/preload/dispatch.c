@@ -329,6 +329,9 @@ static int read_config(void)
 	v = GSP_PERSIST_BATCH_NS;
 	bad |= env_u64("GSP_BATCH_NS", 0, UINT32_MAX, &v) < 0;
 	S.sp.batch_ns = (uint32_t)v;
+	v = 1;
+	bad |= env_u64("GSP_ONE_WAVE", 0, 1, &v) < 0;
+	S.sp.one_wave = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_DISABLE", 0, 1, &v) < 0;
 	S.stats_file = getenv("GSP_STATS_FILE");

@@ -271,6 +271,7 @@ static struct {
 	struct { const char *name; unsigned long n; } reason[MAX_REASONS];
 	unsigned int nreason;
 	atomic_ulong launches, topups;
+	atomic_ulong one_wave;		/* launches left unchanged: one wave */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
 	int green_api;		/* the driver has what green contexts need */
 	int drv_version;
@@ -1215,6 +1216,15 @@ static int kfn_k(struct sp_kfn *kf, unsigned int threads, unsigned int shmem)
 	return k;
 }
 
+/* Blocks in @op's grid: the original kernel's tasks. */
+static uint64_t grid_tasks(const struct gsp_op *op)
+{
+	if (op->kind == OP_LAUNCH_EX)
+		return (uint64_t)op->u.ex.cfg.gridDimX * op->u.ex.cfg.gridDimY *
+		       op->u.ex.cfg.gridDimZ;
+	return (uint64_t)op->u.k.g[0] * op->u.k.g[1] * op->u.k.g[2];
+}
+
 /* cuLaunchKernelEx attributes a persistent grid cannot honour. */
 static const char *ex_attr_reason(const CUlaunchConfig *cfg)
 {
@@ -1313,6 +1323,18 @@ int gsp_sp_prepare(struct gsp_op *op)
 	if (!kfn_k(kf, threads, shmem)) {
 		fallback(kn, "occupancy",
 			 "its transformed form does not fit on an SM at this block size");
+		goto out;
+	}
+	/*
+	 * A grid that fits in one wave has no task boundary to yield at
+	 * beyond its blocks' own ends, which the original kernel has too:
+	 * while nothing is asked of it, it runs unchanged (no ctl reset,
+	 * no copies). Under a request, its transformed form keeps out of
+	 * the LC's slots from the start.
+	 */
+	if (sp.cfg.one_wave && grid_tasks(op) <= (uint64_t)c->nsm * kf->k &&
+	    !req_nk(req_now())) {
+		atomic_fetch_add_explicit(&sp.one_wave, 1, memory_order_relaxed);
 		goto out;
 	}
 	op->sp = kf;
@@ -2057,8 +2079,9 @@ void gsp_sp_stats(FILE *f)
 
 	if (!gsp_sp_on())
 		return;
-	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\n",
-		atomic_load(&sp.launches), atomic_load(&sp.topups));
+	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\nspatial_one_wave %lu\n",
+		atomic_load(&sp.launches), atomic_load(&sp.topups),
+		atomic_load(&sp.one_wave));
 	pthread_mutex_lock(&sp.mu);
 	for (i = 0; i < sp.nreason; i++)
 		fprintf(f, "spatial_fallback_%s %lu\n", sp.reason[i].name,

@@ -22,6 +22,7 @@ struct gsp_spatial_cfg {
 	uint32_t refresh_ns, batch_ns;	/* struct gsp_persist_job's */
 	uint64_t watch_ns;		/* watcher poll period */
 	int green;			/* GSP_GREEN: 1 auto, 0 off */
+	int one_wave;			/* GSP_ONE_WAVE: 1 auto, 0 off */
 };
 
 /* Turns spatial sharing on (dispatch.c's setup, BE tenants only). */

@@ -123,14 +123,23 @@ count 'kernel kgs runs unchanged: grid-sync' 1 "spatial: a grid-sync kernel laun
 count 'kernel kelf runs unchanged: no PTX' 1 "spatial: a kernel of an ELF-only image launched twice is reported once"
 count 'kernel k1 runs unchanged: a cooperative launch' 1 "spatial: a cooperative launch is reported"
 count 'MPS is off' 0 "spatial: MPS on: no MPS warning"
-if grep -q '^spatial_launches 2$' "$tmp/stats" &&
+if grep -q '^spatial_launches 3$' "$tmp/stats" &&
    grep -q '^spatial_topups 1$' "$tmp/stats" &&
+   grep -q '^spatial_one_wave 1$' "$tmp/stats" &&
    grep -q '^spatial_fallback_xform-grid-sync 3$' "$tmp/stats" &&
    grep -q '^spatial_fallback_no-ptx 2$' "$tmp/stats" &&
    grep -q '^spatial_fallback_cooperative 1$' "$tmp/stats"; then
-	echo "ok - preload: spatial: GSP_STATS_FILE counts transformed launches, top-ups and fallbacks by reason"
+	echo "ok - preload: spatial: GSP_STATS_FILE counts transformed, one-wave and top-up launches and fallbacks by reason"
 else
-	echo "not ok - preload: spatial: GSP_STATS_FILE counts transformed launches, top-ups and fallbacks by reason"
+	echo "not ok - preload: spatial: GSP_STATS_FILE counts transformed, one-wave and top-up launches and fallbacks by reason"
+	sed 's/^/# /' "$tmp/stats"
+fi
+scenario spatial arb FAKE_GSP_PART=2,1 GSP_ONE_WAVE=0 GSP_STATS_FILE="$tmp/stats"
+if grep -q '^spatial_launches 4$' "$tmp/stats" &&
+   grep -q '^spatial_one_wave 0$' "$tmp/stats"; then
+	echo "ok - preload: spatial: GSP_ONE_WAVE=0 counts no one-wave launch"
+else
+	echo "not ok - preload: spatial: GSP_ONE_WAVE=0 counts no one-wave launch"
 	sed 's/^/# /' "$tmp/stats"
 fi
 scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_NO_REGISTER=1 FAKE_CUDA_MPS=0

@@ -19,8 +19,9 @@
  *             transformable kernel runs NAME__gsp (one-wave grid, job,
  *             ctl reset before it), gets one top-up when the request
  *             shrinks while it runs and none after; untransformable
- *             kernels run unchanged; transformed launches do not wait
- *             for LC work, the others do
+ *             kernels run unchanged, and so does a one-wave grid while
+ *             nothing is asked (GSP_ONE_WAVE=0: it is transformed);
+ *             transformed launches do not wait for LC work, the others do
  *   spvars    module-scope variables of transformed kernels: copied into
  *             the transformed module before a primary and, if writable,
  *             back after it, on its stream; none for an image without
@@ -573,6 +574,15 @@ static void launch_g(CUfunction f, CUstream s, int arg)
 	cuLaunchKernel(f, 10, 2, 1, 64, 1, 1, 128, s, p, NULL);
 }
 
+/* The same with a grid of 4 x 2 blocks: one wave of 4 SMs x K = 3. */
+static void launch_small(CUfunction f, CUstream s, int arg)
+{
+	int a = arg;
+	void *p[] = { &a };
+
+	cuLaunchKernel(f, 4, 2, 1, 64, 1, 1, 128, s, p, NULL);
+}
+
 /* Launch trace entries of function @fn, from @from on; at most @max. */
 static unsigned int launches_of(const char *fn, unsigned int from, int *idx,
 				unsigned int max)
@@ -721,6 +731,27 @@ static void t_spatial(void)
 	usleep(20000);
 	n = launches_of("k1__gsp", 0, idx, 16);
 	tap_ok(n == 2, "spatial: once it completed, no more top-ups (launches %u)", n);
+
+	/* One wave: unchanged while nothing is asked, unless GSP_ONE_WAVE=0. */
+	fake_trace_reset();
+	launch_small(k1, S1, 60);
+	cuCtxSynchronize();
+	n = launches_of("k1", 0, idx, 16);
+	if (getenv("GSP_ONE_WAVE"))
+		tap_ok(n == 0 && launches_of("k1__gsp", 0, idx, 16) == 1,
+		       "spatial: GSP_ONE_WAVE=0: a one-wave grid is transformed too");
+	else
+		tap_ok(n == 1 && launches_of("k1__gsp", 0, idx, 16) == 0 &&
+		       find("cuMemsetD32Async", 0) < 0,
+		       "spatial: with no request, a one-wave grid (8 blocks, 4 SMs x 3) runs unchanged, no ctl reset");
+	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 5), __ATOMIC_RELEASE);
+	fake_trace_reset();
+	launch_small(k1, S1, 61);
+	cuCtxSynchronize();
+	tap_ok(launches_of("k1", 0, idx, 16) == 0 &&
+	       launches_of("k1__gsp", 0, idx, 16) == 1,
+	       "spatial: under a request the one-wave grid is transformed (it keeps out of the LC's slots)");
+	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 6), __ATOMIC_RELEASE);
 
 	/* Untransformable kernels: unchanged, reported once (run.sh). */
 	fake_trace_reset();
