@@ -221,6 +221,7 @@ static const char tpl_epilogue[] =
 	/* claim min(B, about the remaining tasks per block), at least 1,
 	 * while the word is read: the two L2 round trips overlap. A block
 	 * that saw a request to leave at its last boundary looks first */
+	"$__gsp_word:\n"
 	"\tld.param.u64 %__gsp_x10, [@P+16];\n"		/* ntasks */
 	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
 	"\tld.shared.v2.u32 {%__gsp_w14, %__gsp_w15}, [__gsp_sh+120];\n"
@@ -235,7 +236,6 @@ static const char tpl_epilogue[] =
 	 * one CAS winner (grid-wide) reads the word itself. The CASes
 	 * stamp a fresh %globaltimer: a stamp from the boundary's start
 	 * would land already old and start the next refresh at once */
-	"$__gsp_word:\n"
 	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w9, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_read;\n"		/* no interval: always */
