@@ -75,10 +75,7 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
  *  80  u32 ctaid.x, ctaid.y, ctaid.z of the last task handed out, B
  *  96  u32 SM rank, slot, %smid, slot bit
  * 112  u32 division mode (0: 1-D, none; 1: 32-bit; 2: 64-bit), primary,
- *      log2 of the grid rounded up (the batch cap's shift), and 1 if the
- *      word asked the block to leave at its last boundary: the block
- *      claims its batch while it reads the word, so it ran that batch;
- *      its next boundary reads the word before it claims
+ *      log2 of the grid rounded up (the batch cap's shift)
  */
 #define SH_CTAID	4	/* from %__gsp_cur */
 
@@ -218,24 +215,12 @@ static const char tpl_epilogue[] =
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
 	"\t@%__gsp_p1 shl.b32 %__gsp_w7, %__gsp_w7, 1;\n"
 	"\tmin.u32 %__gsp_w7, %__gsp_w7, 64;\n"
-	/* claim min(B, about the remaining tasks per block), at least 1,
-	 * while the word is read: the two L2 round trips overlap. A block
-	 * that saw a request to leave at its last boundary looks first */
-	"$__gsp_word:\n"
-	"\tld.param.u64 %__gsp_x10, [@P+16];\n"		/* ntasks */
-	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
-	"\tld.shared.v2.u32 {%__gsp_w14, %__gsp_w15}, [__gsp_sh+120];\n"
-	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w14;\n"
-	"\tcvt.u64.u32 %__gsp_x12, %__gsp_w7;\n"
-	"\tmin.u64 %__gsp_x12, %__gsp_x12, %__gsp_x11;\n"
-	"\tmax.u64 %__gsp_x12, %__gsp_x12, 1;\n"
-	"\tsetp.ne.u32 %__gsp_p4, %__gsp_w15, 0;\n"
-	"\t@!%__gsp_p4 atom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;\n"
 	/* the control word: this SM's copy while younger than refresh_ns;
 	 * else the SM's one CAS winner copies the mirror, and the mirror's
 	 * one CAS winner (grid-wide) reads the word itself. The CASes
 	 * stamp a fresh %globaltimer: a stamp from the boundary's start
 	 * would land already old and start the next refresh at once */
+	"$__gsp_word:\n"
 	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w9, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_read;\n"		/* no interval: always */
@@ -280,12 +265,16 @@ static const char tpl_epilogue[] =
 	"\tsub.s32 %__gsp_w14, %__gsp_w14, %__gsp_w10;\n"	/* K - k */
 	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w12, %__gsp_w11;\n"	/* rank < n */
 	"\tsetp.ge.and.s32 %__gsp_p1, %__gsp_w13, %__gsp_w14, %__gsp_p1;\n"
-	"\tselp.u32 %__gsp_w15, 1, 0, %__gsp_p1;\n"
-	"\tst.shared.u32 [__gsp_sh+124], %__gsp_w15;\n"
-	"\t@!%__gsp_p4 bra $__gsp_claimed;\n"	/* it leaves after this batch */
+	"\tld.param.u64 %__gsp_x10, [@P+16];\n"		/* ntasks */
 	"\t@%__gsp_p1 bra $__gsp_yield;\n"
+	/* claim min(B, about the remaining tasks per block), at least 1 */
+	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
+	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+120];\n"
+	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w15;\n"
+	"\tcvt.u64.u32 %__gsp_x12, %__gsp_w7;\n"
+	"\tmin.u64 %__gsp_x12, %__gsp_x12, %__gsp_x11;\n"
+	"\tmax.u64 %__gsp_x12, %__gsp_x12, 1;\n"
 	"\tatom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;\n"
-	"$__gsp_claimed:\n"
 	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x2, %__gsp_x10;\n"
 	"\t@%__gsp_p1 bra $__gsp_end;\n"
 	"\tadd.u64 %__gsp_x3, %__gsp_x2, %__gsp_x12;\n"
