@@ -69,7 +69,8 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
  * The rest is the leader's own state across tasks (in shared memory, not
  * registers: a register live across the body costs every thread):
  *  32  u64 next task of the batch, u64 end of the batch
- *  48  (unused)
+ *  48  u64 the block's copy of the control word, u64 the stamp of the
+ *      SM's copy it came from
  *  64  u64 %globaltimer at the batch's claim (0: none to measure),
  *      u64 tasks claimed (all run by the time the block leaves)
  *  80  u32 ctaid.x, ctaid.y, ctaid.z of the last task handed out, B
@@ -167,6 +168,7 @@ static const char tpl_prologue[] =
 	"\tst.shared.v4.u32 [__gsp_sh+112], {%__gsp_w11, %__gsp_w10, %__gsp_w12, %__gsp_w13};\n"
 	"\tmov.u64 %__gsp_x2, 0;\n"
 	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x2};\n"
+	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x2, %__gsp_x2};\n"
 	"\tmov.u32 %__gsp_w13, 1;\n"
 	"\tst.shared.u32 [__gsp_sh+92], %__gsp_w13;\n"	/* B = 1 */
@@ -215,27 +217,32 @@ static const char tpl_epilogue[] =
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
 	"\t@%__gsp_p1 shl.b32 %__gsp_w7, %__gsp_w7, 1;\n"
 	"\tmin.u32 %__gsp_w7, %__gsp_w7, 64;\n"
-	/* the control word: this SM's copy while younger than refresh_ns;
-	 * else the SM's one CAS winner copies the mirror, and the mirror's
-	 * one CAS winner (grid-wide) reads the word itself. The CASes
-	 * stamp a fresh %globaltimer: a stamp from the boundary's start
-	 * would land already old and start the next refresh at once */
+	/* the control word: the block's copy while the SM's copy it came
+	 * from is younger than refresh_ns (no global access); else the SM's
+	 * copy; else the SM's one CAS winner copies the mirror, and the
+	 * mirror's one CAS winner (grid-wide) reads the word itself. The
+	 * CASes stamp a fresh %globaltimer: a stamp from the boundary's
+	 * start would land already old and start the next refresh at once */
 	"$__gsp_word:\n"
 	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w9, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_read;\n"		/* no interval: always */
 	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w9;\n"
+	"\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
+	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the block's copy is fresh */
 	"\tld.shared.u32 %__gsp_w12, [__gsp_sh+104];\n"	/* %smid */
 	"\tmul.wide.u32 %__gsp_x1, %__gsp_w12, 32;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
 	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
-	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the SM's copy is fresh */
+	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* the SM's copy is fresh */
 	"\tmov.u64 %__gsp_x5, %globaltimer;\n"
 	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;\n"
 	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
-	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* another block copies */
+	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* another block copies */
 	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+512];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x5, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
@@ -250,6 +257,10 @@ static const char tpl_epilogue[] =
 	"\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
 	"$__gsp_copy:\n"
 	"\tst.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;\n"
+	"\tmov.u64 %__gsp_x7, %__gsp_x5;\n"
+	/* an old stamp makes the next boundary look again */
+	"$__gsp_cache:\n"
+	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
 	"\tbra.uni $__gsp_check;\n"
 	"$__gsp_read:\n"
 	"\tld.param.u64 %__gsp_x6, [@P+8];\n"

@@ -228,8 +228,16 @@ static void test_rewrite(void)
 			     "\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
 			     "$__gsp_copy:\n"
 			     "\tst.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;") &&
-	       !strstr(clone, "__gsp_sh+48]"),
-	       "xform: a boundary uses its SM's copy of the word; the SM's CAS "
+	       strstr(clone, "ld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+			     "\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
+			     "\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
+			     "\t@%__gsp_p1 bra $__gsp_check;") &&
+	       strstr(clone, "st.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;\n"
+			     "\tmov.u64 %__gsp_x7, %__gsp_x5;\n"
+			     "$__gsp_cache:\n"
+			     "\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};"),
+	       "xform: a boundary uses the block's copy of the word while the SM "
+	       "copy it came from is fresh, else the SM's copy; the SM's CAS "
 	       "winner copies the mirror, the mirror's reads through ctrl_ptr; "
 	       "both CASes stamp a fresh %%globaltimer");
 	tap_ok(count(clone, "[%__gsp_x0+260]") == 3 &&
