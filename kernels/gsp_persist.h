@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The ABI of kernels that gsp-xform turned into persistent, SM-aware,
- * yieldable form (Documentation/xform.rst), version 2. Shared by the
+ * yieldable form (Documentation/xform.rst), version 3. Shared by the
  * transformer (libgsp/xform), which bakes the offsets below into the PTX
  * it writes, and by whoever launches a transformed kernel (the interposer,
  * the GPU harness). Plain C, also valid CUDA C++.
@@ -11,13 +11,14 @@
  * dynamic shared memory and a one-wave grid of N x K blocks, K = the
  * occupancy of NAME__gsp itself (it can differ from NAME's). Each block:
  *
- *   1. claims the lowest free slot of its SM (bit in slot_mask[%smid]);
+ *   1. claims the lowest free slot of its SM (bit in sm[%smid].slot_mask);
  *      slot >= K, or %smid >= GSP_PERSIST_MAX_SM: it leaves at once;
  *   2. at every batch boundary looks at the control word (n, k, epoch):
- *      if sm_rank[%smid] < n and slot >= K - k it yields (leaves). The
- *      word comes from its SM's copy (sm[%smid].word), refreshed at most
- *      once per refresh_ns by the one block of the SM that wins an
- *      atom.cas on sm[%smid].stamp; that block takes the word from
+ *      if sm[%smid].sm_rank < n and slot >= K - k it yields. The
+ *      word comes from the block's own copy while the SM's copy it came
+ *      from is fresh, else from its SM's copy (sm[%smid].word),
+ *      refreshed at most once per refresh_ns by the one block of the SM
+ *      that wins an atom.cas on sm[%smid].stamp; that block takes the word from
  *      ctrl_mirror, itself refreshed from ctrl_ptr (mapped host memory,
  *      read over the bus) at most once per refresh_ns, grid-wide, by the
  *      one SM winner that wins an atom.cas on refresh_at. A boundary
@@ -46,12 +47,13 @@
  * cuMemsetD32Async on the launch's stream, before the launch). When the
  * ctl is made, zero all of it and fill sm[].sm_rank; the rest of it needs
  * nothing per job: slot_mask is all zero whenever no launch of the ctl
- * runs, and the word's copies are only ever as old as their stamps say. Top-up: launch NAME__gsp again with
- * the same parameters and ctl, flags without GSP_PERSIST_PRIMARY, no
- * reset, on another stream, while the primary runs: its blocks fill the
- * slots that yields freed and continue the same task sequence; blocks
- * that find their SM full or no task left leave at once. A ctl may be
- * reused only after its primary and every top-up of it have completed.
+ * runs, and the word's copies are only ever as old as their stamps say.
+ * Top-up: launch NAME__gsp again with the same parameters and ctl, flags
+ * without GSP_PERSIST_PRIMARY, no reset, on another stream, while the
+ * primary runs: its blocks fill the slots that yields freed and continue
+ * the same task sequence; blocks that find their SM full or no task left
+ * leave at once. A ctl may be reused only after its primary and every
+ * top-up of it have completed.
  */
 #ifndef GSP_PERSIST_H
 #define GSP_PERSIST_H

@@ -2,7 +2,7 @@
 /*
  * xform-check: runs kernels as nvcc compiled them and as gsp-xform
  * transformed them (NAME and NAME__gsp of the same module, loaded with
- * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 2.
+ * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 3.
  *
  *   xform-check [--trials N] OUTDIR MODULE.xform.ptx...
  *
