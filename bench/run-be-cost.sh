@@ -12,7 +12,7 @@
 # mode alike. A MODE is a base name with optional environment settings,
 # e.g. `spatial+GSP_OVERLAP=1`, and optionally `@DIR`: another build tree
 # whose gsp-run (and so its interposer) runs that mode, to compare two
-# versions side by side (`spatial@/tmp/old/build`):
+# versions side by side (`spatial@../old/build`):
 #
 #   plain       the program alone, no interposer
 #   timeplane   gsp-run --class be --no-spatial: leases, no transformation

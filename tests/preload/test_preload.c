@@ -566,21 +566,18 @@ static const char sp_ptx[] =
 	"\t.reg .b32 %r<3>;\n\tld.param.u32 %r1, [kgs_param_0];\n"
 	"\tmov.u32 %r2, %envreg1;\n\tret;\n}\n";
 
-static void launch_g(CUfunction f, CUstream s, int arg)
+static void launch_grid(CUfunction f, unsigned int gx, CUstream s, int arg)
 {
 	int a = arg;
 	void *p[] = { &a };
 
-	cuLaunchKernel(f, 10, 2, 1, 64, 1, 1, 128, s, p, NULL);
+	cuLaunchKernel(f, gx, 2, 1, 64, 1, 1, 128, s, p, NULL);
 }
 
-/* The same with a grid of 4 x 2 blocks: one wave of 4 SMs x K = 3. */
-static void launch_small(CUfunction f, CUstream s, int arg)
+/* 10 x 2 blocks: more than one wave of the fake's 4 SMs x K = 3. */
+static void launch_g(CUfunction f, CUstream s, int arg)
 {
-	int a = arg;
-	void *p[] = { &a };
-
-	cuLaunchKernel(f, 4, 2, 1, 64, 1, 1, 128, s, p, NULL);
+	launch_grid(f, 10, s, arg);
 }
 
 /* Launch trace entries of function @fn, from @from on; at most @max. */
@@ -734,7 +731,7 @@ static void t_spatial(void)
 
 	/* One wave: unchanged while nothing is asked, unless GSP_ONE_WAVE=0. */
 	fake_trace_reset();
-	launch_small(k1, S1, 60);
+	launch_grid(k1, 4, S1, 60);
 	cuCtxSynchronize();
 	n = launches_of("k1", 0, idx, 16);
 	if (getenv("GSP_ONE_WAVE"))
@@ -746,7 +743,7 @@ static void t_spatial(void)
 		       "spatial: with no request, a one-wave grid (8 blocks, 4 SMs x 3) runs unchanged, no ctl reset");
 	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 5), __ATOMIC_RELEASE);
 	fake_trace_reset();
-	launch_small(k1, S1, 61);
+	launch_grid(k1, 4, S1, 61);
 	cuCtxSynchronize();
 	tap_ok(launches_of("k1", 0, idx, 16) == 0 &&
 	       launches_of("k1__gsp", 0, idx, 16) == 1,
