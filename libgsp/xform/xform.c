@@ -69,19 +69,14 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
  * The rest is the leader's own state across tasks (in shared memory, not
  * registers: a register live across the body costs every thread):
  *  32  u64 next task of the batch, u64 end of the batch
- *  48  unused (16 bytes)
+ *  48  u64 the block's copy of the control word, u64 the stamp of the
+ *      SM's copy it came from
  *  64  u64 %globaltimer at the batch's claim (0: none to measure),
  *      u64 tasks claimed (all run by the time the block leaves)
  *  80  u32 ctaid.x, ctaid.y, ctaid.z of the last task handed out, B
  *  96  u32 SM rank, slot, %smid, slot bit
  * 112  u32 division mode (0: 1-D, none; 1: 32-bit; 2: 64-bit), primary,
- *      log2 of the grid rounded up (the batch cap's shift), and the size
- *      of the batch claimed ahead (0: none)
- * Three 32-bit registers of ours stay live across the body, each loaded
- * at a batch boundary and read at the next one, so that no L2 round trip
- * stalls the block there: %__gsp_wa, the first task of the batch claimed
- * ahead; %__gsp_ya and %__gsp_yb, the low words of the SM's copy of the
- * control word and of its stamp (the block's copy).
+ *      log2 of the grid rounded up (the batch cap's shift)
  */
 #define SH_CTAID	4	/* from %__gsp_cur */
 
@@ -106,12 +101,11 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
 static const char tpl_decls[] =
 	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 3); see\n"
 	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
-	"\t.reg .pred %__gsp_p<7>;\n"
+	"\t.reg .pred %__gsp_p<6>;\n"
 	"\t.reg .b32 %__gsp_w<16>;\n"
 	"\t.reg .b32 %__gsp_v<8>;\n"
 	"\t.reg .b32 %__gsp_cur;\n"
 	"\t.reg .b64 %__gsp_x<14>;\n"
-	"\t.reg .b32 %__gsp_wa, %__gsp_ya, %__gsp_yb;\n"
 	"\t.shared .align 32 .b8 __gsp_sh[128];\n";
 
 /*
@@ -148,8 +142,6 @@ static const char tpl_prologue[] =
 	"\t@%__gsp_p1 bra $__gsp_claim;\n"		/* lost a race: retry */
 	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
 	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"	/* sm_rank */
-	"\tld.volatile.global.u32 %__gsp_ya, [%__gsp_x1+656];\n"
-	"\tld.volatile.global.u32 %__gsp_yb, [%__gsp_x1+664];\n"
 	"\tst.shared.v4.u32 [__gsp_sh+96], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
 	"\tld.param.u32 %__gsp_w10, [@P+48];\n"
 	"\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n"	/* GSP_PERSIST_PRIMARY */
@@ -176,6 +168,7 @@ static const char tpl_prologue[] =
 	"\tst.shared.v4.u32 [__gsp_sh+112], {%__gsp_w11, %__gsp_w10, %__gsp_w12, %__gsp_w13};\n"
 	"\tmov.u64 %__gsp_x2, 0;\n"
 	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x2};\n"
+	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x2, %__gsp_x2};\n"
 	"\tmov.u32 %__gsp_w13, 1;\n"
 	"\tst.shared.u32 [__gsp_sh+92], %__gsp_w13;\n"	/* B = 1 */
@@ -191,14 +184,6 @@ static const char tpl_prologue[] =
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_leave;\n"
 	"\t// gsp-xform: the original body, one task per pass\n";
-
-/* %__gsp_x11 = min(B, about the tasks left per block after %__gsp_x3) */
-#define TPL_BATCH_SIZE							\
-	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"		\
-	"\tld.shared.u32 %__gsp_w14, [__gsp_sh+120];\n"		\
-	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w14;\n"		\
-	"\tcvt.u64.u32 %__gsp_x13, %__gsp_w7;\n"			\
-	"\tmin.u64 %__gsp_x11, %__gsp_x13, %__gsp_x11;\n"
 
 /*
  * The end of a task: the leader takes the next decision (at once, while
@@ -222,14 +207,9 @@ static const char tpl_epilogue[] =
 	"\t@%__gsp_p1 mov.u32 %__gsp_w7, 1;\n"
 	"\tld.shared.u64 %__gsp_x5, [__gsp_sh+64];\n"
 	"\tsetp.eq.or.u64 %__gsp_p1, %__gsp_x5, 0, %__gsp_p1;\n"
-	"\tnot.pred %__gsp_p6, %__gsp_p1;\n"
 	"\t@%__gsp_p1 bra $__gsp_word;\n"
 	"\tsub.u64 %__gsp_x5, %__gsp_x4, %__gsp_x5;\n"
 	"\tcvt.u64.u32 %__gsp_x6, %__gsp_w8;\n"
-	/* %__gsp_p6: the last batch was short (< 2 batch_ns), so the next
-	 * one may be claimed ahead */
-	"\tshl.b64 %__gsp_x7, %__gsp_x6, 1;\n"
-	"\tsetp.lt.and.u64 %__gsp_p6, %__gsp_x5, %__gsp_x7, %__gsp_p6;\n"
 	"\tsetp.gt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
 	"\t@%__gsp_p1 shr.u32 %__gsp_w7, %__gsp_w7, 1;\n"
 	"\tmax.u32 %__gsp_w7, %__gsp_w7, 1;\n"
@@ -237,38 +217,32 @@ static const char tpl_epilogue[] =
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
 	"\t@%__gsp_p1 shl.b32 %__gsp_w7, %__gsp_w7, 1;\n"
 	"\tmin.u32 %__gsp_w7, %__gsp_w7, 64;\n"
-	/* the control word: the block's copy (loaded at the last batch
-	 * boundary) while its stamp is younger than refresh_ns + batch_ns
-	 * (it is about a batch older than the SM's; its low 32 bits are
-	 * enough for that); else the SM's copy while younger than
-	 * refresh_ns; else the SM's one CAS winner copies the mirror, and
-	 * the mirror's one CAS winner (grid-wide) reads the word itself. The
+	/* the control word: the block's copy while the SM's copy it came
+	 * from is younger than refresh_ns (no global access); else the SM's
+	 * copy; else the SM's one CAS winner copies the mirror, and the
+	 * mirror's one CAS winner (grid-wide) reads the word itself. The
 	 * CASes stamp a fresh %globaltimer: a stamp from the boundary's
 	 * start would land already old and start the next refresh at once */
 	"$__gsp_word:\n"
+	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w9, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_read;\n"		/* no interval: always */
+	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w9;\n"
+	"\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
+	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the block's copy is fresh */
 	"\tld.shared.u32 %__gsp_w12, [__gsp_sh+104];\n"	/* %smid */
 	"\tmul.wide.u32 %__gsp_x1, %__gsp_w12, 32;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
-	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
-	"\tsetp.eq.u32 %__gsp_p5, %__gsp_w9, 0;\n"
-	"\t@%__gsp_p5 bra $__gsp_read;\n"		/* no interval: always */
-	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w9;\n"
-	"\tcvt.u32.u64 %__gsp_w10, %__gsp_x4;\n"
-	"\tsub.u32 %__gsp_w10, %__gsp_w10, %__gsp_yb;\n"
-	"\tcvt.u64.u32 %__gsp_x8, %__gsp_w10;\n"
-	"\tcvt.u64.u32 %__gsp_x5, %__gsp_w8;\n"		/* batch_ns */
-	"\tadd.u64 %__gsp_x5, %__gsp_x5, %__gsp_x9;\n"
-	"\tcvt.u64.u32 %__gsp_x6, %__gsp_ya;\n"
-	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x5;\n"
-	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the block's copy is fresh */
 	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
-	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the SM's copy is fresh */
+	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* the SM's copy is fresh */
 	"\tmov.u64 %__gsp_x5, %globaltimer;\n"
 	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;\n"
 	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
-	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* another block copies */
+	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* another block copies */
 	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+512];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x5, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
@@ -283,6 +257,10 @@ static const char tpl_epilogue[] =
 	"\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
 	"$__gsp_copy:\n"
 	"\tst.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;\n"
+	"\tmov.u64 %__gsp_x7, %__gsp_x5;\n"
+	/* an old stamp makes the next boundary look again */
+	"$__gsp_cache:\n"
+	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
 	"\tbra.uni $__gsp_check;\n"
 	"$__gsp_read:\n"
 	"\tld.param.u64 %__gsp_x6, [@P+8];\n"
@@ -299,59 +277,19 @@ static const char tpl_epilogue[] =
 	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w12, %__gsp_w11;\n"	/* rank < n */
 	"\tsetp.ge.and.s32 %__gsp_p1, %__gsp_w13, %__gsp_w14, %__gsp_p1;\n"
 	"\tld.param.u64 %__gsp_x10, [@P+16];\n"		/* ntasks */
-	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+124];\n"
-	"\tsetp.ne.u32 %__gsp_p2, %__gsp_w15, 0;\n"
-	"\t@%__gsp_p2 bra $__gsp_ahead;\n"		/* run what it claimed */
 	"\t@%__gsp_p1 bra $__gsp_yield;\n"
-	/* nothing claimed ahead (the first batch, or after a pause). Below
-	 * 2^31 tasks every claim is 32-bit (next_task's low word cannot
-	 * carry), so that the claim ahead holds one register; a job's
-	 * claims never mix sizes */
-	TPL_BATCH_SIZE
-	"\tmax.u64 %__gsp_x11, %__gsp_x11, 1;\n"
-	"\tsetp.lt.u64 %__gsp_p4, %__gsp_x10, 2147483648;\n"
-	"\t@%__gsp_p4 bra $__gsp_claim32;\n"
-	"\tatom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x11;\n"
-	"\tbra.uni $__gsp_claimed;\n"
-	"$__gsp_claim32:\n"
-	"\tcvt.u32.u64 %__gsp_w15, %__gsp_x11;\n"
-	"\tatom.global.add.u32 %__gsp_w15, [%__gsp_x0], %__gsp_w15;\n"
-	"\tcvt.u64.u32 %__gsp_x2, %__gsp_w15;\n"
-	"$__gsp_claimed:\n"
-	"\tmov.u64 %__gsp_x12, %__gsp_x11;\n"
-	"\tbra.uni $__gsp_got;\n"
-	"$__gsp_ahead:\n"
-	"\tcvt.u64.u32 %__gsp_x2, %__gsp_wa;\n"
-	"\tcvt.u64.u32 %__gsp_x12, %__gsp_w15;\n"
-	"\tmov.u32 %__gsp_w15, 0;\n"
-	"\tst.shared.u32 [__gsp_sh+124], %__gsp_w15;\n"
-	"$__gsp_got:\n"
-	"\tsetp.ge.u64 %__gsp_p2, %__gsp_x2, %__gsp_x10;\n"
-	"\tand.pred %__gsp_p3, %__gsp_p2, %__gsp_p1;\n"
-	"\t@%__gsp_p3 bra $__gsp_yield;\n"
-	"\t@%__gsp_p2 bra $__gsp_end;\n"
+	/* claim min(B, about the remaining tasks per block), at least 1 */
+	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
+	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+120];\n"
+	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w15;\n"
+	"\tcvt.u64.u32 %__gsp_x12, %__gsp_w7;\n"
+	"\tmin.u64 %__gsp_x12, %__gsp_x12, %__gsp_x11;\n"
+	"\tmax.u64 %__gsp_x12, %__gsp_x12, 1;\n"
+	"\tatom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;\n"
+	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x2, %__gsp_x10;\n"
+	"\t@%__gsp_p1 bra $__gsp_end;\n"
 	"\tadd.u64 %__gsp_x3, %__gsp_x2, %__gsp_x12;\n"
 	"\tmin.u64 %__gsp_x3, %__gsp_x3, %__gsp_x10;\n"
-	/* claim the next batch now and take it at the next boundary: the
-	 * atomic's round trip hides behind this batch. Not when asked to
-	 * leave (a block never yields, pauses or ends with a claimed batch),
-	 * after a long batch (the round trip is small beside it, and a yield
-	 * would wait for two), nor with less than a task per block left (the
-	 * idle blocks should take those) */
-	"\t@%__gsp_p1 bra $__gsp_count;\n"
-	/* and load the SM's copy of the word, for the next batch boundary */
-	"\t@!%__gsp_p5 ld.volatile.global.u32 %__gsp_ya, [%__gsp_x1+656];\n"
-	"\t@!%__gsp_p5 ld.volatile.global.u32 %__gsp_yb, [%__gsp_x1+664];\n"
-	"\tsetp.ge.u64 %__gsp_p3, %__gsp_x10, 2147483648;\n"
-	"\t@%__gsp_p3 bra $__gsp_count;\n"
-	"\t@!%__gsp_p6 bra $__gsp_count;\n"
-	TPL_BATCH_SIZE
-	"\tsetp.eq.u64 %__gsp_p3, %__gsp_x11, 0;\n"
-	"\t@%__gsp_p3 bra $__gsp_count;\n"
-	"\tcvt.u32.u64 %__gsp_w15, %__gsp_x11;\n"
-	"\tatom.global.add.u32 %__gsp_wa, [%__gsp_x0], %__gsp_w15;\n"
-	"\tst.shared.u32 [__gsp_sh+124], %__gsp_w15;\n"
-	"$__gsp_count:\n"
 	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+72];\n"
 	"\tsub.u64 %__gsp_x12, %__gsp_x3, %__gsp_x2;\n"
 	"\tadd.u64 %__gsp_x13, %__gsp_x13, %__gsp_x12;\n"
