@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The ABI of kernels that gsp-xform turned into persistent, SM-aware,
- * yieldable form (Documentation/xform.rst), version 3. Shared by the
+ * yieldable form (Documentation/xform.rst), version 4. Shared by the
  * transformer (libgsp/xform), which bakes the offsets below into the PTX
  * it writes, and by whoever launches a transformed kernel (the interposer,
  * the GPU harness). Plain C, also valid CUDA C++.
@@ -15,15 +15,18 @@
  *      slot >= K, or %smid >= GSP_PERSIST_MAX_SM: it leaves at once;
  *   2. at every batch boundary looks at the control word (n, k, epoch):
  *      if sm[%smid].sm_rank < n and slot >= K - k it yields. The
- *      word comes from the block's own copy while the SM's copy it came
- *      from is fresh, else from its SM's copy (sm[%smid].word),
- *      refreshed at most once per refresh_ns by the one block of the SM
- *      that wins an atom.cas on sm[%smid].stamp; that block takes the word from
- *      ctrl_mirror, itself refreshed from ctrl_ptr (mapped host memory,
- *      read over the bus) at most once per refresh_ns, grid-wide, by the
- *      one SM winner that wins an atom.cas on refresh_at. A boundary
- *      therefore sees a word at most about 2 refresh_ns plus one bus
- *      read old; the copies are caches of the word, kept across jobs;
+ *      word comes from a copy that carries the time the word was read
+ *      over the bus and is used while younger than copy_ns: the block's
+ *      own copy, else its SM's copy (sm[%smid].word, .stamp), else
+ *      ctrl_mirror (.refresh_at), copied into the SM's copy by the one
+ *      block of the SM that wins an atom.cas on sm[%smid].stamp (odd
+ *      while it refreshes). When the mirror is older than refresh_ns,
+ *      that block first reads ctrl_ptr (mapped host memory, over the
+ *      bus) itself if it wins an atom.cas on refresh_claim and nobody
+ *      claimed a read within refresh_ns. A block that finds no copy
+ *      younger than copy_ns uses the old word once and looks again at
+ *      its next boundary. So a boundary acts on a word at most copy_ns
+ *      old, but for those; the copies are caches kept across jobs;
  *   3. else claims a batch of B consecutive tasks with one atom.add on
  *      next_task (B adapts per block so that a batch lasts about batch_ns;
  *      batch_ns = 0: B = 1) and runs them; it does not yield inside a
@@ -60,7 +63,7 @@
 
 #include <stdint.h>
 
-#define GSP_PERSIST_VERSION	3
+#define GSP_PERSIST_VERSION	4
 #define GSP_PERSIST_SUFFIX	"__gsp"	/* NAME -> NAME__gsp */
 #define GSP_PERSIST_MAX_SM	256	/* slot_mask/sm_rank entries, by %smid */
 #define GSP_PERSIST_MAX_K	32	/* slot_mask is 32 bits wide */
@@ -83,6 +86,7 @@
 
 /* Defaults that keep the bus quiet and boundaries fresh. */
 #define GSP_PERSIST_REFRESH_NS	2000u
+#define GSP_PERSIST_COPY_NS	6000u
 #define GSP_PERSIST_BATCH_NS	4000u
 #define GSP_PERSIST_MAX_BATCH	64u
 
@@ -103,7 +107,7 @@ struct gsp_persist_job {
 	uint32_t refresh_ns;	/* see 2. above; 0: read ctrl_ptr every time */
 	uint32_t batch_ns;	/* see 3. above; 0: one task per claim */
 	uint32_t flags;		/* GSP_PERSIST_* */
-	uint32_t reserved;	/* zero */
+	uint32_t copy_ns;	/* see 2.; below refresh_ns: refresh_ns */
 };
 
 /*
@@ -116,7 +120,7 @@ struct gsp_persist_sm {
 	uint32_t sm_rank;	/* launcher: %smid -> 0..N-1 */
 	uint64_t pad;
 	uint64_t word;		/* kernel: the copy of the word */
-	uint64_t stamp;		/* kernel: when it was copied; 0: never */
+	uint64_t stamp;		/* kernel: its refresh_at; 0: never; odd: being refreshed */
 };
 
 /*
@@ -142,8 +146,9 @@ struct gsp_persist_ctl {
 	uint32_t pauses;	/* pause loops of the last primary block */
 	uint64_t pad3[13];
 	uint64_t ctrl_mirror;	/* line 4: the word as last read via ctrl_ptr */
-	uint64_t refresh_at;	/* %globaltimer (ns) of that read; 0: never */
-	uint64_t pad4[14];
+	uint64_t refresh_at;	/* %globaltimer (ns, even) before that read */
+	uint64_t refresh_claim;	/* %globaltimer of the last claim to read */
+	uint64_t pad4[13];
 	struct gsp_persist_sm sm[GSP_PERSIST_MAX_SM];
 };
 
@@ -160,6 +165,7 @@ struct gsp_persist_ctl {
 #define GSP_PERSIST_JOB_REFRESH_NS	40
 #define GSP_PERSIST_JOB_BATCH_NS	44
 #define GSP_PERSIST_JOB_FLAGS		48
+#define GSP_PERSIST_JOB_COPY_NS		52
 #define GSP_PERSIST_OFF_NEXT_TASK	0
 #define GSP_PERSIST_OFF_DONE_TASKS	128
 #define GSP_PERSIST_OFF_LIVE		256
@@ -171,6 +177,7 @@ struct gsp_persist_ctl {
 #define GSP_PERSIST_OFF_PAUSES		404
 #define GSP_PERSIST_OFF_CTRL_MIRROR	512
 #define GSP_PERSIST_OFF_REFRESH_AT	520
+#define GSP_PERSIST_OFF_REFRESH_CLAIM	528
 #define GSP_PERSIST_OFF_SM		640	/* sm[0] */
 #define GSP_PERSIST_SM_SIZE		32
 #define GSP_PERSIST_SM_SLOT_MASK	0	/* within a record */
@@ -195,10 +202,12 @@ GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(k_slots) == GSP_PERSIST_JOB_K_SLOTS, "job");
 GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(refresh_ns) == GSP_PERSIST_JOB_REFRESH_NS, "job");
 GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(batch_ns) == GSP_PERSIST_JOB_BATCH_NS, "job");
 GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(flags) == GSP_PERSIST_JOB_FLAGS, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(copy_ns) == GSP_PERSIST_JOB_COPY_NS, "job");
 GSP_PERSIST_ASSERT(sizeof(struct gsp_persist_ctl) == GSP_PERSIST_CTL_SIZE, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(next_task) == GSP_PERSIST_OFF_NEXT_TASK, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl_mirror) == GSP_PERSIST_OFF_CTRL_MIRROR, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_at) == GSP_PERSIST_OFF_REFRESH_AT, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_claim) == GSP_PERSIST_OFF_REFRESH_CLAIM, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(done_tasks) == GSP_PERSIST_OFF_DONE_TASKS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(last_yield_ns) == GSP_PERSIST_OFF_LAST_YIELD_NS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(live) == GSP_PERSIST_OFF_LIVE, "ctl");

@@ -2,9 +2,12 @@
 /*
  * xform-check: runs kernels as nvcc compiled them and as gsp-xform
  * transformed them (NAME and NAME__gsp of the same module, loaded with
- * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 3.
+ * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 4.
  *
- *   xform-check [--trials N] OUTDIR MODULE.xform.ptx...
+ *   xform-check [--trials N] [--refresh-ns NS] [--copy-ns NS] [--batch-ns NS]
+ *               OUTDIR MODULE.xform.ptx...
+ *
+ * The jobs' refresh_ns, copy_ns and batch_ns default to kernels/gsp_persist.h's.
  *
  * Writes into OUTDIR (Documentation/xform.rst describes every column):
  *   cost.csv           per corpus kernel: original vs transformed median
@@ -143,6 +146,7 @@ struct dev {
 	CUdeviceptr ctrl_dev;
 	CUstream run, top, lcs, poll;
 	int64_t clk_off, clk_err;	/* %globaltimer - CLOCK_MONOTONIC */
+	uint32_t refresh_ns, copy_ns, batch_ns;	/* the jobs' (options) */
 };
 
 static void rank_table(struct dev *g)
@@ -242,6 +246,7 @@ static struct gsp_persist_job job_of(struct dev *g, CUdeviceptr ctl,
 	j.nctaid[2] = grid[2];
 	j.k_slots = k;
 	j.refresh_ns = refresh_ns;
+	j.copy_ns = g->copy_ns;
 	j.batch_ns = batch_ns;
 	j.flags = flags;
 	return j;
@@ -401,7 +406,7 @@ static double time_us(struct dev *g, int reps, F launch)
 
 /*
  * One kernel, three ways of the transformed form: as designed
- * (GSP_PERSIST_REFRESH_NS, GSP_PERSIST_BATCH_NS), one task per claim
+ * (the run's refresh_ns, copy_ns and batch_ns), one task per claim
  * (batch_ns = 0) and the word read through ctrl_ptr at every boundary
  * (refresh_ns = 0). Each is checked bitwise against the original first.
  * *ratio: designed/original, for the geomean.
@@ -411,10 +416,10 @@ static void cost_one(struct dev *g, const std::vector<CUmodule> &mods,
 {
 	std::string xname = std::string(s->name) + GSP_PERSIST_SUFFIX;
 	CUfunction fo = need(mods, s->name), fx = need(mods, xname.c_str());
-	static const uint32_t var[3][2] = {
-		{ GSP_PERSIST_REFRESH_NS, GSP_PERSIST_BATCH_NS },
-		{ GSP_PERSIST_REFRESH_NS, 0 },
-		{ 0, GSP_PERSIST_BATCH_NS },
+	const uint32_t var[3][2] = {
+		{ g->refresh_ns, g->batch_ns },
+		{ g->refresh_ns, 0 },
+		{ 0, g->batch_ns },
 	};
 	const int reps = 21;
 	unsigned k = k_of(fx, s->block, s->dyn_smem);
@@ -514,8 +519,8 @@ static struct gsp_persist_job spin_start(struct dev *g, struct spin *sp,
 	CU(cuMemsetD32Async(sp->count, 0, n, g->run));
 	CU(cuMemsetD32Async(sp->end, 0, 2, g->run));
 	struct gsp_persist_job j = job_of(g, sp->ctl, sp->grid, sp->k,
-					  GSP_PERSIST_REFRESH_NS,
-					  GSP_PERSIST_BATCH_NS, GSP_PERSIST_PRIMARY);
+					  g->refresh_ns, g->batch_ns,
+					  GSP_PERSIST_PRIMARY);
 	launch_x(g, sp->fx, sp->block, 0, sp->params, &j, g->run);
 	return j;
 }
@@ -866,8 +871,8 @@ static void keeper(struct dev *g, const std::vector<CUmodule> &mods,
 
 	bufs_reset(&b);
 	set_word(g, GSP_PERSIST_CTRL(g->nsm, k, ++epoch));
-	struct gsp_persist_job j = job_of(g, ctl, s->grid, k, GSP_PERSIST_REFRESH_NS,
-					  GSP_PERSIST_BATCH_NS, GSP_PERSIST_PRIMARY);
+	struct gsp_persist_job j = job_of(g, ctl, s->grid, k, g->refresh_ns,
+					  g->batch_ns, GSP_PERSIST_PRIMARY);
 	launch_x(g, fx, s->block, s->dyn_smem, b.params, &j, g->run);
 	uint64_t t0 = mono_ns();
 
@@ -897,8 +902,10 @@ static void keeper(struct dev *g, const std::vector<CUmodule> &mods,
 	/* mid-run, on the spin job */
 	unsigned long long end;
 
+	/* 1 ms of tasks: the word must land before the job ends, however
+	 * slowly the host sees every block live */
 	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
-	spin_start(g, sp, 1000, 200);
+	spin_start(g, sp, 1000, 1000);
 	wait_live(g, sp, g->nsm * sp->k, 0, 2000);
 	set_word(g, GSP_PERSIST_CTRL(g->nsm, sp->k, ++epoch));
 	t0 = mono_ns();
@@ -936,12 +943,26 @@ int main(int argc, char **argv)
 	std::vector<CUmodule> mods;
 	int a = 1, trials = 100;
 
-	if (a + 1 < argc && !strcmp(argv[a], "--trials")) {
-		trials = (int)cli_num("xform-check", "--trials", argv[a + 1], 1, 10000);
-		a += 2;
+	g.refresh_ns = GSP_PERSIST_REFRESH_NS;
+	g.copy_ns = GSP_PERSIST_COPY_NS;
+	g.batch_ns = GSP_PERSIST_BATCH_NS;
+	for (; a + 1 < argc && !strncmp(argv[a], "--", 2); a += 2) {
+		const char *o = argv[a], *v = argv[a + 1];
+
+		if (!strcmp(o, "--trials"))
+			trials = (int)cli_num("xform-check", o, v, 1, 10000);
+		else if (!strcmp(o, "--refresh-ns"))
+			g.refresh_ns = (uint32_t)cli_num("xform-check", o, v, 0, UINT32_MAX);
+		else if (!strcmp(o, "--copy-ns"))
+			g.copy_ns = (uint32_t)cli_num("xform-check", o, v, 0, UINT32_MAX);
+		else if (!strcmp(o, "--batch-ns"))
+			g.batch_ns = (uint32_t)cli_num("xform-check", o, v, 0, UINT32_MAX);
+		else
+			break;
 	}
-	if (argc - a < 2) {
-		fprintf(stderr, "usage: xform-check [--trials N] OUTDIR MODULE.xform.ptx...\n"
+	if (argc - a < 2 || !strncmp(argv[a], "--", 2)) {
+		fprintf(stderr, "usage: xform-check [--trials N] [--refresh-ns NS] "
+			"[--copy-ns NS] [--batch-ns NS] OUTDIR MODULE.xform.ptx...\n"
 			"  (bench/gpu/xform-check.sh builds the modules)\n");
 		return 2;
 	}

@@ -4,7 +4,8 @@
 # and xform-check, transforms the corpus kernels that xform-check drives,
 # and runs it (about a minute).
 #
-#   bench/gpu/xform-check.sh [OUT] [--trials N]
+#   bench/gpu/xform-check.sh [OUT] [--trials N] [--refresh-ns NS] [--copy-ns NS]
+#                            [--batch-ns NS]
 #
 # CSVs, xform-check.log and env.txt (device, driver, CUDA, commit) go to
 # OUT (default: $OUT, else bench/results/xform-<date>). Exit status 0 when
@@ -35,6 +36,7 @@ done
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 	"$cuda/bin/nvcc" --version | tail -n 1
 	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "options: $*"
 } >"$out/env.txt"
 timeout 600 "$build/xform/xform-check" "$@" "$out" "${mods[@]}" 2>&1 |
 	tee "$out/xform-check.log"

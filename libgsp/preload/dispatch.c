@@ -326,6 +326,9 @@ static int read_config(void)
 	v = GSP_PERSIST_REFRESH_NS;
 	bad |= env_u64("GSP_REFRESH_NS", 0, UINT32_MAX, &v) < 0;
 	S.sp.refresh_ns = (uint32_t)v;
+	v = GSP_PERSIST_COPY_NS;
+	bad |= env_u64("GSP_COPY_NS", 0, UINT32_MAX, &v) < 0;
+	S.sp.copy_ns = (uint32_t)v;
 	v = GSP_PERSIST_BATCH_NS;
 	bad |= env_u64("GSP_BATCH_NS", 0, UINT32_MAX, &v) < 0;
 	S.sp.batch_ns = (uint32_t)v;

@@ -1801,6 +1801,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	memcpy(t->job.nctaid, g, sizeof(g));
 	t->job.k_slots = (uint32_t)kf->k;
 	t->job.refresh_ns = sp.cfg.refresh_ns;
+	t->job.copy_ns = sp.cfg.copy_ns;
 	t->job.batch_ns = sp.cfg.batch_ns;
 	t->job.flags = GSP_PERSIST_PRIMARY;
 	t->f = kf->f;

@@ -19,7 +19,7 @@
 struct gsp_spatial_cfg {
 	const struct gsp_board *board;	/* read-only mapping of the board */
 	uint32_t device;		/* the board's device */
-	uint32_t refresh_ns, batch_ns;	/* struct gsp_persist_job's */
+	uint32_t refresh_ns, copy_ns, batch_ns;	/* struct gsp_persist_job's */
 	uint64_t watch_ns;		/* watcher poll period */
 	int green;			/* GSP_GREEN: 1 auto, 0 off */
 	int one_wave;			/* GSP_ONE_WAVE: 1 auto, 0 off */

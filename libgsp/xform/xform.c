@@ -25,7 +25,7 @@
 #include "xform.h"
 
 /* The templates below hard-code these offsets. */
-_Static_assert(GSP_PERSIST_VERSION == 3, "template ABI");
+_Static_assert(GSP_PERSIST_VERSION == 4, "template ABI");
 _Static_assert(GSP_PERSIST_JOB_SIZE == 56, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTL == 0, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTRL_PTR == 8, "template offsets");
@@ -35,6 +35,7 @@ _Static_assert(GSP_PERSIST_JOB_K_SLOTS == 36, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_REFRESH_NS == 40, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_BATCH_NS == 44, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_FLAGS == 48, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_COPY_NS == 52, "template offsets");
 _Static_assert(GSP_PERSIST_PRIMARY == 1, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 0, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 128, "template offsets");
@@ -47,6 +48,7 @@ _Static_assert(GSP_PERSIST_OFF_REFRESHES == 400, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_PAUSES == 404, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_CTRL_MIRROR == 512, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_REFRESH_AT == 520, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_REFRESH_CLAIM == 528, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_SM == 640 && GSP_PERSIST_SM_SIZE == 32,
 	       "template offsets");
 _Static_assert(GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_SLOT_MASK == 640 &&
@@ -99,7 +101,7 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
 #define TPL_JOB_DIM	"[56]"
 
 static const char tpl_decls[] =
-	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 3); see\n"
+	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 4); see\n"
 	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
 	"\t.reg .pred %__gsp_p<6>;\n"
 	"\t.reg .b32 %__gsp_w<16>;\n"
@@ -217,17 +219,22 @@ static const char tpl_epilogue[] =
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
 	"\t@%__gsp_p1 shl.b32 %__gsp_w7, %__gsp_w7, 1;\n"
 	"\tmin.u32 %__gsp_w7, %__gsp_w7, 64;\n"
-	/* the control word: the block's copy while the SM's copy it came
-	 * from is younger than refresh_ns (no global access); else the SM's
-	 * copy; else the SM's one CAS winner copies the mirror, and the
-	 * mirror's one CAS winner (grid-wide) reads the word itself. The
-	 * CASes stamp a fresh %globaltimer: a stamp from the boundary's
-	 * start would land already old and start the next refresh at once */
+	/* the control word: every copy carries the time its word was read
+	 * over the bus (0: never; an SM's copy is odd while one block of
+	 * the SM refreshes it) and is used while younger than copy_ns. The
+	 * block's copy (no global access); else the SM's copy; else the
+	 * SM's one CAS winner copies the mirror, after one block, grid-wide,
+	 * has read the word itself if the mirror is older than refresh_ns
+	 * and nobody claimed that read within refresh_ns. Whoever finds no
+	 * word younger than copy_ns uses the old one this once and keeps no
+	 * copy of it: nobody stamps an old word as new */
 	"$__gsp_word:\n"
 	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w9, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_read;\n"		/* no interval: always */
-	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w9;\n"
+	"\tld.param.u32 %__gsp_w10, [@P+52];\n"	/* copy_ns, >= refresh_ns */
+	"\tmax.u32 %__gsp_w10, %__gsp_w10, %__gsp_w9;\n"
+	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w10;\n"
 	"\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
@@ -238,27 +245,58 @@ static const char tpl_epilogue[] =
 	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
-	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* the SM's copy is fresh */
+	"\tcvt.u32.u64 %__gsp_w11, %__gsp_x7;\n"
+	"\tand.b32 %__gsp_w11, %__gsp_w11, 1;\n"	/* odd: being refreshed */
+	"\tsetp.eq.and.u32 %__gsp_p2, %__gsp_w11, 0, %__gsp_p1;\n"
+	"\t@%__gsp_p2 bra $__gsp_cache;\n"		/* the SM's copy is fresh */
+	"\t@%__gsp_p1 bra $__gsp_stale;\n"
 	"\tmov.u64 %__gsp_x5, %globaltimer;\n"
+	"\tor.b64 %__gsp_x5, %__gsp_x5, 1;\n"
 	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;\n"
 	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
-	"\t@%__gsp_p1 bra $__gsp_cache;\n"		/* another block copies */
-	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+512];\n"
-	"\tsub.u64 %__gsp_x8, %__gsp_x5, %__gsp_x7;\n"
-	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
-	"\t@%__gsp_p1 bra $__gsp_copy;\n"		/* the mirror is fresh */
-	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x0+520], %__gsp_x7, %__gsp_x5;\n"
-	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
-	"\t@%__gsp_p1 bra $__gsp_copy;\n"		/* another SM reads it */
+	"\t@%__gsp_p1 bra $__gsp_stale;\n"		/* another block refreshes */
+	/* the SM's refresher: the mirror and the time of the last claim to
+	 * read the bus, in one line */
+	"\tld.volatile.global.v2.u64 {%__gsp_x8, %__gsp_x7}, [%__gsp_x0+512];\n"
+	"\tld.volatile.global.u64 %__gsp_x11, [%__gsp_x0+528];\n"
+	/* ages against refresh_ns (32 bits) saturate at 2^32 - 1 ns */
+	"\tsub.u64 %__gsp_x10, %__gsp_x5, %__gsp_x7;\n"
+	"\tsetp.lt.u64 %__gsp_p2, %__gsp_x10, %__gsp_x9;\n"	/* usable */
+	"\tmin.u64 %__gsp_x10, %__gsp_x10, 4294967295;\n"
+	"\tcvt.u32.u64 %__gsp_w13, %__gsp_x10;\n"
+	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w13, %__gsp_w9;\n"
+	"\t@%__gsp_p1 bra $__gsp_take;\n"		/* the mirror is fresh */
+	"\tsub.u64 %__gsp_x10, %__gsp_x5, %__gsp_x11;\n"
+	"\tmin.u64 %__gsp_x10, %__gsp_x10, 4294967295;\n"
+	"\tcvt.u32.u64 %__gsp_w13, %__gsp_x10;\n"
+	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w13, %__gsp_w9;\n"
+	"\t@%__gsp_p1 bra $__gsp_other;\n"		/* a read was claimed */
+	"\tatom.global.cas.b64 %__gsp_x10, [%__gsp_x0+528], %__gsp_x11, %__gsp_x5;\n"
+	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x10, %__gsp_x11;\n"
+	"\t@%__gsp_p1 bra $__gsp_other;\n"
 	"\tld.param.u64 %__gsp_x6, [@P+8];\n"
 	"\tcvta.to.global.u64 %__gsp_x6, %__gsp_x6;\n"
 	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];\n"	/* system scope */
-	"\tst.volatile.global.u64 [%__gsp_x0+512], %__gsp_x6;\n"
+	"\tand.b64 %__gsp_x7, %__gsp_x5, -2;\n"	/* read after this time */
+	"\tst.volatile.global.v2.u64 [%__gsp_x0+512], {%__gsp_x6, %__gsp_x7};\n"
 	"\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
+	"\tbra.uni $__gsp_copy;\n"
+	"$__gsp_other:\n"			/* another block reads the bus */
+	"\t@%__gsp_p2 bra $__gsp_take;\n"
+	/* no word younger than copy_ns to be had: the SM's copy goes back
+	 * to "never read" (any block of the SM may try again) and its word
+	 * is used once; this block looks again at its next boundary */
+	"\tmov.u64 %__gsp_x7, 0;\n"
+	"\tst.volatile.global.u64 [%__gsp_x1+664], %__gsp_x7;\n"
+	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
+	"$__gsp_stale:\n"
+	"\tmov.u64 %__gsp_x7, 0;\n"
+	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
+	"\tbra.uni $__gsp_check;\n"
+	"$__gsp_take:\n"
+	"\tmov.u64 %__gsp_x6, %__gsp_x8;\n"
 	"$__gsp_copy:\n"
-	"\tst.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;\n"
-	"\tmov.u64 %__gsp_x7, %__gsp_x5;\n"
-	/* an old stamp makes the next boundary look again */
+	"\tst.volatile.global.v2.u64 [%__gsp_x1+656], {%__gsp_x6, %__gsp_x7};\n"
 	"$__gsp_cache:\n"
 	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
 	"\tbra.uni $__gsp_check;\n"
@@ -279,6 +317,7 @@ static const char tpl_epilogue[] =
 	"\tld.param.u64 %__gsp_x10, [@P+16];\n"		/* ntasks */
 	"\t@%__gsp_p1 bra $__gsp_yield;\n"
 	/* claim min(B, about the remaining tasks per block), at least 1 */
+	"\tld.shared.u64 %__gsp_x3, [__gsp_sh+40];\n"	/* end of the last */
 	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
 	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+120];\n"
 	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w15;\n"

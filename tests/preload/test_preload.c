@@ -670,10 +670,10 @@ static void t_spatial(void)
 	       "spatial: k1__gsp runs N*K = 4*3 blocks of k1's block and shared memory, on k1's stream, with k1's argument");
 	tap_ok(c.has_job && j.ntasks == 20 && j.nctaid[0] == 10 &&
 	       j.nctaid[1] == 2 && j.nctaid[2] == 1 && j.k_slots == 3 &&
-	       j.flags == GSP_PERSIST_PRIMARY && j.reserved == 0 &&
+	       j.flags == GSP_PERSIST_PRIMARY && j.copy_ns == GSP_PERSIST_COPY_NS &&
 	       j.refresh_ns == GSP_PERSIST_REFRESH_NS &&
 	       j.batch_ns == GSP_PERSIST_BATCH_NS && j.ctl,
-	       "spatial: its job: the original grid, K, the primary flag, the default refresh and batch");
+	       "spatial: its job: the original grid, K, the primary flag, the default refresh, copy and batch");
 	tap_ok(local ? j.ctrl_ptr != (uintptr_t)req :
 		       j.ctrl_ptr == (uintptr_t)req,
 	       local ? "spatial: the board cannot be registered: the job reads a local copy of the request" :

@@ -219,27 +219,52 @@ static void test_rewrite(void)
 		       "or division (only a batch's first task divides)");
 	}
 	tap_ok(count(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];") == 1 &&
-	       strstr(clone, "mov.u64 %__gsp_x5, %globaltimer;\n"
-			     "\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;") &&
-	       strstr(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x0+512];") &&
-	       strstr(clone, "atom.global.cas.b64 %__gsp_x8, [%__gsp_x0+520], %__gsp_x7, %__gsp_x5;") &&
-	       count(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];") == 2 &&
-	       strstr(clone, "st.volatile.global.u64 [%__gsp_x0+512], %__gsp_x6;\n"
-			     "\tred.global.add.u32 [%__gsp_x0+400], 1;\n"
-			     "$__gsp_copy:\n"
-			     "\tst.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;") &&
-	       strstr(clone, "ld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+	       strstr(clone, "ld.param.u32 %__gsp_w10, [k__gsp_param_job+52];\n"
+			     "\tmax.u32 %__gsp_w10, %__gsp_w10, %__gsp_w9;\n"
+			     "\tcvt.u64.u32 %__gsp_x9, %__gsp_w10;\n"
+			     "\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
 			     "\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 			     "\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
 			     "\t@%__gsp_p1 bra $__gsp_check;") &&
-	       strstr(clone, "st.volatile.global.u64 [%__gsp_x1+656], %__gsp_x6;\n"
-			     "\tmov.u64 %__gsp_x7, %__gsp_x5;\n"
-			     "$__gsp_cache:\n"
-			     "\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};"),
-	       "xform: a boundary uses the block's copy of the word while the SM "
-	       "copy it came from is fresh, else the SM's copy; the SM's CAS "
-	       "winner copies the mirror, the mirror's reads through ctrl_ptr; "
-	       "both CASes stamp a fresh %%globaltimer");
+	       strstr(clone, "[%__gsp_x1+656];\n"
+			     "\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
+			     "\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
+			     "\tcvt.u32.u64 %__gsp_w11, %__gsp_x7;\n"
+			     "\tand.b32 %__gsp_w11, %__gsp_w11, 1;\n"
+			     "\tsetp.eq.and.u32 %__gsp_p2, %__gsp_w11, 0, %__gsp_p1;\n"
+			     "\t@%__gsp_p2 bra $__gsp_cache;\n"
+			     "\t@%__gsp_p1 bra $__gsp_stale;\n"
+			     "\tmov.u64 %__gsp_x5, %globaltimer;\n"
+			     "\tor.b64 %__gsp_x5, %__gsp_x5, 1;\n"
+			     "\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;") &&
+	       strstr(clone, "ld.volatile.global.v2.u64 {%__gsp_x8, %__gsp_x7}, [%__gsp_x0+512];\n"
+			     "\tld.volatile.global.u64 %__gsp_x11, [%__gsp_x0+528];\n") &&
+	       strstr(clone, "\tsetp.lt.u32 %__gsp_p1, %__gsp_w13, %__gsp_w9;\n"
+			     "\t@%__gsp_p1 bra $__gsp_take;\n") &&
+	       strstr(clone, "\t@%__gsp_p1 bra $__gsp_other;\n"
+			     "\tatom.global.cas.b64 %__gsp_x10, [%__gsp_x0+528], %__gsp_x11, %__gsp_x5;") &&
+	       count(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];") == 2 &&
+	       strstr(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];\n"
+			     "\tand.b64 %__gsp_x7, %__gsp_x5, -2;\n"
+			     "\tst.volatile.global.v2.u64 [%__gsp_x0+512], {%__gsp_x6, %__gsp_x7};\n"
+			     "\tred.global.add.u32 [%__gsp_x0+400], 1;\n") &&
+	       count(clone, "[%__gsp_x1+656]") == 3 &&
+	       strstr(clone, "$__gsp_other:\n"
+			     "\t@%__gsp_p2 bra $__gsp_take;\n"
+			     "\tmov.u64 %__gsp_x7, 0;\n"
+			     "\tst.volatile.global.u64 [%__gsp_x1+664], %__gsp_x7;\n"
+			     "\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
+			     "$__gsp_stale:\n"
+			     "\tmov.u64 %__gsp_x7, 0;\n"
+			     "\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};") &&
+	       strstr(clone, "$__gsp_copy:\n"
+			     "\tst.volatile.global.v2.u64 [%__gsp_x1+656], {%__gsp_x6, %__gsp_x7};\n"
+			     "$__gsp_cache:\n"),
+	       "xform: a boundary uses the block's copy of the word while younger "
+	       "than copy_ns (at least refresh_ns), else the SM's copy; the SM's CAS "
+	       "winner reads the bus if the mirror is older than refresh_ns and it "
+	       "wins the claim, else copies the mirror while younger than copy_ns; "
+	       "copies carry the bus read's time; a loser keeps no copy");
 	tap_ok(count(clone, "[%__gsp_x0+260]") == 3 &&
 	       strstr(clone, "shl.b64 %__gsp_x2, %__gsp_x2, 32;\n"
 			     "\tor.b64 %__gsp_x2, %__gsp_x2, 1;\n"
