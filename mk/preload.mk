@@ -49,7 +49,7 @@ $(GSP_RUN): libgsp/tools/gsp-run.c
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
 $(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c \
-		tests/preload/fake_cuda.h
+		tests/preload/fake_cuda.h $(PRELOAD_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $<
 
@@ -60,7 +60,7 @@ $(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1: tests/preload/fake_gsp.c \
 
 $(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
 		tests/preload/fake_cuda.h tests/preload/fake_gsp.h tests/tap.h \
-		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
+		$(PRELOAD_HDRS) $(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
 		-Itests -Itests/preload -o $@ $< \
