@@ -146,6 +146,7 @@ struct dev {
 	CUdeviceptr ctrl_dev;
 	CUstream run, top, lcs, poll;
 	int64_t clk_off, clk_err;	/* %globaltimer - CLOCK_MONOTONIC */
+	uint64_t clk_at;		/* ... measured at this host time */
 	uint32_t refresh_ns, copy_ns, batch_ns;	/* the jobs' (options) */
 };
 
@@ -725,8 +726,9 @@ static void clock_offset(struct dev *g, const std::vector<CUmodule> &mods)
 		tb = mono_ns();
 		if ((int64_t)(tb - ta) < best) {
 			best = tb - ta;
+			g->clk_at = (ta + tb) / 2;
 			g->clk_off = (int64_t)__atomic_load_n(&pong[0], __ATOMIC_ACQUIRE) -
-				     (int64_t)((ta + tb) / 2);
+				     (int64_t)g->clk_at;
 		}
 	}
 	wait_stream(g->lcs, 10, "clock ping-pong");
@@ -746,11 +748,19 @@ static double pct(std::vector<double> v, double q)
 	return v[i ? i - 1 : 0];
 }
 
-/* GPU time (ns) to us after the host time treq (ns). */
-static double after_us(struct dev *g, unsigned long long gpu, uint64_t treq)
+/* GPU time (ns) to us after the host time treq (ns), given the offset. */
+static double after_us(int64_t off, unsigned long long gpu, uint64_t treq)
 {
-	return ((int64_t)gpu - g->clk_off - (int64_t)treq) / 1e3;
+	return ((int64_t)gpu - off - (int64_t)treq) / 1e3;
 }
+
+/* One yield trial's raw times, converted once the clocks are known. */
+struct trial {
+	int t, valid;
+	unsigned long long phase, lo, hi, last_yield;
+	uint64_t treq;
+	unsigned yields, pauses, refreshes;
+};
 
 /*
  * Per trial: a fresh BE spin job of about 1 ms per slot holds every slot;
@@ -759,9 +769,13 @@ static double after_us(struct dev *g, unsigned long long gpu, uint64_t treq)
  * in slots that BE blocks gave up. A trial is valid when a BE task ended
  * after the LC's first block started (the job had not ended). task_us 0:
  * the LC alone on an idle GPU, the floor of the launch itself.
+ *
+ * %globaltimer and CLOCK_MONOTONIC drift apart by microseconds per second
+ * (5.5 ppm between two runs on an H200), so the offset is measured before
+ * and after each task size's trials and interpolated at each request.
  */
-static void yield_test(struct dev *g, struct spin *sp, int trials, FILE *csv,
-		       FILE *sum)
+static void yield_test(struct dev *g, struct spin *sp, int trials,
+		       const std::vector<CUmodule> &mods, FILE *csv, FILE *sum)
 {
 	static const unsigned task_us[] = { 0, 1, 2, 5, 10, 20, 50 };
 	const unsigned n = std::min(66u, g->nsm), k = std::min(4u, sp->k);
@@ -772,28 +786,34 @@ static void yield_test(struct dev *g, struct spin *sp, int trials, FILE *csv,
 	fprintf(csv, "task_us,n,k,K,trial,valid,phase_ns,lc_first_us,lc_last_us,"
 		"be_last_yield_us,yields,pauses,host_reads\n");
 	fprintf(sum, "task_us,n,k,K,valid,invalid,lc_first_p50_us,lc_first_p99_us,"
-		"lc_first_max_us,lc_last_p50_us,lc_last_p99_us,be_last_yield_p99_us\n");
+		"lc_first_max_us,lc_last_p50_us,lc_last_p99_us,be_last_yield_p99_us,"
+		"clock_drift_ppm,clock_err_ns\n");
 	for (unsigned tu : task_us) {
 		std::vector<double> first, last, byield;
-		int invalid = 0;
+		std::vector<struct trial> tr;
+		int invalid = 0, nvalid = 0;
 
-		for (int t = 0; (int)first.size() < trials && t < trials * 3 / 2; t++) {
+		clock_offset(g, mods);
+		const int64_t off0 = g->clk_off, err0 = g->clk_err;
+		const uint64_t at0 = g->clk_at;
+
+		for (int t = 0; nvalid < trials && t < trials * 3 / 2; t++) {
 			static unsigned long long lc_ns = 20000;
 			void *p[] = { &lc_ns, &sp->lc_smid, &sp->lc_start };
-			unsigned long long phase = tu ? (t * 7919ull) % (tu * 1000ull) : 0;
-			unsigned long long end = 0;
-			int valid = 1;
-			uint64_t treq;
+			struct trial x = {};
 
+			x.t = t;
+			x.valid = 1;
+			x.phase = tu ? (t * 7919ull) % (tu * 1000ull) : 0;
 			set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
 			if (tu) {
 				spin_start(g, sp, tu * 1000ull,
 					   std::max<size_t>(4, 1000 / tu));
 				wait_live(g, sp, g->nsm * sp->k, 0, 2000);
-				for (uint64_t t0 = mono_ns(); mono_ns() - t0 < phase; )
+				for (uint64_t t0 = mono_ns(); mono_ns() - t0 < x.phase; )
 					;
 			}
-			treq = mono_ns();
+			x.treq = mono_ns();
 			set_word(g, GSP_PERSIST_CTRL(n, k, ++epoch));
 			CU(cuLaunchKernel(sp->lc, nlc, 1, 1, sp->block[0], 1, 1, 0,
 					  g->lcs, p, NULL));
@@ -802,23 +822,36 @@ static void yield_test(struct dev *g, struct spin *sp, int trials, FILE *csv,
 			std::vector<unsigned long long> st(nlc);
 
 			CU(cuMemcpyDtoH(st.data(), sp->lc_start, 8 * nlc));
-			unsigned long long lo = *std::min_element(st.begin(), st.end());
-			unsigned long long hi = *std::max_element(st.begin(), st.end());
-			double y = NAN;
-
+			x.lo = *std::min_element(st.begin(), st.end());
+			x.hi = *std::max_element(st.begin(), st.end());
 			memset(&c, 0, sizeof(c));
 			if (tu) {
+				unsigned long long end = 0;
+
 				spin_finish(g, sp, "yield", &c, &end);
-				valid = end > lo && c.yields > 0;
-				if (c.last_yield_ns)
-					y = after_us(g, c.last_yield_ns, treq);
+				x.valid = end > x.lo && c.yields > 0;
+				x.last_yield = c.last_yield_ns;
 			}
-			double f = after_us(g, lo, treq), l = after_us(g, hi, treq);
+			x.yields = c.yields;
+			x.pauses = c.pauses;
+			x.refreshes = c.refreshes;
+			nvalid += x.valid;
+			tr.push_back(x);
+		}
+		clock_offset(g, mods);
+		const double span = (double)(g->clk_at - at0);
+		const double drift = span > 0 ? (double)(g->clk_off - off0) / span : 0;
+
+		for (const struct trial &x : tr) {
+			const int64_t off = off0 + (int64_t)(drift * (double)(x.treq - at0));
+			double f = after_us(off, x.lo, x.treq);
+			double l = after_us(off, x.hi, x.treq);
+			double y = x.last_yield ? after_us(off, x.last_yield, x.treq) : NAN;
 
 			fprintf(csv, "%u,%u,%u,%u,%d,%d,%llu,%.2f,%.2f,%.2f,%u,%u,%u\n", tu,
-				n, k, sp->k, t, valid, phase, f, l, y, c.yields, c.pauses,
-				c.refreshes);
-			if (!valid) {
+				n, k, sp->k, x.t, x.valid, x.phase, f, l, y, x.yields,
+				x.pauses, x.refreshes);
+			if (!x.valid) {
 				invalid++;
 				continue;
 			}
@@ -829,13 +862,17 @@ static void yield_test(struct dev *g, struct spin *sp, int trials, FILE *csv,
 		}
 		check((int)first.size() >= trials, "yield task_us=%u: %zu valid trials "
 		      "of %d wanted", tu, first.size(), trials);
-		fprintf(sum, "%u,%u,%u,%u,%zu,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", tu, n, k,
-			sp->k, first.size(), invalid, pct(first, .5), pct(first, .99),
-			pct(first, 1), pct(last, .5), pct(last, .99), pct(byield, .99));
+		fprintf(sum, "%u,%u,%u,%u,%zu,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.0f\n",
+			tu, n, k, sp->k, first.size(), invalid, pct(first, .5),
+			pct(first, .99), pct(first, 1), pct(last, .5), pct(last, .99),
+			pct(byield, .99), drift * 1e6,
+			(double)std::max(err0, g->clk_err));
 		printf("yield task=%2uus n=%u k=%u/%u: %zu valid (%d invalid); LC first "
-		       "block p50 %.1f p99 %.1f max %.1f us; all started p99 %.1f us\n",
+		       "block p50 %.1f p99 %.1f max %.1f us; all started p99 %.1f us "
+		       "(clocks drift %.2f ppm, +- %lld ns)\n",
 		       tu, n, k, sp->k, first.size(), invalid, pct(first, .5),
-		       pct(first, .99), pct(first, 1), pct(last, .99));
+		       pct(first, .99), pct(first, 1), pct(last, .99), drift * 1e6,
+		       (long long)std::max(err0, g->clk_err));
 	}
 }
 
@@ -1070,7 +1107,7 @@ int main(int argc, char **argv)
 	fclose(kc);
 
 	FILE *yc = out_csv(out, "yield.csv"), *ys = out_csv(out, "yield-summary.csv");
-	yield_test(&g, &sp, trials, yc, ys);
+	yield_test(&g, &sp, trials, mods, yc, ys);
 	fclose(yc);
 	fclose(ys);
 	printf("xform-check: %s (%d failed checks)\n",
