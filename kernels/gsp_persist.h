@@ -87,7 +87,7 @@
 /* Defaults that keep the bus quiet and boundaries fresh. */
 #define GSP_PERSIST_REFRESH_NS	2000u
 #define GSP_PERSIST_COPY_NS	6000u
-#define GSP_PERSIST_BATCH_NS	4000u
+#define GSP_PERSIST_BATCH_NS	16000u
 #define GSP_PERSIST_MAX_BATCH	64u
 
 /* struct gsp_persist_job.flags */

@@ -273,6 +273,7 @@ static const char tpl_epilogue[] =
 	"\t@%__gsp_p1 bra $__gsp_other;\n"		/* a read was claimed */
 	"\tatom.global.cas.b64 %__gsp_x10, [%__gsp_x0+528], %__gsp_x11, %__gsp_x5;\n"
 	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x10, %__gsp_x11;\n"
+	"\tmov.u64 %__gsp_x11, %__gsp_x10;\n"	/* the claim that won */
 	"\t@%__gsp_p1 bra $__gsp_other;\n"
 	"\tld.param.u64 %__gsp_x6, [@P+8];\n"
 	"\tcvta.to.global.u64 %__gsp_x6, %__gsp_x6;\n"
@@ -283,9 +284,25 @@ static const char tpl_epilogue[] =
 	"\tbra.uni $__gsp_copy;\n"
 	"$__gsp_other:\n"			/* another block reads the bus */
 	"\t@%__gsp_p2 bra $__gsp_take;\n"
+	/* wait for that read (the mirror's read time reaches the claim's),
+	 * at most until this boundary's copy_ns has passed: when SMs come
+	 * together, the one that reads the bus must not leave the others
+	 * with old words round after round */
+	"\tand.b64 %__gsp_x11, %__gsp_x11, -2;\n"
+	"$__gsp_await:\n"
+	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x7, %__gsp_x11;\n"
+	"\t@%__gsp_p1 bra $__gsp_take;\n"		/* it landed */
+	"\tmov.u64 %__gsp_x10, %globaltimer;\n"
+	"\tsub.u64 %__gsp_x10, %__gsp_x10, %__gsp_x5;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x10, %__gsp_x9;\n"
+	"\t@!%__gsp_p1 bra $__gsp_giveup;\n"
+	"\tnanosleep.u32 100;\n"
+	"\tld.volatile.global.v2.u64 {%__gsp_x8, %__gsp_x7}, [%__gsp_x0+512];\n"
+	"\tbra.uni $__gsp_await;\n"
 	/* no word younger than copy_ns to be had: the SM's copy goes back
 	 * to "never read" (any block of the SM may try again) and its word
 	 * is used once; this block looks again at its next boundary */
+	"$__gsp_giveup:\n"
 	"\tmov.u64 %__gsp_x7, 0;\n"
 	"\tst.volatile.global.u64 [%__gsp_x1+664], %__gsp_x7;\n"
 	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
@@ -318,6 +335,8 @@ static const char tpl_epilogue[] =
 	"\t@%__gsp_p1 bra $__gsp_yield;\n"
 	/* claim min(B, about the remaining tasks per block), at least 1 */
 	"\tld.shared.u64 %__gsp_x3, [__gsp_sh+40];\n"	/* end of the last */
+	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x3, %__gsp_x10;\n"
+	"\t@%__gsp_p1 bra $__gsp_end;\n"		/* it took the last task */
 	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
 	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+120];\n"
 	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w15;\n"
@@ -450,7 +469,7 @@ static const char tpl_epilogue[] =
 	"\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0+128];\n"
 	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x8, %__gsp_x10;\n"
 	"\t@%__gsp_p1 bra $__gsp_release;\n"
-	"\tnanosleep.u32 500;\n"
+	"\tnanosleep.u32 100;\n"	/* the others' adds are in flight */
 	"\tbra.uni $__gsp_wait;\n"
 	"$__gsp_release:\n"
 	"\tand.b32 %__gsp_w1, %__gsp_w9, 2;\n"

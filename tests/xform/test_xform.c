@@ -196,6 +196,16 @@ static void test_rewrite(void)
 	       strstr(clone, "ld.global.u32 %__gsp_w9, [%__gsp_x1+644];") &&
 	       strstr(clone, "red.global.and.b32 [%__gsp_x1+640]"),
 	       "xform: one claim of B tasks (B <= 64), slot claim and release");
+	{
+		const char *c = strstr(clone, "\tld.shared.u64 %__gsp_x3, [__gsp_sh+40];\n"
+					    "\tsetp.ge.u64 %__gsp_p1, %__gsp_x3, %__gsp_x10;\n"
+					    "\t@%__gsp_p1 bra $__gsp_end;\n");
+		const char *a = strstr(clone, "atom.global.add.u64 %__gsp_x2, [%__gsp_x0]");
+
+		tap_ok(c && a && c < a,
+		       "xform: a block whose batch ended at ntasks ends without "
+		       "another claim");
+	}
 	tap_ok(count(clone, "[%__gsp_x0+128]") == 2 &&
 	       strstr(clone, "fence.acq_rel.gpu;\n\tred.global.add.u64 [%__gsp_x0+128], %__gsp_x13;") &&
 	       strstr(clone, "$__gsp_leave:"),
@@ -249,8 +259,21 @@ static void test_rewrite(void)
 			     "\tst.volatile.global.v2.u64 [%__gsp_x0+512], {%__gsp_x6, %__gsp_x7};\n"
 			     "\tred.global.add.u32 [%__gsp_x0+400], 1;\n") &&
 	       count(clone, "[%__gsp_x1+656]") == 3 &&
+	       strstr(clone, "\tmov.u64 %__gsp_x11, %__gsp_x10;\n"
+			     "\t@%__gsp_p1 bra $__gsp_other;\n") &&
 	       strstr(clone, "$__gsp_other:\n"
 			     "\t@%__gsp_p2 bra $__gsp_take;\n"
+			     "\tand.b64 %__gsp_x11, %__gsp_x11, -2;\n"
+			     "$__gsp_await:\n"
+			     "\tsetp.ge.u64 %__gsp_p1, %__gsp_x7, %__gsp_x11;\n"
+			     "\t@%__gsp_p1 bra $__gsp_take;\n") &&
+	       strstr(clone, "\tsub.u64 %__gsp_x10, %__gsp_x10, %__gsp_x5;\n"
+			     "\tsetp.lt.u64 %__gsp_p1, %__gsp_x10, %__gsp_x9;\n"
+			     "\t@!%__gsp_p1 bra $__gsp_giveup;\n"
+			     "\tnanosleep.u32 100;\n"
+			     "\tld.volatile.global.v2.u64 {%__gsp_x8, %__gsp_x7}, [%__gsp_x0+512];\n"
+			     "\tbra.uni $__gsp_await;\n"
+			     "$__gsp_giveup:\n"
 			     "\tmov.u64 %__gsp_x7, 0;\n"
 			     "\tst.volatile.global.u64 [%__gsp_x1+664], %__gsp_x7;\n"
 			     "\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
@@ -263,8 +286,9 @@ static void test_rewrite(void)
 	       "xform: a boundary uses the block's copy of the word while younger "
 	       "than copy_ns (at least refresh_ns), else the SM's copy; the SM's CAS "
 	       "winner reads the bus if the mirror is older than refresh_ns and it "
-	       "wins the claim, else copies the mirror while younger than copy_ns; "
-	       "copies carry the bus read's time; a loser keeps no copy");
+	       "wins the claim, else copies the mirror while younger than copy_ns "
+	       "or waits up to copy_ns for the claimed read; copies carry the bus "
+	       "read's time; a loser keeps no copy");
 	tap_ok(count(clone, "[%__gsp_x0+260]") == 3 &&
 	       strstr(clone, "shl.b64 %__gsp_x2, %__gsp_x2, 32;\n"
 			     "\tor.b64 %__gsp_x2, %__gsp_x2, 1;\n"
