@@ -21,7 +21,8 @@
 # Default modes: plain timeplane spatial. One gspaced serves the run
 # (partition 132,8, no LC). Writes OUT/be-cost.csv
 # (wl,mode,rep,units_per_s,status), OUT/env.txt and OUT/commands.txt.
-# DURATION (default 2) is each run's window in seconds.
+# DURATION (default 2) is each run's window in seconds. WLS (default: all)
+# is a space-separated list of workloads to run, in that order.
 set -uo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 OUT [MODE...] (MODE: plain|timeplane|spatial[+VAR=VALUE...][@BUILD])" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
@@ -42,6 +43,17 @@ for m in "${modes[@]}"; do
 	[ "$b" = "$m" ] || [ -x "${m#*@}/gsp-run" ] ||
 		{ echo "run-be-cost: mode '$m': no gsp-run in ${m#*@}; build that tree first" >&2; exit 2; }
 done
+mapfile -t wls < <(sed -n '/def_wls\[\] = {/,/};/p' kernels/gsp-wl.cu |
+	grep -o '"[^"]*"' | tr -d '"')
+[ ${#wls[@]} -gt 0 ] || { echo "run-be-cost: no workloads found in kernels/gsp-wl.cu" >&2; exit 1; }
+if [ -n "${WLS:-}" ]; then
+	read -r -a want <<<"$WLS"
+	for w in "${want[@]}"; do
+		printf '%s\n' "${wls[@]}" | grep -qxF -- "$w" ||
+			{ echo "run-be-cost: WLS names '$w', which is not a workload of kernels/gsp-wl.cu (${wls[*]})" >&2; exit 2; }
+	done
+	wls=("${want[@]}")
+fi
 mkdir -p "$out" || { echo "run-be-cost: cannot create $out" >&2; exit 2; }
 OUT=$(cd "$out" && pwd)
 : >"$OUT/commands.txt"
@@ -62,9 +74,6 @@ printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
 gspaced_up becost "$OUT/gspaced.conf" "$OUT/gspaced.log" ||
 	{ echo "run-be-cost: gspaced did not come up (see gspaced.log)" >&2; exit 1; }
 
-mapfile -t wls < <(sed -n '/def_wls\[\] = {/,/};/p' kernels/gsp-wl.cu |
-	grep -o '"[^"]*"' | tr -d '"')
-[ ${#wls[@]} -gt 0 ] || { echo "run-be-cost: no workloads found in kernels/gsp-wl.cu" >&2; exit 1; }
 
 # one run: wl mode rep -> a CSV line
 one() {
@@ -106,6 +115,6 @@ done
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 	"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1
 	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "reps: $REPS, duration: $DURATION s, modes: ${modes[*]}"
+	echo "reps: $REPS, duration: $DURATION s, modes: ${modes[*]}, workloads: ${wls[*]}"
 } >"$OUT/env.txt"
 exit $rc
