@@ -78,7 +78,8 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
  *  80  u32 ctaid.x, ctaid.y, ctaid.z of the last task handed out, B
  *  96  u32 SM rank, slot, %smid, slot bit
  * 112  u32 division mode (0: 1-D, none; 1: 32-bit; 2: 64-bit), primary,
- *      log2 of the grid rounded up (the batch cap's shift)
+ *      log2 of the grid rounded up (the batch cap's shift), 1 when the
+ *      leader handed out the next task at the start of this one
  */
 #define SH_CTAID	4	/* from %__gsp_cur */
 
@@ -185,6 +186,34 @@ static const char tpl_prologue[] =
 	"\tld.shared.u32 %__gsp_w0, [%__gsp_cur];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_leave;\n"
+	/* inside a batch the leader hands out the next task now, while the
+	 * block runs this one, not after its own part of the body, when the
+	 * rest of the block would wait for it at the join. No global
+	 * memory, clock or division: the last %ctaid plus one, carried */
+	TPL_NOT_LEADER
+	"\t@%__gsp_p0 bra $__gsp_body;\n"
+	"\tld.shared.v2.u64 {%__gsp_x2, %__gsp_x3}, [__gsp_sh+32];\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x2, %__gsp_x3;\n"
+	"\tselp.u32 %__gsp_w1, 1, 0, %__gsp_p1;\n"
+	"\tst.shared.u32 [__gsp_sh+124], %__gsp_w1;\n"	/* handed out */
+	"\t@!%__gsp_p1 bra $__gsp_body;\n"
+	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+80];\n"
+	"\tld.param.u32 %__gsp_w8, [@P+24];\n"
+	"\tld.param.u32 %__gsp_w9, [@P+28];\n"
+	"\tadd.u32 %__gsp_w4, %__gsp_w4, 1;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w4, %__gsp_w8;\n"
+	"\t@%__gsp_p1 mov.u32 %__gsp_w4, 0;\n"
+	"\t@%__gsp_p1 add.u32 %__gsp_w5, %__gsp_w5, 1;\n"
+	"\tsetp.eq.and.u32 %__gsp_p1, %__gsp_w5, %__gsp_w9, %__gsp_p1;\n"
+	"\t@%__gsp_p1 mov.u32 %__gsp_w5, 0;\n"
+	"\t@%__gsp_p1 add.u32 %__gsp_w6, %__gsp_w6, 1;\n"
+	"\tadd.u64 %__gsp_x2, %__gsp_x2, 1;\n"
+	"\tst.shared.u64 [__gsp_sh+32], %__gsp_x2;\n"
+	"\tst.shared.v4.u32 [__gsp_sh+80], {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7};\n"
+	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
+	"\tmov.u32 %__gsp_w1, 1;\n"
+	"\tst.shared.v4.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w4, %__gsp_w5, %__gsp_w6};\n"
+	"$__gsp_body:\n"
 	"\t// gsp-xform: the original body, one task per pass\n";
 
 /*
@@ -196,13 +225,14 @@ static const char tpl_epilogue[] =
 	"$__gsp_next:\n"
 	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_join;\n"
+	"\tld.shared.u32 %__gsp_w1, [__gsp_sh+124];\n"
+	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_join;\n"		/* handed out at the start */
+	/* a batch boundary: B from the time the last batch took */
 	"$__gsp_boundary:\n"
 	TPL_CTL
 	"\tld.shared.v2.u64 {%__gsp_x2, %__gsp_x3}, [__gsp_sh+32];\n"
 	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+80];\n"
-	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x2, %__gsp_x3;\n"
-	"\t@%__gsp_p1 bra $__gsp_step;\n"		/* inside a batch */
-	/* a batch boundary: B from the time the last batch took */
 	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
 	"\tld.param.u32 %__gsp_w8, [@P+44];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w8, 0;\n"
@@ -378,18 +408,6 @@ static const char tpl_epilogue[] =
 	"\tcvt.u32.u64 %__gsp_w5, %__gsp_x7;\n"
 	"\tdiv.u64 %__gsp_x6, %__gsp_x6, %__gsp_x5;\n"
 	"\tcvt.u32.u64 %__gsp_w6, %__gsp_x6;\n"
-	"\tbra.uni $__gsp_run;\n"
-	/* the next task of the batch: the last %ctaid plus one, carried */
-	"$__gsp_step:\n"
-	"\tld.param.u32 %__gsp_w8, [@P+24];\n"
-	"\tld.param.u32 %__gsp_w9, [@P+28];\n"
-	"\tadd.u32 %__gsp_w4, %__gsp_w4, 1;\n"
-	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w4, %__gsp_w8;\n"
-	"\t@%__gsp_p1 mov.u32 %__gsp_w4, 0;\n"
-	"\t@%__gsp_p1 add.u32 %__gsp_w5, %__gsp_w5, 1;\n"
-	"\tsetp.eq.and.u32 %__gsp_p1, %__gsp_w5, %__gsp_w9, %__gsp_p1;\n"
-	"\t@%__gsp_p1 mov.u32 %__gsp_w5, 0;\n"
-	"\t@%__gsp_p1 add.u32 %__gsp_w6, %__gsp_w6, 1;\n"
 	"$__gsp_run:\n"
 	"\tadd.u64 %__gsp_x2, %__gsp_x2, 1;\n"
 	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x3};\n"

@@ -212,21 +212,27 @@ static void test_rewrite(void)
 	       "xform: done_tasks gets one add per block, after a fence, on leaving "
 	       "(the other access is the last primary block's wait)");
 	{
-		const char *step = strstr(clone, "$__gsp_step:\n");
-		const char *run_end = step ? strstr(step, "bra.uni $__gsp_join;") : NULL;
+		const char *step = strstr(clone, "$__gsp_start:\n");
+		const char *body = step ? strstr(step, "$__gsp_body:\n") : NULL;
+		const char *next = strstr(clone, "$__gsp_next:\n");
+		const char *out = next ? strstr(next, "\tld.shared.u32 %__gsp_w1, [__gsp_sh+124];\n"
+						      "\tsetp.ne.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+						      "\t@%__gsp_p1 bra $__gsp_join;\n") : NULL;
 		const char *b = strstr(clone, "$__gsp_boundary:\n");
-		const char *in_batch = b ? strstr(b, "@%__gsp_p1 bra $__gsp_step;") : NULL;
 		const char *g = b ? strstr(b, "%globaltimer") : NULL;
-		const char *div = step ? strstr(clone, "div.u32") : NULL;
-		int clean = step && run_end;
+		const char *div = b ? strstr(b, "div.u32") : NULL;
+		int clean = step && body && strstr(step, "st.shared.u32 [__gsp_sh+124], %__gsp_w1;") &&
+			    strstr(step, "st.shared.u32 [__gsp_sh+124], %__gsp_w1;") < body;
 
-		for (const char *q = step; clean && q < run_end; q++)
+		for (const char *q = step; clean && q < body; q++)
 			if (!strncmp(q, ".global", 7) || !strncmp(q, "div.", 4) ||
 			    !strncmp(q, "rem.", 4) || !strncmp(q, "%globaltimer", 12))
 				clean = 0;
-		tap_ok(clean && in_batch && g && in_batch < g && div && div < step,
-		       "xform: a task inside a batch costs no global access, clock read "
-		       "or division (only a batch's first task divides)");
+		tap_ok(clean && out && b && out < b && g && div &&
+		       strstr(clone, "div.u32") == div,
+		       "xform: inside a batch the leader hands out the next task at the "
+		       "start of this one, with no global access, clock read or division, "
+		       "and skips the boundary at its end (only a batch's first task divides)");
 	}
 	tap_ok(count(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];") == 1 &&
 	       strstr(clone, "ld.param.u32 %__gsp_w10, [k__gsp_param_job+52];\n"
@@ -301,7 +307,7 @@ static void test_rewrite(void)
 	       "a yield, -1 only when no task is left; the last one pauses (live "
 	       "and primary_live go up in one add)");
 	tap_ok(strstr(clone, "\t.loc 1 10 3\n\t// gsp-xform: persistent") &&
-	       strstr(clone, "\t@%__gsp_p1 bra $__gsp_leave;\n"
+	       strstr(clone, "$__gsp_body:\n"
 			     "\t// gsp-xform: the original body, one task per pass\n"
 			     "\tld.param.u64 %rd1, [k_param_0];"),
 	       "xform: the prologue follows the leading declarations");
