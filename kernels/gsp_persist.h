@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The ABI of kernels that gsp-xform turned into persistent, SM-aware,
- * yieldable form (Documentation/xform.rst), version 4. Shared by the
+ * yieldable form (Documentation/xform.rst), version 5. Shared by the
  * transformer (libgsp/xform), which bakes the offsets below into the PTX
  * it writes, and by whoever launches a transformed kernel (the interposer,
  * the GPU harness). Plain C, also valid CUDA C++.
@@ -26,7 +26,11 @@
  *      claimed a read within refresh_ns. A block that finds no copy
  *      younger than copy_ns uses the old word once and looks again at
  *      its next boundary. So a boundary acts on a word at most copy_ns
- *      old, but for those; the copies are caches kept across jobs;
+ *      old, but for those; the copies are caches kept across jobs. The
+ *      first boundary of a block is one of those: it acts on job.word,
+ *      the word the launcher read when it launched, and looks for a
+ *      fresh one at its next boundary, so no bus read delays a job's
+ *      first tasks;
  *   3. else claims a batch of B consecutive tasks with one atom.add on
  *      next_task (B adapts per block so that a batch lasts about batch_ns;
  *      batch_ns = 0: B = 1) and runs them; it does not yield inside a
@@ -63,7 +67,7 @@
 
 #include <stdint.h>
 
-#define GSP_PERSIST_VERSION	4
+#define GSP_PERSIST_VERSION	5
 #define GSP_PERSIST_SUFFIX	"__gsp"	/* NAME -> NAME__gsp */
 #define GSP_PERSIST_MAX_SM	256	/* slot_mask/sm_rank entries, by %smid */
 #define GSP_PERSIST_MAX_K	32	/* slot_mask is 32 bits wide */
@@ -95,7 +99,7 @@
 
 /*
  * The last parameter of NAME__gsp, by value (.param .align 8 .b8
- * NAME__gsp_param_job[56] in PTX). Set by the launcher for every launch;
+ * NAME__gsp_param_job[64] in PTX). Set by the launcher for every launch;
  * the kernel only reads it.
  */
 struct gsp_persist_job {
@@ -108,6 +112,7 @@ struct gsp_persist_job {
 	uint32_t batch_ns;	/* see 3. above; 0: one task per claim */
 	uint32_t flags;		/* GSP_PERSIST_* */
 	uint32_t copy_ns;	/* see 2.; below refresh_ns: refresh_ns */
+	uint64_t word;		/* the control word at the launch (2.) */
 };
 
 /*
@@ -156,7 +161,7 @@ struct gsp_persist_ctl {
 #define GSP_PERSIST_RESET_BYTES		512
 
 /* The offsets gsp-xform writes into PTX. */
-#define GSP_PERSIST_JOB_SIZE		56
+#define GSP_PERSIST_JOB_SIZE		64
 #define GSP_PERSIST_JOB_CTL		0
 #define GSP_PERSIST_JOB_CTRL_PTR	8
 #define GSP_PERSIST_JOB_NTASKS		16
@@ -166,6 +171,7 @@ struct gsp_persist_ctl {
 #define GSP_PERSIST_JOB_BATCH_NS	44
 #define GSP_PERSIST_JOB_FLAGS		48
 #define GSP_PERSIST_JOB_COPY_NS		52
+#define GSP_PERSIST_JOB_WORD		56
 #define GSP_PERSIST_OFF_NEXT_TASK	0
 #define GSP_PERSIST_OFF_DONE_TASKS	128
 #define GSP_PERSIST_OFF_LIVE		256
@@ -203,6 +209,7 @@ GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(refresh_ns) == GSP_PERSIST_JOB_REFRESH_NS, "
 GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(batch_ns) == GSP_PERSIST_JOB_BATCH_NS, "job");
 GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(flags) == GSP_PERSIST_JOB_FLAGS, "job");
 GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(copy_ns) == GSP_PERSIST_JOB_COPY_NS, "job");
+GSP_PERSIST_ASSERT(GSP_PERSIST_JOFF(word) == GSP_PERSIST_JOB_WORD, "job");
 GSP_PERSIST_ASSERT(sizeof(struct gsp_persist_ctl) == GSP_PERSIST_CTL_SIZE, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(next_task) == GSP_PERSIST_OFF_NEXT_TASK, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl_mirror) == GSP_PERSIST_OFF_CTRL_MIRROR, "ctl");

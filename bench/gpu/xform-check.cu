@@ -2,7 +2,7 @@
 /*
  * xform-check: runs kernels as nvcc compiled them and as gsp-xform
  * transformed them (NAME and NAME__gsp of the same module, loaded with
- * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 4.
+ * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 5.
  *
  *   xform-check [--trials N] [--refresh-ns NS] [--copy-ns NS] [--batch-ns NS]
  *               OUTDIR MODULE.xform.ptx...
@@ -250,6 +250,7 @@ static struct gsp_persist_job job_of(struct dev *g, CUdeviceptr ctl,
 	j.copy_ns = g->copy_ns;
 	j.batch_ns = batch_ns;
 	j.flags = flags;
+	j.word = __atomic_load_n(g->ctrl_host, __ATOMIC_ACQUIRE);
 	return j;
 }
 
@@ -589,6 +590,7 @@ static void lift_and_top_up(struct dev *g, struct spin *sp,
 	CU(cuMemsetD2D32Async(sp->ctl + GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_STAMP,
 			      GSP_PERSIST_SM_SIZE, 0, 2, GSP_PERSIST_MAX_SM, g->top));
 	top.flags &= ~GSP_PERSIST_PRIMARY;
+	top.word = lift;
 	launch_x(g, sp->fx, sp->block, 0, sp->params, &top, g->top);
 }
 

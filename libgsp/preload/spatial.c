@@ -1804,6 +1804,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	t->job.copy_ns = sp.cfg.copy_ns;
 	t->job.batch_ns = sp.cfg.batch_ns;
 	t->job.flags = GSP_PERSIST_PRIMARY;
+	t->job.word = word;
 	t->f = kf->f;
 	t->grid = grid;
 	if (op->kind == OP_LAUNCH_EX) {
@@ -1882,16 +1883,18 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 }
 
 /*
- * A top-up of @t (claimed, in the watcher): flags 0, on its context's own
- * stream. -1 if its end cannot be seen (the ctl is then lost), else 0.
+ * A top-up of @t (claimed, in the watcher): flags 0 and the word the
+ * watcher just read, on its context's own stream. -1 if its end cannot
+ * be seen (the ctl is then lost), else 0.
  */
-static int topup(struct sp_ctl *t)
+static int topup(struct sp_ctl *t, uint64_t word)
 {
 	struct sp_ctx *c = t->c;
 
 	if (R.ctx_set(c->ctx))
 		return 0;
 	t->job.flags = 0;
+	t->job.word = word;
 	if (R.launch[0](t->f, t->grid, 1, 1, t->b[0], t->b[1], t->b[2],
 			t->shmem, c->topup, t->params, NULL))
 		return 0;
@@ -1961,7 +1964,7 @@ static void *watcher_main(void *arg)
 			if (!done[i] && (nk < t->hw ||
 					 (GSP_PERSIST_CTRL_EPOCH(word) != t->ep &&
 					  nk < full)))
-				lost[i] = topup(t);
+				lost[i] = topup(t, word);
 			t->hw = nk;
 			t->ep = GSP_PERSIST_CTRL_EPOCH(word);
 		}

@@ -25,8 +25,8 @@
 #include "xform.h"
 
 /* The templates below hard-code these offsets. */
-_Static_assert(GSP_PERSIST_VERSION == 4, "template ABI");
-_Static_assert(GSP_PERSIST_JOB_SIZE == 56, "template offsets");
+_Static_assert(GSP_PERSIST_VERSION == 5, "template ABI");
+_Static_assert(GSP_PERSIST_JOB_SIZE == 64, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTL == 0, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTRL_PTR == 8, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_NTASKS == 16, "template offsets");
@@ -36,6 +36,7 @@ _Static_assert(GSP_PERSIST_JOB_REFRESH_NS == 40, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_BATCH_NS == 44, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_FLAGS == 48, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_COPY_NS == 52, "template offsets");
+_Static_assert(GSP_PERSIST_JOB_WORD == 56, "template offsets");
 _Static_assert(GSP_PERSIST_PRIMARY == 1, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 0, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 128, "template offsets");
@@ -97,12 +98,12 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
 	"\tld.param.u64 %__gsp_x0, [@P];\n"				\
 	"\tcvta.to.global.u64 %__gsp_x0, %__gsp_x0;\n"
 
-/* struct gsp_persist_job by value: .param .align 8 .b8 NAME__gsp_param_job[56] */
+/* struct gsp_persist_job by value: .param .align 8 .b8 NAME__gsp_param_job[64] */
 #define TPL_JOB_PARAM	".param .align 8 .b8 "
-#define TPL_JOB_DIM	"[56]"
+#define TPL_JOB_DIM	"[64]"
 
 static const char tpl_decls[] =
-	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 4); see\n"
+	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 5); see\n"
 	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
 	"\t.reg .pred %__gsp_p<6>;\n"
 	"\t.reg .b32 %__gsp_w<16>;\n"
@@ -173,9 +174,14 @@ static const char tpl_prologue[] =
 	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x2, %__gsp_x2};\n"
-	"\tmov.u32 %__gsp_w13, 1;\n"
-	"\tst.shared.u32 [__gsp_sh+92], %__gsp_w13;\n"	/* B = 1 */
-	"\tbra.uni $__gsp_boundary;\n"
+	"\tmov.u32 %__gsp_w7, 1;\n"
+	"\tst.shared.u32 [__gsp_sh+92], %__gsp_w7;\n"	/* B = 1 */
+	/* the first decision acts on the word of the launch, once: the
+	 * block's copy keeps read time 0, so its next boundary looks for a
+	 * fresh word, and no bus read delays the job's first tasks */
+	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
+	"\tld.param.u64 %__gsp_x6, [@P+56];\n"
+	"\tbra.uni $__gsp_check;\n"
 	"$__gsp_noslot:\n"
 	"\tred.global.add.u32 [%__gsp_x0+396], 1;\n"
 	"\tmov.u32 %__gsp_w1, 0;\n"

@@ -566,9 +566,10 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 	c->block[1] = by;
 	c->block[2] = bz;
 	c->shmem = sh;
-	if (params && f->nparams > 0 && f->size[f->nparams - 1] == 56) {
+	if (params && f->nparams > 0 &&
+	    f->size[f->nparams - 1] == sizeof(c->job)) {
 		c->has_job = 1;
-		memcpy(c->job, params[f->nparams - 1], 56);
+		memcpy(c->job, params[f->nparams - 1], sizeof(c->job));
 	}
 	if (params && !strcmp(f->name, "gsp_sm_probe")) {
 		uint32_t *out;

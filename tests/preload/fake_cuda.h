@@ -17,8 +17,8 @@ struct fake_call {
 	/* launches */
 	char fn[48];		/* the function's name, if it has one */
 	unsigned int grid[3], block[3], shmem;
-	int has_job;		/* last parameter of 56 bytes, copied: */
-	unsigned char job[56];	/* struct gsp_persist_job */
+	int has_job;		/* last parameter of 64 bytes, copied: */
+	unsigned char job[64];	/* struct gsp_persist_job */
 	/* memsets, copies (addr: destination), module variable look-ups */
 	uint64_t addr, count, src;
 	unsigned int sms;	/* launches: the green context's SMs, or 0 */

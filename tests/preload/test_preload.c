@@ -595,6 +595,9 @@ static unsigned int launches_of(const char *fn, unsigned int from, int *idx,
 	return k;
 }
 
+_Static_assert(sizeof(((struct fake_call *)0)->job) == GSP_PERSIST_JOB_SIZE,
+	       "the fake libcuda copies a whole job");
+
 static struct gsp_persist_job job_of(unsigned int i)
 {
 	struct gsp_persist_job j;
@@ -672,8 +675,8 @@ static void t_spatial(void)
 	       j.nctaid[1] == 2 && j.nctaid[2] == 1 && j.k_slots == 3 &&
 	       j.flags == GSP_PERSIST_PRIMARY && j.copy_ns == GSP_PERSIST_COPY_NS &&
 	       j.refresh_ns == GSP_PERSIST_REFRESH_NS &&
-	       j.batch_ns == GSP_PERSIST_BATCH_NS && j.ctl,
-	       "spatial: its job: the original grid, K, the primary flag, the default refresh, copy and batch");
+	       j.batch_ns == GSP_PERSIST_BATCH_NS && j.ctl && j.word == *req,
+	       "spatial: its job: the original grid, K, the primary flag, the default refresh, copy and batch, the request at the launch");
 	tap_ok(local ? j.ctrl_ptr != (uintptr_t)req :
 		       j.ctrl_ptr == (uintptr_t)req,
 	       local ? "spatial: the board cannot be registered: the job reads a local copy of the request" :
@@ -716,9 +719,9 @@ static void t_spatial(void)
 		fake_trace_get((unsigned int)idx[1], &c);
 		ok = t.flags == 0 && t.ctl == j.ctl && t.ntasks == 20 &&
 		     c.stream != (uintptr_t)S1 && c.stream && c.grid[0] == 12 &&
-		     c.payload == 42;
+		     c.payload == 42 && t.word == GSP_BOARD_REQ(0, 0, e + 2);
 	}
-	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up, flags 0, same ctl and argument, on another stream (launches %u)",
+	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up, flags 0, the dropped request, same ctl and argument, on another stream (launches %u)",
 	       n);
 	fake_hold(0);		/* it completes */
 	usleep(20000);

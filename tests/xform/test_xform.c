@@ -167,7 +167,7 @@ static void test_rewrite(void)
 		gsp_xform_result_free(&r);
 		return;
 	}
-	tap_ok(strstr(clone, "k_param_1,\n\t.param .align 8 .b8 k__gsp_param_job[56]\n)") &&
+	tap_ok(strstr(clone, "k_param_1,\n\t.param .align 8 .b8 k__gsp_param_job[64]\n)") &&
 	       r.k[0].nparams == 2,
 	       "xform: k__gsp takes k's 2 parameters (nparams %u), then the job by value",
 	       r.k[0].nparams);
@@ -306,6 +306,22 @@ static void test_rewrite(void)
 	       "xform: primary_live: +1 at the slot claim, down by CAS from >= 2 on "
 	       "a yield, -1 only when no task is left; the last one pauses (live "
 	       "and primary_live go up in one add)");
+	{
+		const char *first = strstr(clone, "\tmov.u64 %__gsp_x4, %globaltimer;\n"
+						  "\tld.param.u64 %__gsp_x6, [k__gsp_param_job+56];\n"
+						  "\tbra.uni $__gsp_check;\n");
+		const char *start = strstr(clone, "$__gsp_start:\n");
+
+		tap_ok(first && start && first < start &&
+		       strstr(clone, "\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n") &&
+		       strstr(clone, "\tmov.u64 %__gsp_x2, 0;\n") &&
+		       count(clone, "bra.uni $__gsp_boundary;") == 1 &&
+		       count(clone, "[k__gsp_param_job+56]") == 1,
+		       "xform: a block's first decision acts on the job's word (read "
+		       "at the launch) with an empty copy of its own, so its next "
+		       "boundary looks for a fresh word; only a pause goes back to a "
+		       "boundary");
+	}
 	tap_ok(strstr(clone, "\t.loc 1 10 3\n\t// gsp-xform: persistent") &&
 	       strstr(clone, "$__gsp_body:\n"
 			     "\t// gsp-xform: the original body, one task per pass\n"
@@ -433,7 +449,7 @@ static void test_select_and_no_ptx(void)
 	       r.k[1].reason == GSP_XFORM_OK && !strstr(r.out, "a__gsp") &&
 	       strstr(r.out, "b__gsp"), "select: only the kernel asked for");
 	tap_ok(rc == 0 && r.nk == 2 && r.k[1].nparams == 0 &&
-	       strstr(r.out, ".entry b__gsp(\n\t.param .align 8 .b8 b__gsp_param_job[56]\n)"),
+	       strstr(r.out, ".entry b__gsp(\n\t.param .align 8 .b8 b__gsp_param_job[64]\n)"),
 	       "select: a kernel without parameters: nparams 0, the job alone");
 	if (!rc)
 		gsp_xform_result_free(&r);
