@@ -84,7 +84,11 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
  */
 #define SH_CTAID	4	/* from %__gsp_cur */
 
-/* "leader" = thread (0,0,0); %__gsp_p0 is set when this thread is not. */
+/*
+ * "leader" = thread (0,0,0); %__gsp_p0 is set when this thread is not. Set
+ * once, in the prologue, and kept: three %tid reads at every task start
+ * and end cost each warp more than the predicate held across the body.
+ */
 #define TPL_NOT_LEADER							\
 	"\tmov.u32 %__gsp_w0, %tid.x;\n"				\
 	"\tmov.u32 %__gsp_w1, %tid.y;\n"				\
@@ -196,7 +200,6 @@ static const char tpl_prologue[] =
 	 * block runs this one, not after its own part of the body, when the
 	 * rest of the block would wait for it at the join. No global
 	 * memory, clock or division: the last %ctaid plus one, carried */
-	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_body;\n"
 	"\tld.shared.v2.u64 {%__gsp_x2, %__gsp_x3}, [__gsp_sh+32];\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x2, %__gsp_x3;\n"
@@ -229,7 +232,6 @@ static const char tpl_prologue[] =
  */
 static const char tpl_epilogue[] =
 	"$__gsp_next:\n"
-	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_join;\n"
 	"\tld.shared.u32 %__gsp_w1, [__gsp_sh+124];\n"
 	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w1, 0;\n"
@@ -475,7 +477,6 @@ static const char tpl_epilogue[] =
 	"\tbra.uni $__gsp_start;\n"
 	/* leaving, after the block's last task is complete */
 	"$__gsp_leave:\n"
-	TPL_NOT_LEADER
 	"\t@%__gsp_p0 bra $__gsp_exit;\n"
 	"\tld.shared.u32 %__gsp_w9, [%__gsp_cur+4];\n"
 	"\tand.b32 %__gsp_w1, %__gsp_w9, 1;\n"

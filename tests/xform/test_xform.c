@@ -306,6 +306,10 @@ static void test_rewrite(void)
 	       "xform: primary_live: +1 at the slot claim, down by CAS from >= 2 on "
 	       "a yield, -1 only when no task is left; the last one pauses (live "
 	       "and primary_live go up in one add)");
+	tap_ok(count(clone, "%tid.z") == 1 && count(clone, "@%__gsp_p0 bra") == 4 &&
+	       count(clone, "setp.ne.u32 %__gsp_p0,") == 1,
+	       "xform: who leads is worked out once, in the prologue, and kept in "
+	       "%%__gsp_p0 (the task start, its end and the exit branch on it)");
 	{
 		const char *first = strstr(clone, "\tmov.u64 %__gsp_x4, %globaltimer;\n"
 						  "\tld.param.u64 %__gsp_x6, [k__gsp_param_job+56];\n"
