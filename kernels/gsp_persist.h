@@ -92,7 +92,7 @@
 #define GSP_PERSIST_REFRESH_NS	2000u
 #define GSP_PERSIST_COPY_NS	6000u
 #define GSP_PERSIST_BATCH_NS	16000u
-#define GSP_PERSIST_MAX_BATCH	64u
+#define GSP_PERSIST_MAX_BATCH	32u
 
 /* struct gsp_persist_job.flags */
 #define GSP_PERSIST_PRIMARY	(1u << 0)	/* the job's own launch */

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 		"usage: gsp-xform IN.ptx -o OUT.ptx [--kernel NAME]... [--report FILE]\n"
 		"  IN.ptx, OUT.ptx  PTX files; '-' is stdin / stdout\n"
 		"  --kernel NAME    transform only NAME (repeatable; default: all)\n"
-		"  --report FILE    one line per kernel: 'NAME ok NAME__gsp barriers=even|joined'\n"
+		"  --report FILE    one line per kernel: 'NAME ok NAME__gsp barriers=none|even|joined'\n"
 		"                   or\n"
 		"                   'NAME skip REASON DETAIL' ('-': stdout)\n"
 		"Kernels that cannot be transformed stay unchanged in OUT.ptx.\n");
@@ -200,7 +200,8 @@ int main(int argc, char **argv)
 		if (k->reason == GSP_XFORM_OK) {
 			if (rep)
 				fprintf(rep, "%s ok %s__gsp barriers=%s\n", k->name,
-					k->name, k->uneven ? "joined" : "even");
+					k->name, k->alone ? "none" :
+					k->uneven ? "joined" : "even");
 			continue;
 		}
 		if (rep)

@@ -58,31 +58,33 @@ _Static_assert(GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_SLOT_MASK == 640 &&
 	       GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_STAMP == 664,
 	       "template offsets");
 _Static_assert(GSP_PERSIST_MAX_SM == 256, "template offsets");
-_Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
+_Static_assert(GSP_PERSIST_MAX_BATCH == 32, "template offsets");
 
 /*
- * __gsp_sh, 128 bytes of shared memory, 32-byte aligned:
- *   0, 16  two task buffers {go, ctaid.x, ctaid.y, ctaid.z}; go = 0: leave,
- *          and the ctaid.x word says how: bit 0 release the slot, bit 1
- *          count a yield, bit 2 (the last primary block) wait until every
- *          task is done. The leader fills one
- *          while the block runs the task of the other; %__gsp_cur points
- *          at the one being run, so the body's %ctaid reads never race
- *          with the leader's next decision.
- * The rest is the leader's own state across tasks (in shared memory, not
- * registers: a register live across the body costs every thread):
- *  32  u64 next task of the batch, u64 end of the batch
- *  48  u64 the block's copy of the control word, u64 the stamp of the
+ * __gsp_sh, 880 bytes of shared memory, 16-byte aligned. First the
+ * leader's state across tasks (in shared memory, not registers: a
+ * register live across the body costs every thread):
+ *   0  u64 the block's copy of the control word, u64 the stamp of the
  *      SM's copy it came from
- *  64  u64 %globaltimer at the batch's claim (0: none to measure),
+ *  16  u64 %globaltimer at the batch's claim (0: none to measure),
  *      u64 tasks claimed (all run by the time the block leaves)
- *  80  u32 ctaid.x, ctaid.y, ctaid.z of the last task handed out, B
- *  96  u32 SM rank, slot, %smid, slot bit
- * 112  u32 division mode (0: 1-D, none; 1: 32-bit; 2: 64-bit), primary,
- *      log2 of the grid rounded up (the batch cap's shift), 1 when the
- *      leader handed out the next task at the start of this one
+ *  32  u64 end of the last batch, u32 B, u32 division mode (0: 1-D,
+ *      none; 1: 32-bit; 2: 64-bit)
+ *  48  u32 SM rank, slot, %smid, slot bit
+ *  64  u32 primary, log2 of the grid rounded up (the batch cap's shift)
+ * then two batch buffers, at 80 and 480, of 400 bytes each:
+ *   0  u32 go, u32 how: go = 0: leave, and how says how: bit 0 release
+ *      the slot, bit 1 count a yield, bit 2 (the last primary block)
+ *      wait until every task is done
+ *   8  the batch's tasks, at most GSP_PERSIST_MAX_BATCH: u32 ctaid.x,
+ *      ctaid.y, ctaid.z (12 bytes: u16 y and z made ptxas's code for
+ *      lbm take 10 registers more); a ctaid.x of 0xffffffff ends them.
+ * The leader fills one buffer while the block runs the other's tasks.
+ * Each thread's %__gsp_cur points at the task it runs, so a task costs
+ * a thread one add and one load, and the body's %ctaid reads never race
+ * with the leader's next decision.
  */
-#define SH_CTAID	4	/* from %__gsp_cur */
+#define SH_CTAID	0	/* from %__gsp_cur: u32 ctaid.x, y, z */
 
 /*
  * "leader" = thread (0,0,0); %__gsp_p0 is set when this thread is not. Set
@@ -102,6 +104,14 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 64, "template offsets");
 	"\tld.param.u64 %__gsp_x0, [@P];\n"				\
 	"\tcvta.to.global.u64 %__gsp_x0, %__gsp_x0;\n"
 
+/* %__gsp_w0 = the buffer the block does not run (%__gsp_w1, %__gsp_p1: scratch) */
+#define TPL_OTHER							\
+	"\tmov.u32 %__gsp_w0, __gsp_sh;\n"				\
+	"\tadd.u32 %__gsp_w1, %__gsp_w0, 480;\n"			\
+	"\tadd.u32 %__gsp_w0, %__gsp_w0, 80;\n"				\
+	"\tsetp.lt.u32 %__gsp_p1, %__gsp_cur, %__gsp_w1;\n"		\
+	"\tselp.u32 %__gsp_w0, %__gsp_w1, %__gsp_w0, %__gsp_p1;\n"
+
 /* struct gsp_persist_job by value: .param .align 8 .b8 NAME__gsp_param_job[64] */
 #define TPL_JOB_PARAM	".param .align 8 .b8 "
 #define TPL_JOB_DIM	"[64]"
@@ -114,17 +124,20 @@ static const char tpl_decls[] =
 	"\t.reg .b32 %__gsp_v<8>;\n"
 	"\t.reg .b32 %__gsp_cur;\n"
 	"\t.reg .b64 %__gsp_x<14>;\n"
-	"\t.shared .align 32 .b8 __gsp_sh[128];\n";
+	"\t.shared .align 16 .b8 __gsp_sh[880];\n";
 
 /*
  * The leader claims a slot and sets up its state, then takes the first
  * decision at the common boundary; everyone meets at the join, then runs
- * the task in the buffer the leader filled, or leaves.
+ * the tasks of the buffer the leader filled, or leaves.
  */
 static const char tpl_prologue[] =
 	TPL_NOT_LEADER
+	/* as if buffer 1 had just run its last task (%__gsp_p3: the batch
+	 * is over), so that the first decision fills buffer 0 */
 	"\tmov.u32 %__gsp_cur, __gsp_sh;\n"
-	"\tadd.u32 %__gsp_cur, %__gsp_cur, 16;\n"	/* 1st decision: buffer 0 */
+	"\tadd.u32 %__gsp_cur, %__gsp_cur, 480;\n"
+	"\tmov.pred %__gsp_p3, 1;\n"
 	"\t@%__gsp_p0 bra $__gsp_join;\n"
 	TPL_CTL
 	"\tmov.u32 %__gsp_w2, %smid;\n"
@@ -150,7 +163,7 @@ static const char tpl_prologue[] =
 	"\t@%__gsp_p1 bra $__gsp_claim;\n"		/* lost a race: retry */
 	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
 	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"	/* sm_rank */
-	"\tst.shared.v4.u32 [__gsp_sh+96], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
+	"\tst.shared.v4.u32 [__gsp_sh+48], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
 	"\tld.param.u32 %__gsp_w10, [@P+48];\n"
 	"\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n"	/* GSP_PERSIST_PRIMARY */
 	/* live += 1, primary_live += primary: one add on the pair */
@@ -172,14 +185,13 @@ static const char tpl_prologue[] =
 	"\tsub.u32 %__gsp_w12, %__gsp_w12, 1;\n"
 	"\tbfind.u32 %__gsp_w12, %__gsp_w12;\n"
 	"\tadd.u32 %__gsp_w12, %__gsp_w12, 1;\n"	/* ceil(log2(grid)) */
-	"\tmov.u32 %__gsp_w13, 0;\n"
-	"\tst.shared.v4.u32 [__gsp_sh+112], {%__gsp_w11, %__gsp_w10, %__gsp_w12, %__gsp_w13};\n"
+	"\tmov.u32 %__gsp_w7, 1;\n"			/* B = 1 */
+	"\tst.shared.v2.u32 [__gsp_sh+40], {%__gsp_w7, %__gsp_w11};\n"
+	"\tst.shared.v2.u32 [__gsp_sh+64], {%__gsp_w10, %__gsp_w12};\n"
 	"\tmov.u64 %__gsp_x2, 0;\n"
-	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x2};\n"
-	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n"
-	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x2, %__gsp_x2};\n"
-	"\tmov.u32 %__gsp_w7, 1;\n"
-	"\tst.shared.u32 [__gsp_sh+92], %__gsp_w7;\n"	/* B = 1 */
+	"\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x2, %__gsp_x2};\n"
+	"\tst.shared.v2.u64 [__gsp_sh+16], {%__gsp_x2, %__gsp_x2};\n"
+	"\tst.shared.u64 [__gsp_sh+32], %__gsp_x2;\n"
 	/* the first decision acts on the word of the launch, once: the
 	 * block's copy keeps read time 0, so its next boundary looks for a
 	 * fresh word, and no bus read delays the job's first tasks */
@@ -189,63 +201,46 @@ static const char tpl_prologue[] =
 	"$__gsp_noslot:\n"
 	"\tred.global.add.u32 [%__gsp_x0+396], 1;\n"
 	"\tmov.u32 %__gsp_w1, 0;\n"
-	"\tst.shared.v2.u32 [__gsp_sh], {%__gsp_w1, %__gsp_w1};\n"
+	"\tst.shared.v2.u32 [__gsp_sh+80], {%__gsp_w1, %__gsp_w1};\n"
 	"\tbra.uni $__gsp_join;\n"
+	/* a new batch: the buffer the leader filled */
 	"$__gsp_start:\n"
-	"\txor.b32 %__gsp_cur, %__gsp_cur, 16;\n"
+	TPL_OTHER
+	"\tmov.u32 %__gsp_cur, %__gsp_w0;\n"
 	"\tld.shared.u32 %__gsp_w0, [%__gsp_cur];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_leave;\n"
-	/* inside a batch the leader hands out the next task now, while the
-	 * block runs this one, not after its own part of the body, when the
-	 * rest of the block would wait for it at the join. No global
-	 * memory, clock or division: the last %ctaid plus one, carried */
-	"\t@%__gsp_p0 bra $__gsp_body;\n"
-	"\tld.shared.v2.u64 {%__gsp_x2, %__gsp_x3}, [__gsp_sh+32];\n"
-	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x2, %__gsp_x3;\n"
-	"\tselp.u32 %__gsp_w1, 1, 0, %__gsp_p1;\n"
-	"\tst.shared.u32 [__gsp_sh+124], %__gsp_w1;\n"	/* handed out */
-	"\t@!%__gsp_p1 bra $__gsp_body;\n"
-	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+80];\n"
-	"\tld.param.u32 %__gsp_w8, [@P+24];\n"
-	"\tld.param.u32 %__gsp_w9, [@P+28];\n"
-	"\tadd.u32 %__gsp_w4, %__gsp_w4, 1;\n"
-	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w4, %__gsp_w8;\n"
-	"\t@%__gsp_p1 mov.u32 %__gsp_w4, 0;\n"
-	"\t@%__gsp_p1 add.u32 %__gsp_w5, %__gsp_w5, 1;\n"
-	"\tsetp.eq.and.u32 %__gsp_p1, %__gsp_w5, %__gsp_w9, %__gsp_p1;\n"
-	"\t@%__gsp_p1 mov.u32 %__gsp_w5, 0;\n"
-	"\t@%__gsp_p1 add.u32 %__gsp_w6, %__gsp_w6, 1;\n"
-	"\tadd.u64 %__gsp_x2, %__gsp_x2, 1;\n"
-	"\tst.shared.u64 [__gsp_sh+32], %__gsp_x2;\n"
-	"\tst.shared.v4.u32 [__gsp_sh+80], {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7};\n"
-	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
-	"\tmov.u32 %__gsp_w1, 1;\n"
-	"\tst.shared.v4.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w4, %__gsp_w5, %__gsp_w6};\n"
+	"\tadd.u32 %__gsp_cur, %__gsp_cur, 8;\n"
 	"$__gsp_body:\n"
 	"\t// gsp-xform: the original body, one task per pass\n";
 
 /*
- * The end of a task: the leader takes the next decision (at once, while
- * the rest of the block may still be in the body), then the join; after
- * it, the leaving block's bookkeeping and the one exit.
+ * The end of a task: the next task of the batch, at once where no thread
+ * meets another within a task (the body's reads of shared memory cannot
+ * see another task's writes then), else after the join. At the end of a
+ * batch the leader takes the next decision (while the rest of the block
+ * may still be in the body), then the join; after it, the next batch, or
+ * the leaving block's bookkeeping and the one exit.
  */
-static const char tpl_epilogue[] =
+static const char tpl_next[] =
 	"$__gsp_next:\n"
+	"\tadd.u32 %__gsp_cur, %__gsp_cur, 12;\n"
+	"\tld.shared.u32 %__gsp_w0, [%__gsp_cur];\n"
+	"\tsetp.eq.s32 %__gsp_p3, %__gsp_w0, -1;\n";	/* the batch is over */
+static const char tpl_next_alone[] = "\t@!%__gsp_p3 bra $__gsp_body;\n";
+static const char tpl_next_met[] = "\t@!%__gsp_p3 bra $__gsp_join;\n";
+
+static const char tpl_epilogue[] =
 	"\t@%__gsp_p0 bra $__gsp_join;\n"
-	"\tld.shared.u32 %__gsp_w1, [__gsp_sh+124];\n"
-	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w1, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_join;\n"		/* handed out at the start */
 	/* a batch boundary: B from the time the last batch took */
 	"$__gsp_boundary:\n"
 	TPL_CTL
-	"\tld.shared.v2.u64 {%__gsp_x2, %__gsp_x3}, [__gsp_sh+32];\n"
-	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+80];\n"
+	"\tld.shared.u32 %__gsp_w7, [__gsp_sh+40];\n"
 	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
 	"\tld.param.u32 %__gsp_w8, [@P+44];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w8, 0;\n"
 	"\t@%__gsp_p1 mov.u32 %__gsp_w7, 1;\n"
-	"\tld.shared.u64 %__gsp_x5, [__gsp_sh+64];\n"
+	"\tld.shared.u64 %__gsp_x5, [__gsp_sh+16];\n"
 	"\tsetp.eq.or.u64 %__gsp_p1, %__gsp_x5, 0, %__gsp_p1;\n"
 	"\t@%__gsp_p1 bra $__gsp_word;\n"
 	"\tsub.u64 %__gsp_x5, %__gsp_x4, %__gsp_x5;\n"
@@ -256,7 +251,7 @@ static const char tpl_epilogue[] =
 	"\tshr.u64 %__gsp_x6, %__gsp_x6, 1;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x5, %__gsp_x6;\n"
 	"\t@%__gsp_p1 shl.b32 %__gsp_w7, %__gsp_w7, 1;\n"
-	"\tmin.u32 %__gsp_w7, %__gsp_w7, 64;\n"
+	"\tmin.u32 %__gsp_w7, %__gsp_w7, 32;\n"
 	/* the control word: every copy carries the time its word was read
 	 * over the bus (0: never; an SM's copy is odd while one block of
 	 * the SM refreshes it) and is used while younger than copy_ns. The
@@ -273,11 +268,11 @@ static const char tpl_epilogue[] =
 	"\tld.param.u32 %__gsp_w10, [@P+52];\n"	/* copy_ns, >= refresh_ns */
 	"\tmax.u32 %__gsp_w10, %__gsp_w10, %__gsp_w9;\n"
 	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w10;\n"
-	"\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+	"\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh];\n"
 	"\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
 	"\t@%__gsp_p1 bra $__gsp_check;\n"		/* the block's copy is fresh */
-	"\tld.shared.u32 %__gsp_w12, [__gsp_sh+104];\n"	/* %smid */
+	"\tld.shared.u32 %__gsp_w12, [__gsp_sh+56];\n"	/* %smid */
 	"\tmul.wide.u32 %__gsp_x1, %__gsp_w12, 32;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
 	"\tld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];\n"
@@ -346,14 +341,14 @@ static const char tpl_epilogue[] =
 	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
 	"$__gsp_stale:\n"
 	"\tmov.u64 %__gsp_x7, 0;\n"
-	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
+	"\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x6, %__gsp_x7};\n"
 	"\tbra.uni $__gsp_check;\n"
 	"$__gsp_take:\n"
 	"\tmov.u64 %__gsp_x6, %__gsp_x8;\n"
 	"$__gsp_copy:\n"
 	"\tst.volatile.global.v2.u64 [%__gsp_x1+656], {%__gsp_x6, %__gsp_x7};\n"
 	"$__gsp_cache:\n"
-	"\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};\n"
+	"\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x6, %__gsp_x7};\n"
 	"\tbra.uni $__gsp_check;\n"
 	"$__gsp_read:\n"
 	"\tld.param.u64 %__gsp_x6, [@P+8];\n"
@@ -364,7 +359,7 @@ static const char tpl_epilogue[] =
 	"\tcvt.u32.u64 %__gsp_w10, %__gsp_x6;\n"
 	"\tand.b32 %__gsp_w11, %__gsp_w10, 65535;\n"		/* n */
 	"\tshr.u32 %__gsp_w10, %__gsp_w10, 16;\n"		/* k */
-	"\tld.shared.v2.u32 {%__gsp_w12, %__gsp_w13}, [__gsp_sh+96];\n"
+	"\tld.shared.v2.u32 {%__gsp_w12, %__gsp_w13}, [__gsp_sh+48];\n"
 	"\tld.param.u32 %__gsp_w14, [@P+36];\n"
 	"\tsub.s32 %__gsp_w14, %__gsp_w14, %__gsp_w10;\n"	/* K - k */
 	"\tsetp.lt.u32 %__gsp_p1, %__gsp_w12, %__gsp_w11;\n"	/* rank < n */
@@ -372,11 +367,11 @@ static const char tpl_epilogue[] =
 	"\tld.param.u64 %__gsp_x10, [@P+16];\n"		/* ntasks */
 	"\t@%__gsp_p1 bra $__gsp_yield;\n"
 	/* claim min(B, about the remaining tasks per block), at least 1 */
-	"\tld.shared.u64 %__gsp_x3, [__gsp_sh+40];\n"	/* end of the last */
+	"\tld.shared.u64 %__gsp_x3, [__gsp_sh+32];\n"	/* end of the last */
 	"\tsetp.ge.u64 %__gsp_p1, %__gsp_x3, %__gsp_x10;\n"
 	"\t@%__gsp_p1 bra $__gsp_end;\n"		/* it took the last task */
 	"\tsub.u64 %__gsp_x11, %__gsp_x10, %__gsp_x3;\n"
-	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+120];\n"
+	"\tld.shared.u32 %__gsp_w15, [__gsp_sh+68];\n"
 	"\tshr.u64 %__gsp_x11, %__gsp_x11, %__gsp_w15;\n"
 	"\tcvt.u64.u32 %__gsp_x12, %__gsp_w7;\n"
 	"\tmin.u64 %__gsp_x12, %__gsp_x12, %__gsp_x11;\n"
@@ -386,14 +381,14 @@ static const char tpl_epilogue[] =
 	"\t@%__gsp_p1 bra $__gsp_end;\n"
 	"\tadd.u64 %__gsp_x3, %__gsp_x2, %__gsp_x12;\n"
 	"\tmin.u64 %__gsp_x3, %__gsp_x3, %__gsp_x10;\n"
-	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+72];\n"
+	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+24];\n"
 	"\tsub.u64 %__gsp_x12, %__gsp_x3, %__gsp_x2;\n"
 	"\tadd.u64 %__gsp_x13, %__gsp_x13, %__gsp_x12;\n"
-	"\tst.shared.v2.u64 [__gsp_sh+64], {%__gsp_x4, %__gsp_x13};\n"
+	"\tst.shared.v2.u64 [__gsp_sh+16], {%__gsp_x4, %__gsp_x13};\n"
 	/* the batch's first task: %ctaid by division, as wide as needed */
 	"\tld.param.u32 %__gsp_w8, [@P+24];\n"
 	"\tld.param.u32 %__gsp_w9, [@P+28];\n"
-	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+112];\n"
+	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+44];\n"
 	"\tcvt.u32.u64 %__gsp_w4, %__gsp_x2;\n"
 	"\tmov.u32 %__gsp_w5, 0;\n"
 	"\tmov.u32 %__gsp_w6, 0;\n"
@@ -416,19 +411,40 @@ static const char tpl_epilogue[] =
 	"\tcvt.u32.u64 %__gsp_w5, %__gsp_x7;\n"
 	"\tdiv.u64 %__gsp_x6, %__gsp_x6, %__gsp_x5;\n"
 	"\tcvt.u32.u64 %__gsp_w6, %__gsp_x6;\n"
+	/* the batch [x2, x3) into the other buffer, from its first %ctaid on */
 	"$__gsp_run:\n"
-	"\tadd.u64 %__gsp_x2, %__gsp_x2, 1;\n"
-	"\tst.shared.v2.u64 [__gsp_sh+32], {%__gsp_x2, %__gsp_x3};\n"
-	"\tst.shared.v4.u32 [__gsp_sh+80], {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7};\n"
-	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
+	"\tst.shared.u64 [__gsp_sh+32], %__gsp_x3;\n"
+	"\tst.shared.u32 [__gsp_sh+40], %__gsp_w7;\n"
+	TPL_OTHER
 	"\tmov.u32 %__gsp_w1, 1;\n"
-	"\tst.shared.v4.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w4, %__gsp_w5, %__gsp_w6};\n"
+	"\tst.shared.v2.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w1};\n"	/* go */
+	"\tsub.u64 %__gsp_x12, %__gsp_x3, %__gsp_x2;\n"
+	"\tcvt.u32.u64 %__gsp_w1, %__gsp_x12;\n"		/* 1..32 tasks */
+	"$__gsp_fill:\n"
+	"\tst.shared.u32 [%__gsp_w0+8], %__gsp_w4;\n"
+	"\tst.shared.u32 [%__gsp_w0+12], %__gsp_w5;\n"
+	"\tst.shared.u32 [%__gsp_w0+16], %__gsp_w6;\n"
+	"\tadd.u32 %__gsp_w0, %__gsp_w0, 12;\n"
+	"\tsub.u32 %__gsp_w1, %__gsp_w1, 1;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_filled;\n"
+	"\tadd.u32 %__gsp_w4, %__gsp_w4, 1;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w4, %__gsp_w8;\n"
+	"\t@%__gsp_p1 mov.u32 %__gsp_w4, 0;\n"
+	"\t@%__gsp_p1 add.u32 %__gsp_w5, %__gsp_w5, 1;\n"
+	"\tsetp.eq.and.u32 %__gsp_p1, %__gsp_w5, %__gsp_w9, %__gsp_p1;\n"
+	"\t@%__gsp_p1 mov.u32 %__gsp_w5, 0;\n"
+	"\t@%__gsp_p1 add.u32 %__gsp_w6, %__gsp_w6, 1;\n"
+	"\tbra.uni $__gsp_fill;\n"
+	"$__gsp_filled:\n"
+	"\tmov.b32 %__gsp_w3, -1;\n"
+	"\tst.shared.u32 [%__gsp_w0+8], %__gsp_w3;\n"	/* the end */
 	"\tbra.uni $__gsp_join;\n"
 	/* asked to yield: top-ups leave; a primary block leaves by moving
 	 * primary_live down from 2 or more, never to 0: the last one pauses
 	 * while tasks remain, else waits for them */
 	"$__gsp_yield:\n"
-	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+116];\n"
+	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+64];\n"
 	"\tmov.u32 %__gsp_w9, 3;\n"			/* release, yield */
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_decide;\n"
@@ -441,7 +457,7 @@ static const char tpl_epilogue[] =
 	"\t@%__gsp_p1 bra $__gsp_last;\n"		/* all handed out */
 	"\tred.global.add.u32 [%__gsp_x0+404], 1;\n"
 	"\tmov.u64 %__gsp_x4, 0;\n"
-	"\tst.shared.u64 [__gsp_sh+64], %__gsp_x4;\n"	/* a pause is no batch */
+	"\tst.shared.u64 [__gsp_sh+16], %__gsp_x4;\n"	/* a pause is no batch */
 	"\tnanosleep.u32 1000;\n"
 	"\tbra.uni $__gsp_boundary;\n"
 	"$__gsp_cas:\n"
@@ -452,7 +468,7 @@ static const char tpl_epilogue[] =
 	"\tbra.uni $__gsp_decide;\n"
 	/* no task left: the primary block that takes primary_live to 0 waits */
 	"$__gsp_end:\n"
-	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+116];\n"
+	"\tld.shared.u32 %__gsp_w10, [__gsp_sh+64];\n"
 	"\tmov.u32 %__gsp_w9, 1;\n"			/* release */
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_decide;\n"
@@ -461,7 +477,7 @@ static const char tpl_epilogue[] =
 	"\tsetp.eq.s32 %__gsp_p1, %__gsp_w11, 1;\n"
 	"\t@%__gsp_p1 or.b32 %__gsp_w9, %__gsp_w9, 4;\n"	/* wait */
 	"$__gsp_decide:\n"
-	"\txor.b32 %__gsp_w0, %__gsp_cur, 16;\n"
+	TPL_OTHER
 	"\tmov.u32 %__gsp_w1, 0;\n"
 	"\tst.shared.v2.u32 [%__gsp_w0], {%__gsp_w1, %__gsp_w9};\n"
 	/* the join: done threads stand in for their arrival at the body's
@@ -474,6 +490,7 @@ static const char tpl_epilogue[] =
 	"\tsetp.ne.u32 %__gsp_p5, %__gsp_w0, 0;\n"
 	"\tbarrier.red.and.pred %__gsp_p5, 0, %__gsp_p5;\n"
 	"\t@!%__gsp_p5 bra $__gsp_join;\n"	/* someone is still in the body */
+	"\t@!%__gsp_p3 bra $__gsp_body;\n"		/* the batch goes on */
 	"\tbra.uni $__gsp_start;\n"
 	/* leaving, after the block's last task is complete */
 	"$__gsp_leave:\n"
@@ -483,7 +500,7 @@ static const char tpl_epilogue[] =
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_exit;\n"		/* never had a slot */
 	TPL_CTL
-	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+72];\n"
+	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+24];\n"
 	"\tfence.acq_rel.gpu;\n"			/* the tasks' writes first */
 	"\tred.global.add.u64 [%__gsp_x0+128], %__gsp_x13;\n"
 	"\tand.b32 %__gsp_w1, %__gsp_w9, 4;\n"
@@ -502,7 +519,7 @@ static const char tpl_epilogue[] =
 	"\t@%__gsp_p1 red.global.add.u32 [%__gsp_x0+392], 1;\n"
 	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
 	"\t@%__gsp_p1 red.global.max.u64 [%__gsp_x0+384], %__gsp_x4;\n"
-	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+96];\n"
+	"\tld.shared.v4.u32 {%__gsp_w4, %__gsp_w5, %__gsp_w6, %__gsp_w7}, [__gsp_sh+48];\n"
 	"\tmul.wide.u32 %__gsp_x1, %__gsp_w6, 32;\n"
 	"\tadd.s64 %__gsp_x1, %__gsp_x0, %__gsp_x1;\n"
 	"\tnot.b32 %__gsp_w7, %__gsp_w7;\n"
@@ -589,6 +606,7 @@ struct fscan {
 	uint32_t *callees;	/* function indices */
 	uint32_t ncallees;
 	int indirect;		/* calls through a pointer */
+	int meets;		/* is_meeting_op() somewhere */
 };
 
 static void note(struct finding *f, enum gsp_xform_reason r, unsigned line,
@@ -672,6 +690,43 @@ static int is_plain_barrier(const struct ptx_module *m, const struct ptx_stmt *s
 
 	return is_block_barrier_op(m, op) && s->tok + s->ntok == op + 3 &&
 	       ptx_tok_is(m, op + 1, "0");
+}
+
+/*
+ * Can threads of a block meet or talk within a task through this
+ * instruction? Barriers, warp-collective operations, and the shared or
+ * generic atomics, ordered accesses and fences by which threads of a block
+ * order their accesses to shared memory. Without any, a thread's work in
+ * a task depends on no other thread's, so it may start its next task at
+ * once (Documentation/xform.rst, "Batches").
+ */
+static int is_meeting_op(const struct ptx_module *m, uint32_t op)
+{
+	static const char *const bases[] = {
+		"bar", "barrier", "shfl", "vote", "match", "redux", "activemask",
+		"elect", "wmma", "mma", "wgmma", "ldmatrix", "stmatrix",
+		"movmatrix", "mbarrier", "tcgen05", "setmaxnreg",
+	};
+	const char *w = m->src + m->toks[op].off;
+	size_t i, l = m->toks[op].len, b = 0;
+
+#define BASE_IS(s) (b == sizeof(s) - 1 && !memcmp(w, s, b))
+	while (b < l && w[b] != '.')
+		b++;
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		if (strlen(bases[i]) == b && !memcmp(w, bases[i], b))
+			return 1;
+	if (contains(w, l, "bulk") ||
+	    ((BASE_IS("membar") || BASE_IS("fence")) && contains(w, l, ".cta")))
+		return 1;
+	if (contains(w, l, ".global"))
+		return 0;
+	if (BASE_IS("atom") || BASE_IS("red"))
+		return 1;
+	return (BASE_IS("ld") || BASE_IS("st")) &&
+	       (contains(w, l, ".volatile") || contains(w, l, ".relaxed") ||
+		contains(w, l, ".acquire") || contains(w, l, ".release"));
+#undef BASE_IS
 }
 
 static int is_exit_op(const struct ptx_module *m, uint32_t op)
@@ -787,6 +842,7 @@ static void scan_func(const struct ptx_module *m, const struct ptx_func *f,
 			     (int)m->toks[t].len, m->src + m->toks[t].off);
 		if (ptx_tok_prefix(m, t, "call"))
 			scan_call(m, s, fs);
+		fs->meets |= is_meeting_op(m, t);
 		if (is_barrier_op(m, t)) {
 			if (!f->is_entry)
 				note(&fs->func, GSP_XFORM_FUNC, line, "%.*s",
@@ -801,9 +857,10 @@ static void scan_func(const struct ptx_module *m, const struct ptx_func *f,
 	}
 }
 
-/* The reason entry e cannot be transformed, or GSP_XFORM_OK. */
+/* The reason entry e cannot be transformed, or GSP_XFORM_OK; *meets: an
+ * is_meeting_op() is reachable from it. */
 static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
-		  struct finding *out)
+		  struct finding *out, int *meets)
 {
 	uint8_t *seen = calloc(m->nfuncs ? m->nfuncs : 1, 1);
 	uint32_t *stack = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*stack));
@@ -813,12 +870,14 @@ static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
 	int all = fs[e].indirect;
 
 	memset(out, 0, sizeof(*out));
+	*meets = 1;
 	if (!seen || !stack) {
 		note(out, GSP_XFORM_UNSUPPORTED, 0, "out of memory");
 		goto done;
 	}
 	seen[e] = 1;
 	stack[sp++] = e;
+	*meets = 0;
 	while (sp) {
 		uint32_t fi = stack[--sp];
 		const struct fscan *c = &fs[fi];
@@ -830,6 +889,7 @@ static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
 			note(&func, GSP_XFORM_FUNC, c->func.line, "%s in %.*s",
 			     c->func.detail, (int)fn->len, m->src + fn->off);
 		all |= c->indirect;
+		*meets |= c->meets;
 		for (i = 0; i < c->ncallees; i++)
 			if (!seen[c->callees[i]]) {
 				seen[c->callees[i]] = 1;
@@ -840,6 +900,7 @@ static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
 		for (i = 0; i < m->nfuncs; i++) {
 			if (seen[i] || m->funcs[i].is_entry)
 				continue;
+			*meets |= fs[i].meets;
 			if (fs[i].hard.reason)
 				note(&hard, fs[i].hard.reason, fs[i].hard.line,
 				     "%s (through an indirect call)", fs[i].hard.detail);
@@ -913,7 +974,7 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 		sb_str(b, tpl_barrier_post);
 		return;
 	}
-	/* virtual %ctaid (the task buffer) and %nctaid (the job): load each
+	/* virtual %ctaid (the task entry) and %nctaid (the job): load each
 	 * just before its use, so no register is held across the body */
 	for (t = s->op + 1; t < s->tok + s->ntok; t++) {
 		int r = grid_sreg(m, t);
@@ -947,7 +1008,7 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 }
 
 static void emit_clone(struct sbuf *b, const struct ptx_module *m,
-		       const struct ptx_func *f, int uneven)
+		       const struct ptx_func *f, int uneven, int alone)
 {
 	const struct ptx_tok *name = &m->toks[f->name_tok];
 	uint32_t i, ins, cur;
@@ -1022,6 +1083,8 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 	} else {
 		put_src(b, m, cur, m->toks[f->body_close].off);
 	}
+	sb_str(b, tpl_next);
+	sb_str(b, alone ? tpl_next_alone : tpl_next_met);
 	sb_tpl(b, tpl_epilogue, param);
 	sb_str(b, "}\n");
 	free(param);
@@ -1100,6 +1163,7 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 		struct gsp_xform_kernel *k;
 		struct finding why;
 		char clone[512];
+		int meets;
 
 		if (!f->is_entry)
 			continue;
@@ -1113,7 +1177,7 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 			k->reason = GSP_XFORM_NOT_SELECTED;
 			continue;
 		}
-		judge(&m, i, fs, &why);
+		judge(&m, i, fs, &why, &meets);
 		if (!why.reason && find_func(&m, clone, strlen(clone)) >= 0)
 			note(&why, GSP_XFORM_NAME, nt->line, "%s exists already", clone);
 		k->reason = why.reason;
@@ -1125,7 +1189,8 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 		put_src(&b, &m, cur, m.toks[f->end_tok - 1].off + 1);
 		cur = m.toks[f->end_tok - 1].off + 1;
 		k->uneven = ptx_uneven_barriers(&m, f);
-		emit_clone(&b, &m, f, k->uneven);
+		k->alone = !meets;
+		emit_clone(&b, &m, f, k->uneven, k->alone);
 	}
 	put_src(&b, &m, cur, (uint32_t)m.len);
 	if (!b.p)

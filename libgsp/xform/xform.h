@@ -39,6 +39,10 @@ struct gsp_xform_kernel {
 	int uneven;		/* GSP_XFORM_OK: threads may end a task with
 				   different body barriers behind them, so
 				   the barriers join "done" threads (flow.h) */
+	int alone;		/* GSP_XFORM_OK: no thread meets another of its
+				   block within a task (no barrier, warp
+				   collective or shared atomic), so each thread
+				   runs a batch's tasks without waiting */
 	unsigned line;		/* where the reason was found, 0 if nowhere */
 	char detail[160];	/* what was found there */
 };

@@ -177,10 +177,10 @@ static void test_rewrite(void)
 	       strstr(clone, "mov.u32 %__gsp_w12, %nctaid.x;"),
 	       "xform: no %%ctaid/%%nctaid of the body left in the clone (only "
 	       "the persistent grid's size)");
-	tap_ok(strstr(clone, "ld.shared.u32 %__gsp_v0, [%__gsp_cur+12];\n\t"
+	tap_ok(strstr(clone, "ld.shared.u32 %__gsp_v0, [%__gsp_cur+8];\n\t"
 			     "ld.param.u32 %__gsp_v1, [k__gsp_param_job+24];\n\t"
 			     "add.s32 %r4, %__gsp_v0, %__gsp_v1;") != NULL,
-	       "xform: %%ctaid.z reads the task buffer, %%nctaid.x the job parameter");
+	       "xform: %%ctaid.z reads the thread's task entry, %%nctaid.x the job parameter");
 	tap_ok(count(clone, "ret;") == 1 && strstr(clone, "@%p1 bra $__gsp_next;"),
 	       "xform: ret becomes a branch to the join (predicate kept); one ret left");
 	tap_ok(!strstr(clone, "bar.sync") && !strstr(clone, "barrier.sync") &&
@@ -190,14 +190,14 @@ static void test_rewrite(void)
 	       "loop's only barrier");
 	tap_ok(count(clone, "atom.global.add.u64") == 1 &&
 	       strstr(clone, "atom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;") &&
-	       strstr(clone, "min.u32 %__gsp_w7, %__gsp_w7, 64;") &&
+	       strstr(clone, "min.u32 %__gsp_w7, %__gsp_w7, 32;") &&
 	       strstr(clone, "mul.wide.u32 %__gsp_x1, %__gsp_w2, 32;") &&
 	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+640]") &&
 	       strstr(clone, "ld.global.u32 %__gsp_w9, [%__gsp_x1+644];") &&
 	       strstr(clone, "red.global.and.b32 [%__gsp_x1+640]"),
-	       "xform: one claim of B tasks (B <= 64), slot claim and release");
+	       "xform: one claim of B tasks (B <= 32), slot claim and release");
 	{
-		const char *c = strstr(clone, "\tld.shared.u64 %__gsp_x3, [__gsp_sh+40];\n"
+		const char *c = strstr(clone, "\tld.shared.u64 %__gsp_x3, [__gsp_sh+32];\n"
 					    "\tsetp.ge.u64 %__gsp_p1, %__gsp_x3, %__gsp_x10;\n"
 					    "\t@%__gsp_p1 bra $__gsp_end;\n");
 		const char *a = strstr(clone, "atom.global.add.u64 %__gsp_x2, [%__gsp_x0]");
@@ -212,33 +212,41 @@ static void test_rewrite(void)
 	       "xform: done_tasks gets one add per block, after a fence, on leaving "
 	       "(the other access is the last primary block's wait)");
 	{
-		const char *step = strstr(clone, "$__gsp_start:\n");
-		const char *body = step ? strstr(step, "$__gsp_body:\n") : NULL;
-		const char *next = strstr(clone, "$__gsp_next:\n");
-		const char *out = next ? strstr(next, "\tld.shared.u32 %__gsp_w1, [__gsp_sh+124];\n"
-						      "\tsetp.ne.u32 %__gsp_p1, %__gsp_w1, 0;\n"
-						      "\t@%__gsp_p1 bra $__gsp_join;\n") : NULL;
-		const char *b = strstr(clone, "$__gsp_boundary:\n");
-		const char *g = b ? strstr(b, "%globaltimer") : NULL;
-		const char *div = b ? strstr(b, "div.u32") : NULL;
-		int clean = step && body && strstr(step, "st.shared.u32 [__gsp_sh+124], %__gsp_w1;") &&
-			    strstr(step, "st.shared.u32 [__gsp_sh+124], %__gsp_w1;") < body;
+		const char *next = strstr(clone, "$__gsp_next:\n"
+						 "\tadd.u32 %__gsp_cur, %__gsp_cur, 12;\n"
+						 "\tld.shared.u32 %__gsp_w0, [%__gsp_cur];\n"
+						 "\tsetp.eq.s32 %__gsp_p3, %__gsp_w0, -1;\n"
+						 "\t@!%__gsp_p3 bra $__gsp_join;\n"
+						 "\t@%__gsp_p0 bra $__gsp_join;\n"
+						 "$__gsp_boundary:\n");
+		const char *fill = strstr(clone, "$__gsp_fill:\n"
+						 "\tst.shared.u32 [%__gsp_w0+8], %__gsp_w4;\n"
+						 "\tst.shared.u32 [%__gsp_w0+12], %__gsp_w5;\n"
+						 "\tst.shared.u32 [%__gsp_w0+16], %__gsp_w6;\n"
+						 "\tadd.u32 %__gsp_w0, %__gsp_w0, 12;\n");
+		const char *end = strstr(clone, "\tmov.b32 %__gsp_w3, -1;\n"
+						"\tst.shared.u32 [%__gsp_w0+8], %__gsp_w3;\n");
+		const char *join = strstr(clone, "\t@!%__gsp_p5 bra $__gsp_join;\n"
+						 "\t@!%__gsp_p3 bra $__gsp_body;\n"
+						 "\tbra.uni $__gsp_start;\n");
+		const char *start = strstr(clone, "$__gsp_start:\n");
+		const char *body = start ? strstr(start, "$__gsp_body:\n") : NULL;
 
-		for (const char *q = step; clean && q < body; q++)
-			if (!strncmp(q, ".global", 7) || !strncmp(q, "div.", 4) ||
-			    !strncmp(q, "rem.", 4) || !strncmp(q, "%globaltimer", 12))
-				clean = 0;
-		tap_ok(clean && out && b && out < b && g && div &&
-		       strstr(clone, "div.u32") == div,
-		       "xform: inside a batch the leader hands out the next task at the "
-		       "start of this one, with no global access, clock read or division, "
-		       "and skips the boundary at its end (only a batch's first task divides)");
+		tap_ok(next && fill && end && fill < end && join && start && body &&
+		       count(clone, "div.u32") == 2 && count(clone, "%globaltimer") == 5 &&
+		       strstr(start, "\tadd.u32 %__gsp_cur, %__gsp_cur, 8;\n$__gsp_body:\n") &&
+		       count(clone, "$__gsp_start;") == 1 && count(clone, "$__gsp_body;") == 1,
+		       "xform: the leader writes a batch's tasks into the other buffer at "
+		       "its claim (dividing once); at a task's end a thread steps to the "
+		       "next entry and, in a body with barriers, joins the block and runs "
+		       "it; only the batch's end takes the leader to the boundary and the "
+		       "block to the other buffer");
 	}
 	tap_ok(count(clone, "ld.volatile.global.v2.u64 {%__gsp_x6, %__gsp_x7}, [%__gsp_x1+656];") == 1 &&
 	       strstr(clone, "ld.param.u32 %__gsp_w10, [k__gsp_param_job+52];\n"
 			     "\tmax.u32 %__gsp_w10, %__gsp_w10, %__gsp_w9;\n"
 			     "\tcvt.u64.u32 %__gsp_x9, %__gsp_w10;\n"
-			     "\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh+48];\n"
+			     "\tld.shared.v2.u64 {%__gsp_x6, %__gsp_x7}, [__gsp_sh];\n"
 			     "\tsub.u64 %__gsp_x8, %__gsp_x4, %__gsp_x7;\n"
 			     "\tsetp.lt.u64 %__gsp_p1, %__gsp_x8, %__gsp_x9;\n"
 			     "\t@%__gsp_p1 bra $__gsp_check;") &&
@@ -285,7 +293,7 @@ static void test_rewrite(void)
 			     "\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
 			     "$__gsp_stale:\n"
 			     "\tmov.u64 %__gsp_x7, 0;\n"
-			     "\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x6, %__gsp_x7};") &&
+			     "\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x6, %__gsp_x7};") &&
 	       strstr(clone, "$__gsp_copy:\n"
 			     "\tst.volatile.global.v2.u64 [%__gsp_x1+656], {%__gsp_x6, %__gsp_x7};\n"
 			     "$__gsp_cache:\n"),
@@ -306,10 +314,10 @@ static void test_rewrite(void)
 	       "xform: primary_live: +1 at the slot claim, down by CAS from >= 2 on "
 	       "a yield, -1 only when no task is left; the last one pauses (live "
 	       "and primary_live go up in one add)");
-	tap_ok(count(clone, "%tid.z") == 1 && count(clone, "@%__gsp_p0 bra") == 4 &&
+	tap_ok(count(clone, "%tid.z") == 1 && count(clone, "@%__gsp_p0 bra") == 3 &&
 	       count(clone, "setp.ne.u32 %__gsp_p0,") == 1,
 	       "xform: who leads is worked out once, in the prologue, and kept in "
-	       "%%__gsp_p0 (the task start, its end and the exit branch on it)");
+	       "%%__gsp_p0 (the prologue, a batch's end and the exit branch on it)");
 	{
 		const char *first = strstr(clone, "\tmov.u64 %__gsp_x4, %globaltimer;\n"
 						  "\tld.param.u64 %__gsp_x6, [k__gsp_param_job+56];\n"
@@ -317,7 +325,7 @@ static void test_rewrite(void)
 		const char *start = strstr(clone, "$__gsp_start:\n");
 
 		tap_ok(first && start && first < start &&
-		       strstr(clone, "\tst.shared.v2.u64 [__gsp_sh+48], {%__gsp_x2, %__gsp_x2};\n") &&
+		       strstr(clone, "\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x2, %__gsp_x2};\n") &&
 		       strstr(clone, "\tmov.u64 %__gsp_x2, 0;\n") &&
 		       count(clone, "bra.uni $__gsp_boundary;") == 1 &&
 		       count(clone, "[k__gsp_param_job+56]") == 1,
@@ -467,57 +475,73 @@ static void test_select_and_no_ptx(void)
 	       "no-ptx: binary input (an ELF cubin) is reported as no PTX");
 }
 
-/* Bodies that do (joined) or do not (even) need the "done" barriers. */
+/*
+ * Bodies that do (joined) or do not (even) need the "done" barriers, and
+ * those whose threads never meet within a task (none: alone).
+ */
 static void test_barrier_choice(void)
 {
 	static const struct {
 		const char *what, *body;
-		int uneven;
+		int uneven, alone;
 	} cases[] = {
 		{ "no barrier, early return on %tid",
 		  "mov.u32 %r1, %tid.x; setp.gt.u32 %p1, %r1, 5; @%p1 ret; "
-		  "st.global.u32 [%rd1], %r1;", 0 },
+		  "st.global.u32 [%rd1], %r1;", 0, 1 },
+		{ "global atomics and a fence",
+		  "atom.global.add.u32 %r1, [%rd1], 1; membar.gl; "
+		  "ld.volatile.global.u32 %r2, [%rd1];", 0, 1 },
+		{ "a shuffle meets the warp",
+		  "shfl.sync.down.b32 %r1, %r2, 1, 31, -1;", 0, 0 },
+		{ "a vote meets the warp", "vote.sync.any.pred %p1, %p2, -1;", 0, 0 },
+		{ "a shared atomic", "atom.shared.add.u32 %r1, [%r2], 1;", 0, 0 },
+		{ "a generic atomic may be a shared one",
+		  "atom.add.u32 %r1, [%rd1], 1;", 0, 0 },
+		{ "a volatile shared load", "ld.volatile.shared.u32 %r1, [%r2];", 0, 0 },
+		{ "a block-scope fence", "fence.acq_rel.cta;", 0, 0 },
+		{ "a called function shuffles",
+		  "{ .param .b32 r; call.uni (r), g, (); ld.param.b32 %r1, [r]; }", 0, 0 },
 		{ "return on %tid before a barrier",
 		  "mov.u32 %r1, %tid.x; setp.gt.u32 %p1, %r1, 5; @%p1 ret; "
-		  "bar.sync 0;", 1 },
+		  "bar.sync 0;", 1, 0 },
 		{ "return on %tid after the last barrier",
 		  "bar.sync 0; mov.u32 %r1, %tid.x; setp.gt.u32 %p1, %r1, 5; "
-		  "@%p1 ret; st.global.u32 [%rd1], %r1;", 0 },
+		  "@%p1 ret; st.global.u32 [%rd1], %r1;", 0, 0 },
 		{ "return on a loaded value before a barrier",
 		  "ld.global.u32 %r1, [%rd1]; setp.eq.u32 %p1, %r1, 0; "
-		  "@%p1 bra $L_end; bar.sync 0; $L_end: ret;", 1 },
+		  "@%p1 bra $L_end; bar.sync 0; $L_end: ret;", 1, 0 },
 		{ "return on %ctaid and a parameter before a barrier (whole block)",
 		  "ld.param.u32 %r2, [k_n]; mov.u32 %r1, %ctaid.x; "
 		  "setp.ge.u32 %p1, %r1, %r2; @%p1 bra $L_end; bar.sync 0; "
-		  "$L_end: ret;", 0 },
+		  "$L_end: ret;", 0, 0 },
 		{ "guarded store between barriers (divergent, no exit)",
 		  "mov.u32 %r1, %tid.x; bar.sync 0; setp.eq.u32 %p1, %r1, 0; "
 		  "@%p1 bra $L_skip; st.global.u32 [%rd1], %r1; $L_skip: "
-		  "bar.sync 0;", 0 },
+		  "bar.sync 0;", 0, 0 },
 		{ "uniform loop (trip count from a parameter) around a barrier",
 		  "ld.param.u32 %r2, [k_n]; mov.u32 %r1, 0; $L_loop: bar.sync 0; "
 		  "add.u32 %r1, %r1, 1; setp.lt.u32 %p1, %r1, %r2; "
-		  "@%p1 bra $L_loop; ret;", 0 },
+		  "@%p1 bra $L_loop; ret;", 0, 0 },
 		{ "loop whose trip count is %tid, around a barrier",
 		  "mov.u32 %r2, %tid.x; mov.u32 %r1, 0; $L_loop: bar.sync 0; "
 		  "add.u32 %r1, %r1, 1; setp.lt.u32 %p1, %r1, %r2; "
-		  "@%p1 bra $L_loop; ret;", 1 },
+		  "@%p1 bra $L_loop; ret;", 1, 0 },
 		{ "a value set under a %tid branch decides a return before a barrier",
 		  "mov.u32 %r2, 0; mov.u32 %r1, %tid.x; setp.eq.u32 %p1, %r1, 0; "
 		  "@%p1 bra $L_join; mov.u32 %r2, 1; $L_join: "
-		  "setp.eq.u32 %p2, %r2, 1; @%p2 ret; bar.sync 0;", 1 },
+		  "setp.eq.u32 %p2, %r2, 1; @%p2 ret; bar.sync 0;", 1, 0 },
 		{ "a loop counter left by a %tid break decides a return",
 		  "mov.u32 %r2, 0; mov.u32 %r1, %tid.x; $L_loop: "
 		  "add.u32 %r2, %r2, 1; setp.eq.u32 %p1, %r2, %r1; "
 		  "@%p1 bra $L_out; setp.lt.u32 %p3, %r2, 8; @%p3 bra $L_loop; "
-		  "$L_out: setp.lt.u32 %p2, %r2, 4; @%p2 ret; bar.sync 0;", 1 },
+		  "$L_out: setp.lt.u32 %p2, %r2, 4; @%p2 ret; bar.sync 0;", 1, 0 },
 		{ "a call's result decides a return before a barrier",
 		  "{ .param .b32 r; call.uni (r), f, (); ld.param.b32 %r1, [r]; } "
-		  "setp.eq.u32 %p1, %r1, 0; @%p1 ret; bar.sync 0;", 1 },
+		  "setp.eq.u32 %p1, %r1, 0; @%p1 ret; bar.sync 0;", 1, 0 },
 		{ "a guarded barrier",
-		  "setp.eq.u32 %p1, %r1, 0; @%p1 bar.sync 0;", 1 },
+		  "setp.eq.u32 %p1, %r1, 0; @%p1 bar.sync 0;", 1, 0 },
 		{ "an indirect branch",
-		  "$L_t: .branchtargets $L_a; $L_a: brx.idx %r1, $L_t; bar.sync 0;", 1 },
+		  "$L_t: .branchtargets $L_a; $L_a: brx.idx %r1, $L_t; bar.sync 0;", 1, 0 },
 	};
 	size_t i;
 
@@ -529,6 +553,9 @@ static void test_barrier_choice(void)
 
 		snprintf(src, sizeof(src), HEAD
 			 ".func (.param .b32 r) f()\n{\n\tst.param.b32 [r], 1;\n\tret;\n}\n"
+			 ".func (.param .b32 r) g()\n{\n\t.reg .b32 %%r<2>;\n"
+			 "\tshfl.sync.idx.b32 %%r1, 1, 0, 31, -1;\n"
+			 "\tst.param.b32 [r], %%r1;\n\tret;\n}\n"
 			 ".visible .entry k(.param .u32 k_n)\n{\n"
 			 "\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<2>;\n"
 			 "\t%s\n\tret;\n}\n", cases[i].body);
@@ -536,6 +563,8 @@ static void test_barrier_choice(void)
 		clone = rc || r.nk != 1 ? NULL : strstr(r.out, ".entry k__gsp(");
 		tap_ok(clone && r.k[0].reason == GSP_XFORM_OK &&
 		       r.k[0].uneven == cases[i].uneven &&
+		       r.k[0].alone == cases[i].alone &&
+		       count(clone, "\t@!%__gsp_p3 bra $__gsp_body;\n") == 1 + (size_t)cases[i].alone &&
 		       count(clone, "barrier.red.and.pred %__gsp_p5") == 1 &&
 		       (cases[i].uneven ?
 			count(clone, "barrier.red.and.pred %__gsp_bp") ==
@@ -545,6 +574,7 @@ static void test_barrier_choice(void)
 			count(clone, "barrier.sync 0;") ==
 			count(cases[i].body, "bar.sync 0;")),
 		       "barriers: %s: %s", cases[i].what,
+		       cases[i].alone ? "none (alone)" :
 		       cases[i].uneven ? "joined" : "even");
 		if (!rc)
 			gsp_xform_result_free(&r);
