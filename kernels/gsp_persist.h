@@ -89,8 +89,8 @@
 #define GSP_PERSIST_CTRL_EPOCH(w)	((uint32_t)((w) >> 32))
 
 /* Defaults that keep the bus quiet and boundaries fresh. */
-#define GSP_PERSIST_REFRESH_NS	2000u
-#define GSP_PERSIST_COPY_NS	6000u
+#define GSP_PERSIST_REFRESH_NS	5000u
+#define GSP_PERSIST_COPY_NS	20000u
 #define GSP_PERSIST_BATCH_NS	16000u
 #define GSP_PERSIST_MAX_BATCH	32u
 
