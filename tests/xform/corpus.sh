@@ -13,7 +13,9 @@
 #   // gsp-xform: skip REASON NAME     NAME (source name) must be skipped
 #   // gsp-xform: nvcc FLAGS           extra nvcc flags (e.g. -rdc=true)
 #   // gsp-xform: barriers MODE NAME   NAME must be transformed with
-#                                      even or joined barriers (flow.c)
+#                                      none (no thread meets another
+#                                      within a task), even or joined
+#                                      barriers (flow.c)
 # or, for files we do not own, lines "FILE skip REASON NAME" in
 # tests/xform/expect. A kernel with no expectation must be transformed.
 set -u

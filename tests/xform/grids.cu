@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gsp-xform corpus: 1-D grid-stride, 2-D and 3-D grids. */
 
+/* No thread meets another: each runs its batch of tasks alone. */
+// gsp-xform: barriers none grid_stride
 __global__ void grid_stride(int n, const double *x, double *y)
 {
 	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;

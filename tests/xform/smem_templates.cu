@@ -49,6 +49,8 @@ template __global__ void transpose<double, 16>(const double *, double *, int, in
 template __global__ void transpose<int, 8>(const int *, int *, int, int);
 
 /* Warp primitives after an early return of whole warps. */
+/* No block barrier, but the shuffles meet the warp: it joins every task. */
+// gsp-xform: barriers even warp_sum
 __global__ void warp_sum(const int *in, int *out, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x, v;
