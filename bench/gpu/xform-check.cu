@@ -259,9 +259,27 @@ static struct gsp_persist_job job_of(struct dev *g, CUdeviceptr ctl,
  * driver copies it at the launch). A primary launch resets the ctl on
  * the same stream first; a top-up does not.
  */
+enum reset { RESET_MEMSET, RESET_WRITES, RESET_NONE };
+
+/* The reset as stream memory operations: the words a job counts in. */
+static void reset_writes(CUdeviceptr ctl, CUstream st)
+{
+	static const unsigned off[] = { 0, 128, 256, 384, 392, 400 };
+	CUstreamBatchMemOpParams op[6];
+
+	memset(op, 0, sizeof(op));
+	for (int i = 0; i < 6; i++) {
+		op[i].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+		op[i].writeValue.address = ctl + off[i];
+		op[i].writeValue.value64 = 0;
+	}
+	CU(cuStreamBatchMemOp(st, 6, op, 0));
+}
+
 static void launch_x(struct dev *g, CUfunction fx, const unsigned block[3],
 		     unsigned smem, const std::vector<void *> &params,
-		     struct gsp_persist_job *job, CUstream st)
+		     struct gsp_persist_job *job, CUstream st,
+		     enum reset reset = RESET_MEMSET)
 {
 	std::vector<void *> p(params);
 	uint64_t grid = (uint64_t)g->nsm * job->k_slots;
@@ -270,8 +288,10 @@ static void launch_x(struct dev *g, CUfunction fx, const unsigned block[3],
 	if (job->ntasks < grid)
 		grid = job->ntasks;
 	p.push_back(job);
-	if (job->flags & GSP_PERSIST_PRIMARY)
+	if ((job->flags & GSP_PERSIST_PRIMARY) && reset == RESET_MEMSET)
 		CU(cuMemsetD32Async(job->ctl, 0, GSP_PERSIST_RESET_BYTES / 4, st));
+	if ((job->flags & GSP_PERSIST_PRIMARY) && reset == RESET_WRITES)
+		reset_writes(job->ctl, st);
 	CU(cuLaunchKernel(fx, (unsigned)grid, 1, 1, block[0], block[1],
 			  block[2], smem, st, p.data(), NULL));
 }
@@ -463,16 +483,57 @@ static void cost_one(struct dev *g, const std::vector<CUmodule> &mods,
 			launch_x(g, fx, s->block, s->dyn_smem, b.params, &j, g->run);
 		});
 	}
+	/*
+	 * Where the fixed cost of a job goes: the reset alone before the
+	 * original, the reset as stream writes, and no reset on the stream
+	 * at all (a fresh ctl per launch, zeroed beforehand).
+	 */
+	struct gsp_persist_job jd = job_of(g, ctl, s->grid, k, var[0][0],
+					   var[0][1], GSP_PERSIST_PRIMARY);
+	double tr = time_us(g, reps, [&] {
+		CU(cuMemsetD32Async(ctl, 0, GSP_PERSIST_RESET_BYTES / 4, g->run));
+		orig_launch(fo, s, &b, g->run);
+	});
+	double tw = time_us(g, reps, [&] {
+		launch_x(g, fx, s->block, s->dyn_smem, b.params, &jd, g->run,
+			 RESET_WRITES);
+	});
+	ctl_read(g, ctl, &c);
+	tasks &= ctl_clean(&c, ntasks);
+	std::vector<CUdeviceptr> pool(reps);
+	std::vector<struct gsp_persist_job> pj(reps);
+	size_t next = 0;
+
+	for (int i = 0; i < reps; i++) {
+		pool[i] = ctl_create(g);
+		pj[i] = job_of(g, pool[i], s->grid, k, var[0][0], var[0][1],
+			       GSP_PERSIST_PRIMARY);
+	}
+	double tz = time_us(g, reps, [&] {
+		launch_x(g, fx, s->block, s->dyn_smem, b.params, &pj[next],
+			 g->run, RESET_NONE);
+		next++;
+	});
+	for (int i = 0; i < reps; i++) {
+		ctl_read(g, pool[i], &c);
+		tasks &= ctl_clean(&c, ntasks);
+		cuMemFree(pool[i]);
+	}
+	check(tasks, "cost %s: a job with its reset as stream writes or on a "
+	      "fresh ctl left its ctl unclean", s->label);
 	*ratio = tx[0] / to;
-	fprintf(csv, "%s,%s,%u,%llu,%u,%u,%.2f,%.2f,%.4f,%u,%.2f,%.4f,%.2f,%.4f,%u\n",
+	fprintf(csv, "%s,%s,%u,%llu,%u,%u,%.2f,%.2f,%.4f,%u,%.2f,%.4f,%.2f,%.4f,%u,"
+		"%.2f,%.2f,%.4f,%.2f,%.4f\n",
 		s->label, s->name, k, (unsigned long long)ntasks, same, tasks, to,
 		tx[0], tx[0] / to, reads[0], tx[1], tx[1] / to, tx[2], tx[2] / to,
-		reads[2]);
+		reads[2], tr, tw, tw / to, tz, tz / to);
 	printf("cost %-20s K=%-2u tasks=%-6llu %s %s orig %7.1f us  xform %7.1f us "
 	       "(%.3fx)  batch_ns=0 %.3fx  refresh_ns=0 %.3fx  host reads %u\n",
 	       s->label, k, (unsigned long long)ntasks, same ? "bitwise-equal" : "DIFFERENT",
 	       tasks ? "tasks-ok" : "TASKS-WRONG", to, tx[0], tx[0] / to, tx[1] / to,
 	       tx[2] / to, reads[0]);
+	printf("cost %-20s reset+orig %.1f us  xform, reset by writes %.3fx  "
+	       "xform, no reset %.3fx\n", s->label, tr, tw / to, tz / to);
 	cuMemFree(ctl);
 	bufs_free(&b);
 }
@@ -1057,6 +1118,11 @@ int main(int argc, char **argv)
 		  { { 'b', 0, n1 * 4, 'f' }, { 'b', 0, n1 / 256 * 4, 'z' }, { 'i', n1 - 77.0, 0, 0 } } },
 		{ "skip_blocks", "_Z11skip_blocksPKiPfi", { 8192, 1, 1 }, { 128, 1, 1 }, 0,
 		  { { 'b', 0, 8192 * 4, 'o' }, { 'b', 0, 8192 * 128 * 4, 'f' }, { 'i', 1, 0, 0 } } },
+		/* joined, with batches of up to 16 tasks */
+		{ "skip_blocks(64K)", "_Z11skip_blocksPKiPfi", { 65536, 1, 1 }, { 128, 1, 1 }, 0,
+		  { { 'b', 0, 65536 * 4, 'o' }, { 'b', 0, 65536 * 128 * 4, 'f' }, { 'i', 1, 0, 0 } } },
+		{ "partial_tile", "_Z12partial_tilePKfPfi", { n1 / 128, 1, 1 }, { 128, 1, 1 }, 0,
+		  { { 'b', 0, n1 * 4, 'f' }, { 'b', 0, n1 * 4, 'z' }, { 'i', n1 - 100.0, 0, 0 } } },
 		{ "late_return", "_Z11late_returnPKfPfi", { 16384, 1, 1 }, { 64, 1, 1 }, 0,
 		  { { 'b', 0, 16384 * 64 * 4, 'f' }, { 'b', 0, 16384 * 64 * 4, 'z' },
 		    { 'i', 16384 * 64 - 5.0, 0, 0 } } },
@@ -1086,7 +1152,8 @@ int main(int argc, char **argv)
 
 	fprintf(cost, "kernel,name,K,tasks,bitwise_equal,tasks_ok,orig_us,xform_us,ratio,"
 		"host_reads,batch0_us,batch0_ratio,refresh0_us,refresh0_ratio,"
-		"refresh0_host_reads\n");
+		"refresh0_host_reads,reset_orig_us,writes_us,writes_ratio,"
+		"fresh_us,fresh_ratio\n");
 	for (auto &s : specs) {
 		double r;
 

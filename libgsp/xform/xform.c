@@ -488,7 +488,10 @@ static const char tpl_epilogue[] =
 	"$__gsp_join:\n"
 	"\tmov.u32 %__gsp_w0, 1;\n"
 	"\tsetp.ne.u32 %__gsp_p5, %__gsp_w0, 0;\n"
-	"\tbarrier.red.and.pred %__gsp_p5, 0, %__gsp_p5;\n"
+	"\tbarrier.red.and.pred %__gsp_p5, 0, %__gsp_p5;\n";
+
+/* after the join's reduction (and, joined, tpl_join_sep) */
+static const char tpl_join_rest[] =
 	"\t@!%__gsp_p5 bra $__gsp_join;\n"	/* someone is still in the body */
 	"\t@!%__gsp_p3 bra $__gsp_body;\n"		/* the batch goes on */
 	"\tbra.uni $__gsp_start;\n"
@@ -532,13 +535,25 @@ static const char tpl_epilogue[] =
  * A body barrier: arrive saying "not done" (see the file comment), or,
  * when the barriers are even, a plain one, not aligned because the
  * leader's decision code runs while the rest of warp 0 waits at the join.
+ *
+ * Where they are joined, every reduction on barrier 0 (here and at the
+ * join) is followed by barrier 1, which no body uses (only "bar.sync 0"
+ * is transformed): no thread arrives at barrier 0 again before every
+ * thread has read the last reduction's result. Without it, a warp that
+ * left the join early and arrived at the next task's first barrier made
+ * a slower warp of its block read "not done" for the join it had just
+ * passed; that warp then stood in for a body barrier it had not run, and
+ * the block's threads ran different tasks (on an H200: a corrupted task
+ * in every block at two tasks per batch, an illegal address at four).
  */
 static const char tpl_barrier_pre[] =
 	"{ .reg .pred %__gsp_bp; .reg .b32 %__gsp_bz; mov.u32 %__gsp_bz, 0; "
 	"setp.ne.u32 %__gsp_bp, %__gsp_bz, 0; ";
 static const char tpl_barrier_post[] =
-	"barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; }";
+	"barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; ";
+static const char tpl_barrier_end[] = "barrier.sync 1; }";
 static const char tpl_barrier_even[] = "barrier.sync 0;";
+static const char tpl_join_sep[] = "\tbarrier.sync 1;\n";
 
 /* ---- output buffer ---- */
 
@@ -972,6 +987,8 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 		sb_str(b, tpl_barrier_pre);
 		put_src(b, m, start, m->toks[s->op].off);
 		sb_str(b, tpl_barrier_post);
+		put_src(b, m, start, m->toks[s->op].off);	/* predicate */
+		sb_str(b, tpl_barrier_end);
 		return;
 	}
 	/* virtual %ctaid (the task entry) and %nctaid (the job): load each
@@ -1086,6 +1103,9 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 	sb_str(b, tpl_next);
 	sb_str(b, alone ? tpl_next_alone : tpl_next_met);
 	sb_tpl(b, tpl_epilogue, param);
+	if (uneven)
+		sb_str(b, tpl_join_sep);
+	sb_tpl(b, tpl_join_rest, param);
 	sb_str(b, "}\n");
 	free(param);
 }

@@ -183,11 +183,17 @@ static void test_rewrite(void)
 	       "xform: %%ctaid.z reads the thread's task entry, %%nctaid.x the job parameter");
 	tap_ok(count(clone, "ret;") == 1 && strstr(clone, "@%p1 bra $__gsp_next;"),
 	       "xform: ret becomes a branch to the join (predicate kept); one ret left");
-	tap_ok(!strstr(clone, "bar.sync") && !strstr(clone, "barrier.sync") &&
-	       count(clone, "barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; }") == 2 &&
-	       count(clone, "barrier.red.and.pred") == 3,
+	tap_ok(!strstr(clone, "bar.sync") && !strstr(clone, "barrier.sync 0") &&
+	       count(clone, "barrier.red.and.pred %__gsp_bp, 0, %__gsp_bp; "
+			    "barrier.sync 1; }") == 2 &&
+	       count(clone, "barrier.red.and.pred") == 3 &&
+	       count(clone, "barrier.sync 1;") == 3 &&
+	       strstr(clone, "\tbarrier.red.and.pred %__gsp_p5, 0, %__gsp_p5;\n"
+			     "\tbarrier.sync 1;\n"
+			     "\t@!%__gsp_p5 bra $__gsp_join;\n"),
 	       "xform: both body barriers arrive as 'not done'; the join is the "
-	       "loop's only barrier");
+	       "loop's only other barrier; every reduction is followed by "
+	       "barrier 1, before anyone reduces again");
 	tap_ok(count(clone, "atom.global.add.u64") == 1 &&
 	       strstr(clone, "atom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;") &&
 	       strstr(clone, "min.u32 %__gsp_w7, %__gsp_w7, 32;") &&
@@ -569,8 +575,11 @@ static void test_barrier_choice(void)
 		       (cases[i].uneven ?
 			count(clone, "barrier.red.and.pred %__gsp_bp") ==
 			count(cases[i].body, "bar.sync 0;") &&
+			count(clone, "barrier.sync 1;") ==
+			count(cases[i].body, "bar.sync 0;") + 1 &&
 			!strstr(clone, "barrier.sync 0;") :
 			!strstr(clone, "barrier.red.and.pred %__gsp_bp") &&
+			!strstr(clone, "barrier.sync 1;") &&
 			count(clone, "barrier.sync 0;") ==
 			count(cases[i].body, "bar.sync 0;")),
 		       "barriers: %s: %s", cases[i].what,
