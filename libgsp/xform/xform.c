@@ -149,6 +149,8 @@ static const char tpl_prologue[] =
 	"\tmov.u32 %__gsp_w5, 1;\n"
 	"\tshl.b32 %__gsp_w5, %__gsp_w5, %__gsp_w4;\n"
 	"\tsub.u32 %__gsp_w5, %__gsp_w5, 1;\n"	/* K slot bits (K=32: all) */
+	/* sm_rank is the launcher's, fixed: its load overlaps the claim */
+	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"
 	"$__gsp_claim:\n"
 	"\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+640];\n"
 	"\tnot.b32 %__gsp_w7, %__gsp_w6;\n"
@@ -162,7 +164,6 @@ static const char tpl_prologue[] =
 	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w6, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_claim;\n"		/* lost a race: retry */
 	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
-	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"	/* sm_rank */
 	"\tst.shared.v4.u32 [__gsp_sh+48], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
 	"\tld.param.u32 %__gsp_w10, [@P+48];\n"
 	"\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n"	/* GSP_PERSIST_PRIMARY */
@@ -504,7 +505,11 @@ static const char tpl_join_rest[] =
 	"\t@%__gsp_p1 bra $__gsp_exit;\n"		/* never had a slot */
 	TPL_CTL
 	"\tld.shared.u64 %__gsp_x13, [__gsp_sh+24];\n"
-	"\tfence.acq_rel.gpu;\n"			/* the tasks' writes first */
+	/* a top-up's task writes first; the primary kernel's are ordered by
+	 * its end, which waits for its last block */
+	"\tld.shared.u32 %__gsp_w1, [__gsp_sh+64];\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+	"\t@%__gsp_p1 fence.acq_rel.gpu;\n"
 	"\tred.global.add.u64 [%__gsp_x0+128], %__gsp_x13;\n"
 	"\tand.b32 %__gsp_w1, %__gsp_w9, 4;\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"

@@ -199,7 +199,8 @@ static void test_rewrite(void)
 	       strstr(clone, "min.u32 %__gsp_w7, %__gsp_w7, 32;") &&
 	       strstr(clone, "mul.wide.u32 %__gsp_x1, %__gsp_w2, 32;") &&
 	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+640]") &&
-	       strstr(clone, "ld.global.u32 %__gsp_w9, [%__gsp_x1+644];") &&
+	       strstr(clone, "\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"
+			     "$__gsp_claim:\n") &&
 	       strstr(clone, "red.global.and.b32 [%__gsp_x1+640]"),
 	       "xform: one claim of B tasks (B <= 32), slot claim and release");
 	{
@@ -213,10 +214,14 @@ static void test_rewrite(void)
 		       "another claim");
 	}
 	tap_ok(count(clone, "[%__gsp_x0+128]") == 2 &&
-	       strstr(clone, "fence.acq_rel.gpu;\n\tred.global.add.u64 [%__gsp_x0+128], %__gsp_x13;") &&
+	       strstr(clone, "\tld.shared.u32 %__gsp_w1, [__gsp_sh+64];\n"
+			     "\tsetp.eq.u32 %__gsp_p1, %__gsp_w1, 0;\n"
+			     "\t@%__gsp_p1 fence.acq_rel.gpu;\n"
+			     "\tred.global.add.u64 [%__gsp_x0+128], %__gsp_x13;") &&
+	       count(clone, "fence.") == 1 &&
 	       strstr(clone, "$__gsp_leave:"),
-	       "xform: done_tasks gets one add per block, after a fence, on leaving "
-	       "(the other access is the last primary block's wait)");
+	       "xform: done_tasks gets one add per block on leaving, a top-up's "
+	       "after a fence (the other access is the last primary block's wait)");
 	{
 		const char *next = strstr(clone, "$__gsp_next:\n"
 						 "\tadd.u32 %__gsp_cur, %__gsp_cur, 12;\n"
