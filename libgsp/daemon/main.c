@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,8 +89,121 @@ static void usage(FILE *f)
 		GD_DEFAULT_CONFIG, GSP_DEFAULT_SOCKET);
 }
 
-/* Held for our whole life: one daemon per socket path. */
+/*
+ * One daemon per socket path. The lock, a flock() on "PATH.lock" held for
+ * our whole life, decides it, not a probe of the socket: a daemon that is
+ * alive but slow, stopped or swamped holds its lock all the same. The lock
+ * file is never removed (removing it would let two daemons lock two
+ * files); it holds the pid of its holder, for the message of the next.
+ */
 static int lock_fd = -1;
+static bool lock_held;
+/* The socket we put at the path: we remove that and nothing else. */
+static bool sock_placed;
+static dev_t sock_dev;
+static ino_t sock_ino;
+
+/* The pid the lock's holder wrote in the lock file, if it still runs. */
+static pid_t lock_holder(void)
+{
+	char buf[16], *end;
+	ssize_t n;
+	long pid;
+
+	n = pread(lock_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	pid = strtol(buf, &end, 10);
+	if (pid <= 0 || pid > INT_MAX || *end != '\n')
+		return 0;
+	if (kill((pid_t)pid, 0) && errno != EPERM)
+		return 0;
+	return (pid_t)pid;
+}
+
+static int take_lock(const char *path, const char *lock)
+{
+	char buf[16];
+	pid_t pid;
+	int n;
+
+	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* Another user's lock file: flock() needs no write access. */
+	if (lock_fd < 0 && errno == EACCES)
+		lock_fd = open(lock, O_RDONLY | O_CLOEXEC);
+	if (lock_fd < 0) {
+		gd_log(GD_LOG_ERR, "cannot open the lock file %s: %s\n", lock,
+		       strerror(errno));
+		return -1;
+	}
+	if (flock(lock_fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK) {
+			gd_log(GD_LOG_ERR, "cannot lock %s: %s\n", lock,
+			       strerror(errno));
+			return -1;
+		}
+		pid = lock_holder();
+		if (pid > 0)
+			gd_log(GD_LOG_ERR, "another gspaced (pid %d) is listening on %s; stop it first, or give this one another --socket\n",
+			       (int)pid, path);
+		else
+			gd_log(GD_LOG_ERR, "another gspaced is listening on %s; stop it first, or give this one another --socket\n",
+			       path);
+		return -1;
+	}
+	lock_held = true;
+	/* Only the message above reads it: a failure costs just the pid. */
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(lock_fd, 0) || pwrite(lock_fd, buf, n, 0) != n)
+		gd_log(GD_LOG_DEBUG, "cannot write our pid in %s\n", lock);
+	return 0;
+}
+
+/*
+ * With the lock held, whether @path may be replaced: if it is missing, or
+ * a socket nobody listens on (ECONNREFUSED), left by a daemon that died.
+ * A socket that accepts, or whose accept queue is full (EAGAIN: its
+ * daemon is stopped or swamped, not gone), belongs to a live daemon whose
+ * lock file was removed; whatever else we cannot judge is left alone.
+ */
+static int may_replace(const char *path, const char *lock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, r, err;
+
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		gd_log(GD_LOG_ERR, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		gd_log(GD_LOG_ERR, "%s exists and is not a socket; remove it, or give gspaced another --socket\n",
+		       path);
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		gd_log(GD_LOG_ERR, "socket: %s\n", strerror(errno));
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	err = errno;
+	close(fd);
+	if (!r || err == EAGAIN) {
+		gd_log(GD_LOG_ERR, "a gspaced that holds no lock on %s is listening on %s (was the lock file removed?); stop it first, or give this one another --socket\n",
+		       lock, path);
+		return -1;
+	}
+	if (err == ECONNREFUSED || err == ENOENT)
+		return 0;
+	gd_log(GD_LOG_ERR, "cannot tell whether %s is in use (connect: %s); if no gspaced serves it, remove it\n",
+	       path, strerror(err));
+	return -1;
+}
 
 /*
  * Listens on @path: refuses if another daemon holds its lock or answers
@@ -104,7 +218,7 @@ static int listen_on(const char *path)
 	char dir[sizeof(sa.sun_path)], tmp[sizeof(sa.sun_path)];
 	char lock[sizeof(sa.sun_path) + 8];
 	struct stat st;
-	int fd, probe;
+	int fd;
 
 	if (strlen(path) + 12 >= sizeof(sa.sun_path)) {
 		gd_log(GD_LOG_ERR, "socket path too long (%zu bytes at most): %s\n",
@@ -118,43 +232,72 @@ static int listen_on(const char *path)
 		return -1;
 	}
 	snprintf(lock, sizeof(lock), "%s.lock", path);
-	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lock_fd < 0) {
-		gd_log(GD_LOG_ERR, "%s: %s\n", lock, strerror(errno));
+	if (take_lock(path, lock) || may_replace(path, lock))
 		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (flock(lock_fd, LOCK_EX | LOCK_NB) ||
-	    (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa)))) {
-		if (probe >= 0)
-			close(probe);
-		gd_log(GD_LOG_ERR, "another gspaced is listening on %s; stop it or use --socket\n",
-		       path);
-		return -1;
-	}
-	if (probe >= 0)
-		close(probe);
 
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
 	strcpy(sa.sun_path, tmp);
 	unlink(tmp);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
+	if (fd < 0) {
+		gd_log(GD_LOG_ERR, "socket: %s\n", strerror(errno));
 		return -1;
+	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		gd_log(GD_LOG_ERR, "bind %s: %s\n", tmp, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	/* rename() replaces a stale socket left by a daemon that died. */
-	if (chmod(tmp, 0666) || listen(fd, 128) || rename(tmp, path)) {
+	if (chmod(tmp, 0666) || listen(fd, 128) || lstat(tmp, &st) ||
+	    rename(tmp, path)) {
 		gd_log(GD_LOG_ERR, "listen %s: %s\n", path, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		return -1;
 	}
+	sock_placed = true;
+	sock_dev = st.st_dev;
+	sock_ino = st.st_ino;
 	return fd;
+}
+
+/* Removes our socket, unless something else has taken its place. */
+static void unlisten(const char *path)
+{
+	struct stat st;
+
+	if (!sock_placed || lstat(path, &st))
+		return;
+	if (st.st_dev == sock_dev && st.st_ino == sock_ino)
+		unlink(path);
+	else
+		gd_log(GD_LOG_ERR, "%s is no longer our socket; leaving it in place\n",
+		       path);
+}
+
+/* Last: clears our pid from the lock file while we still hold the lock. */
+static void release_lock(void)
+{
+	if (lock_fd < 0)
+		return;
+	if (lock_held && ftruncate(lock_fd, 0))
+		gd_log(GD_LOG_DEBUG, "cannot clear the lock file\n");
+	close(lock_fd);
+}
+
+/* Detaching moves us to /: a relative --socket must not land there. */
+static char *absolute_path(const char *path)
+{
+	char *cwd, *abs;
+
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	if (asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	free(cwd);
+	return abs;
 }
 
 static void timer_arm(uint64_t when)
@@ -262,6 +405,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *sock = NULL;
+	char *abs_sock = NULL;
 	bool foreground = false;
 	int ready_fd = -1, status = 1, c, devnull;
 	sigset_t mask;
@@ -322,6 +466,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	sock = sock ? sock : GSP_DEFAULT_SOCKET;
+	if (!foreground && sock[0] != '/') {
+		abs_sock = absolute_path(sock);
+		if (!abs_sock) {
+			gd_log(GD_LOG_ERR, "cannot make --socket %s absolute: %s\n",
+			       sock, strerror(errno));
+			goto out;
+		}
+		sock = abs_sock;
+	}
 	if (!foreground) {
 		ready_fd = daemonize();
 		if (ready_fd < 0) {
@@ -358,7 +511,7 @@ int main(int argc, char **argv)
 	while (gd_state.tenants)
 		gd_tenant_teardown(gd_state.tenants);
 out_unlink:
-	unlink(sock);
+	unlisten(sock);
 out:
 	if (gd_state.listen_fd >= 0)
 		close(gd_state.listen_fd);
@@ -368,8 +521,8 @@ out:
 		close(gd_state.timer_fd);
 	if (gd_state.signal_fd >= 0)
 		close(gd_state.signal_fd);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	release_lock();
+	free(abs_sock);
 	gd_jobs_fini();
 	gd_board_fini();
 	return status;
