@@ -548,8 +548,8 @@ static const char tpl_join_rest[] =
  * left the join early and arrived at the next task's first barrier made
  * a slower warp of its block read "not done" for the join it had just
  * passed; that warp then stood in for a body barrier it had not run, and
- * the block's threads ran different tasks (on an H200: a corrupted task
- * in every block at two tasks per batch, an illegal address at four).
+ * the block's threads ran different tasks (on an H200: wrong outputs with
+ * batches of three tasks, an illegal address with batches of sixteen).
  */
 static const char tpl_barrier_pre[] =
 	"{ .reg .pred %__gsp_bp; .reg .b32 %__gsp_bz; mov.u32 %__gsp_bz, 0; "
