@@ -4,6 +4,7 @@
  * SM-aware, yieldable form (Documentation/xform.rst).
  *
  *   gsp-xform IN.ptx -o OUT.ptx [--kernel NAME]... [--report FILE]
+ *             [--maxnreg N]
  *
  * Exit status: 0 done (some kernels may have been left as they were, see
  * the report), 1 bad arguments or bad input, 2 the input is not PTX text
@@ -22,12 +23,27 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gsp-xform IN.ptx -o OUT.ptx [--kernel NAME]... [--report FILE]\n"
+		"                 [--maxnreg N]\n"
 		"  IN.ptx, OUT.ptx  PTX files; '-' is stdin / stdout\n"
 		"  --kernel NAME    transform only NAME (repeatable; default: all)\n"
 		"  --report FILE    one line per kernel: 'NAME ok NAME__gsp barriers=none|even|joined'\n"
 		"                   or\n"
 		"                   'NAME skip REASON DETAIL' ('-': stdout)\n"
+		"  --maxnreg N      cap every NAME__gsp at N registers (1..255), as the\n"
+		"                   interposer does when a clone would lose occupancy\n"
 		"Kernels that cannot be transformed stay unchanged in OUT.ptx.\n");
+}
+
+static int parse_regs(const char *s, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (!errno && *s >= '0' && *s <= '9' && !*end && *v >= 1 && *v <= 255)
+		return 0;
+	fprintf(stderr, "gsp-xform: --maxnreg '%s': give a register count, 1..255\n", s);
+	return -1;
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -94,6 +110,8 @@ static int write_all(const char *path, const char *data, size_t len)
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *report = NULL;
+	const char *regs = NULL;
+	unsigned long maxnreg = 0;
 	const char **only = calloc(argc, sizeof(*only));
 	size_t nonly = 0, len, i;
 	struct gsp_xform_result r;
@@ -112,7 +130,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (!strcmp(s, "-o") || !strcmp(s, "--kernel") ||
-		    !strcmp(s, "--report")) {
+		    !strcmp(s, "--report") || !strcmp(s, "--maxnreg")) {
 			if (a + 1 >= argc) {
 				fprintf(stderr, "gsp-xform: %s needs a value\n", s);
 				usage(stderr);
@@ -122,6 +140,8 @@ int main(int argc, char **argv)
 				out = argv[++a];
 			else if (!strcmp(s, "--report"))
 				report = argv[++a];
+			else if (!strcmp(s, "--maxnreg"))
+				regs = argv[++a];
 			else
 				only[nonly++] = argv[++a];
 			continue;
@@ -144,6 +164,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (regs && parse_regs(regs, &maxnreg))
+		return 1;
 	src = read_all(in, &len);
 	if (!src) {
 		fprintf(stderr, "gsp-xform: cannot read %s: %s\n", in, strerror(errno));
@@ -211,6 +233,24 @@ int main(int argc, char **argv)
 		if (k->reason != GSP_XFORM_NOT_SELECTED)
 			fprintf(stderr, "gsp-xform: %s:%u: kernel %s left unchanged (%s): %s\n",
 				in, k->line, k->name, why, k->detail);
+	}
+	for (i = 0; maxnreg && i < r.nk; i++) {
+		char clone[512], *capped;
+		size_t clen;
+
+		if (r.k[i].reason != GSP_XFORM_OK)
+			continue;
+		snprintf(clone, sizeof(clone), "%s__gsp", r.k[i].name);
+		if (gsp_xform_maxnreg(r.out, r.out_len, clone,
+				      (unsigned int)maxnreg, &capped, &clen,
+				      err, sizeof(err))) {
+			fprintf(stderr, "gsp-xform: --maxnreg on %s: %s\n", clone, err);
+			rc = 1;
+			goto free_r;
+		}
+		free(r.out);
+		r.out = capped;
+		r.out_len = clen;
 	}
 	if (write_all(out, r.out, r.out_len)) {
 		fprintf(stderr, "gsp-xform: cannot write %s: %s\n", out, strerror(errno));

@@ -1239,6 +1239,81 @@ out:
 	return rc;
 }
 
+int gsp_xform_maxnreg(const char *src, size_t len, const char *name,
+		      unsigned int regs, char **out, size_t *out_len,
+		      char *err, size_t errlen)
+{
+	struct sbuf b = { 0 };
+	const struct ptx_func *f;
+	struct ptx_module m;
+	uint32_t t, at = 0, skip = 0;
+	char num[24];
+	int i;
+
+	*out = NULL;
+	if (regs < 1 || regs > 255) {
+		snprintf(err, errlen, ".maxnreg %u: must be 1..255", regs);
+		return -1;
+	}
+	if (ptx_parse(&m, src, len, err, errlen))
+		return -1;
+	i = find_func(&m, name, strlen(name));
+	f = i < 0 ? NULL : &m.funcs[i];
+	if (!f || !f->is_entry || !f->has_body) {
+		snprintf(err, errlen, "no kernel %s with a body in the module", name);
+		ptx_free(&m);
+		return -1;
+	}
+	/* a .maxnreg already there: lowered, never raised */
+	for (t = f->dir_tok; t < f->dir_tok + f->ndir_tok; t++) {
+		unsigned long old;
+		char *end;
+
+		if (!ptx_tok_is(&m, t, ".maxnreg"))
+			continue;
+		if (t + 1 >= f->dir_tok + f->ndir_tok ||
+		    m.toks[t + 1].len >= sizeof(num)) {
+			snprintf(err, errlen, "line %u: .maxnreg without a count",
+				 m.toks[t].line);
+			ptx_free(&m);
+			return -1;
+		}
+		memcpy(num, m.src + m.toks[t + 1].off, m.toks[t + 1].len);
+		num[m.toks[t + 1].len] = 0;
+		old = strtoul(num, &end, 0);
+		if (*end || !old) {
+			snprintf(err, errlen, "line %u: .maxnreg %s is not a count",
+				 m.toks[t].line, num);
+			ptx_free(&m);
+			return -1;
+		}
+		if (old <= regs)
+			regs = 0;	/* already as low: the module as it is */
+		at = m.toks[t].off;
+		skip = m.toks[t + 1].off + m.toks[t + 1].len - at;
+		break;
+	}
+	if (!at)
+		at = m.toks[f->body_open].off;
+	put_src(&b, &m, 0, at);
+	if (regs) {
+		snprintf(num, sizeof(num), ".maxnreg %u%s", regs, skip ? "" : "\n");
+		sb_str(&b, num);
+	} else {
+		skip = 0;
+	}
+	put_src(&b, &m, at + skip, (uint32_t)m.len);
+	ptx_free(&m);
+	if (b.oom) {
+		free(b.p);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*out = b.p;
+	*out_len = b.len;
+	return 0;
+}
+
 void gsp_xform_result_free(struct gsp_xform_result *r)
 {
 	size_t i;

@@ -66,6 +66,17 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 	      struct gsp_xform_result *r, char *err, size_t errlen);
 void gsp_xform_result_free(struct gsp_xform_result *r);
 
+/*
+ * Caps the registers of kernel @name in src[0..len) (an output of
+ * gsp_xform(), or any PTX) at @regs, 1..255, with a .maxnreg directive; a
+ * .maxnreg already there is lowered, never raised. Returns 0 with a new
+ * NUL-terminated module in *out (the caller frees it), or -1 with a message
+ * in err (bad PTX, no such kernel, out of memory).
+ */
+int gsp_xform_maxnreg(const char *src, size_t len, const char *name,
+		      unsigned int regs, char **out, size_t *out_len,
+		      char *err, size_t errlen);
+
 const char *gsp_xform_reason_name(enum gsp_xform_reason r);
 
 #endif /* GSP_XFORM_H */

@@ -122,3 +122,38 @@ for f in "$@"; do
 		esac
 	done <<<"$expect"
 done
+
+# --maxnreg reaches ptxas: lbm's clone capped at 64 registers (it needs
+# about 100), its original untouched (the interposer's register cap,
+# Documentation/spatial.rst).
+p=$(ptx_of kernels/wl_lbm.cu)
+if [ -s "$p" ]; then
+	x=${p%.ptx}.cap64.ptx
+	if "$xform" "$p" -o "$x" --maxnreg 64 2>"$x.log" &&
+	   "$ptxas" -arch=sm_90 -v "$x" -o /dev/null >"$x.ptxas" 2>&1; then
+		set -- $(awk '/Compiling entry/ { clone = /__gsp/ }
+			/Used [0-9]+ registers/ {
+				for (i = 1; i < NF; i++)
+					if ($(i + 1) ~ /^registers/)
+						r[clone] = $i
+			}
+			END { print r[1] + 0, r[0] + 0 }' "$x.ptxas")
+		if [ "$1" -lt 1 ] || [ "$1" -gt 64 ]; then
+			echo "not ok - xform --maxnreg 64: lbm's clone uses $1 registers"
+		elif [ "$2" -le 64 ]; then
+			echo "not ok - xform --maxnreg 64: lbm's original was capped too ($2 registers)"
+		else
+			echo "ok - xform --maxnreg 64: lbm's clone uses $1 registers, its original $2"
+		fi
+	else
+		echo "not ok - xform --maxnreg 64: gsp-xform or ptxas failed"
+		sed 's/^/# /' "$x.log" "$x.ptxas" | head -n 20
+	fi
+fi
+if "$xform" "$p" -o /dev/null --maxnreg 256 2>"$out/maxnreg.err"; then
+	echo "not ok - xform --maxnreg 256 refused"
+elif grep -q "give a register count, 1..255" "$out/maxnreg.err"; then
+	echo "ok - xform --maxnreg 256 refused with what to give"
+else
+	echo "not ok - xform --maxnreg 256: $(head -n 1 "$out/maxnreg.err")"
+fi

@@ -595,6 +595,56 @@ static void test_barrier_choice(void)
 	}
 }
 
+/* .maxnreg goes on the named kernel only, lowered but never raised. */
+static void test_maxnreg(void)
+{
+	struct gsp_xform_result r;
+	char err[256], *out = NULL, *again = NULL, *k;
+	size_t len, len2;
+	int rc;
+
+	r = run(kernel, NULL, &rc);
+	if (rc) {
+		tap_ok(0, "maxnreg: the module transforms");
+		return;
+	}
+	rc = gsp_xform_maxnreg(r.out, r.out_len, "k__gsp", 96, &out, &len,
+			       err, sizeof(err));
+	k = rc ? NULL : strstr(out, ".entry k__gsp(");
+	tap_ok(k && len == r.out_len + strlen(".maxnreg 96\n") &&
+	       strlen(out) == len && count(out, ".maxnreg") == 1 &&
+	       strstr(k, ".maxntid 128, 1, 1\n.maxnreg 96\n{\n") &&
+	       !memcmp(out, r.out, (size_t)(k - out)),
+	       "maxnreg: inserted after the clone's own directives, the rest kept: %s",
+	       rc ? err : "ok");
+	rc = out ? gsp_xform_maxnreg(out, len, "k__gsp", 64, &again, &len2,
+				     err, sizeof(err)) : -1;
+	tap_ok(!rc && count(again, ".maxnreg") == 1 &&
+	       strstr(again, ".maxnreg 64\n{") && len2 == len,
+	       "maxnreg: a higher cap already there is lowered in place");
+	free(again);
+	again = NULL;
+	rc = out ? gsp_xform_maxnreg(out, len, "k__gsp", 128, &again, &len2,
+				     err, sizeof(err)) : -1;
+	tap_ok(!rc && len2 == len && !strcmp(again, out),
+	       "maxnreg: a lower cap already there is kept");
+	free(again);
+	again = NULL;
+	rc = gsp_xform_maxnreg(r.out, r.out_len, "twice", 64, &again, &len2,
+			       err, sizeof(err));
+	tap_ok(rc == -1 && !again && strstr(err, "no kernel twice"),
+	       "maxnreg: a .func is not a kernel: %s", err);
+	rc = gsp_xform_maxnreg(r.out, r.out_len, "k__gsp", 256, &again, &len2,
+			       err, sizeof(err));
+	tap_ok(rc == -1 && !again && strstr(err, "1..255"),
+	       "maxnreg: 256 registers refused: %s", err);
+	rc = gsp_xform_maxnreg(r.out, r.out_len, "nope", 64, &again, &len2,
+			       err, sizeof(err));
+	tap_ok(rc == -1 && !again, "maxnreg: an unknown kernel refused: %s", err);
+	free(out);
+	gsp_xform_result_free(&r);
+}
+
 int main(void)
 {
 	test_parse();
@@ -604,5 +654,6 @@ int main(void)
 	test_reasons();
 	test_select_and_no_ptx();
 	test_barrier_choice();
+	test_maxnreg();
 	return tap_done();
 }
