@@ -103,6 +103,7 @@ struct sp_ctx {
 	int dead, ok;
 	char err[96];		/* why setup failed */
 	unsigned int nsm, arch;
+	unsigned int regs_sm;	/* register file per SM; 0 if unknown */
 	uint32_t rank[GSP_PERSIST_MAX_SM];
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
@@ -145,6 +146,7 @@ struct sp_var {
 struct sp_mod {
 	struct sp_mod *next;
 	struct sp_ctx *c;
+	int own;		/* one kernel's, register-capped (kfn_regcap()) */
 	CUmodule m;
 	CUresult err;		/* the JIT's error, or CUDA_SUCCESS */
 	char why[200];		/* if a variable cannot be paired */
@@ -162,6 +164,7 @@ struct sp_kfn {			/* NAME__gsp in one context */
 	CUresult err;
 	unsigned int threads, shmem;	/* of the cached occupancy */
 	int k;
+	int capped;		/* kfn_regcap() looked: never again */
 };
 
 struct sp_kern {
@@ -222,6 +225,7 @@ static struct {
 	__typeof__(&cuMemcpyDtoDAsync) dtod[2];		/* [ptsz] */
 	__typeof__(&cuOccupancyMaxActiveBlocksPerMultiprocessor) occ;
 	__typeof__(&cuFuncSetAttribute) fn_attr;
+	__typeof__(&cuFuncGetAttribute) fn_get;
 	__typeof__(&cuMemAlloc) mem_alloc;
 	__typeof__(&cuMemFree) mem_free;
 	__typeof__(&cuMemsetD32Async) memset32[2];	/* [ptsz] */
@@ -272,6 +276,7 @@ static struct {
 	unsigned int nreason;
 	atomic_ulong launches, topups;
 	atomic_ulong one_wave;		/* launches left unchanged: one wave */
+	atomic_ulong regcaps;		/* clones JIT-ed again, capped */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
 	int green_api;		/* the driver has what green contexts need */
 	int drv_version;
@@ -743,6 +748,9 @@ static void ctx_setup(struct sp_ctx *c)
 	}
 	c->nsm = (unsigned int)v;
 	c->arch = (unsigned int)(ma * 10 + mi);
+	if (!R.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
+			c->dev) && v > 0)
+		c->regs_sm = (unsigned int)v;
 	if (c->dev >= 0 && c->dev < 64 &&
 	    !(sp.mps_checked & (1ULL << c->dev))) {
 		sp.mps_checked |= 1ULL << c->dev;
@@ -1128,19 +1136,17 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md)
 	return 0;
 }
 
-/* The image's transformed module in @c, JIT-ed once. */
-static struct sp_mod *mod_get(struct sp_img *img, struct sp_ctx *c)
+/* @text (@img's transformed PTX) JIT-ed in @c, kept with the image. */
+static struct sp_mod *mod_jit(struct sp_img *img, struct sp_ctx *c,
+			      const char *text, int own)
 {
-	struct sp_mod *md;
+	struct sp_mod *md = calloc(1, sizeof(*md));
 
-	for (md = img->mods; md; md = md->next)
-		if (md->c == c)
-			return md;
-	md = calloc(1, sizeof(*md));
 	if (!md)
 		return NULL;
 	md->c = c;
-	md->err = R.mod_load(&md->m, img->xr.out);
+	md->own = own;
+	md->err = R.mod_load(&md->m, text);
 	if (md->err)
 		md->m = NULL;
 	else if (mod_vars(img, md))
@@ -1148,6 +1154,17 @@ static struct sp_mod *mod_get(struct sp_img *img, struct sp_ctx *c)
 	md->next = img->mods;
 	img->mods = md;
 	return md;
+}
+
+/* The image's transformed module in @c, JIT-ed once. */
+static struct sp_mod *mod_get(struct sp_img *img, struct sp_ctx *c)
+{
+	struct sp_mod *md;
+
+	for (md = img->mods; md; md = md->next)
+		if (md->c == c && !md->own)
+			return md;
+	return mod_jit(img, c, img->xr.out, 0);
 }
 
 /* NAME__gsp in @c; NULL with @why and the stats' reason in *@token. */
@@ -1195,19 +1212,88 @@ found:
 	return kf->err ? NULL : kf;
 }
 
-/* K for this block size and dynamic shared memory, cached. */
-static int kfn_k(struct sp_kfn *kf, unsigned int threads, unsigned int shmem)
+/* Blocks of @f per SM at this block size; 0 if none fit. */
+static int fn_occ(CUfunction f, unsigned int threads, unsigned int shmem)
 {
 	int k = 0;
 
-	if (kf->k && kf->threads == threads && kf->shmem == shmem)
-		return kf->k;
 	/* The original's opt-in to large shared memory is not ours. */
 	if (shmem > 48 * 1024)
-		R.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+		R.fn_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 			  (int)shmem);
-	if (R.occ(&k, kf->f, (int)threads, shmem) != CUDA_SUCCESS || k < 1)
+	if (R.occ(&k, f, (int)threads, shmem) != CUDA_SUCCESS || k < 0)
 		return 0;
+	return k;
+}
+
+/*
+ * ptxas may give a clone's task loop more registers than the original
+ * kernel had (lbm: 106 against 96), and so fewer blocks per SM (4 of 128
+ * threads instead of 5). Such a clone is JIT-ed again, once, in a module
+ * of its own, with .maxnreg at what the original's occupancy allows
+ * (a few bytes of spills at most, Documentation/spatial.rst); the capped
+ * one replaces it if more of its blocks fit. Returns K now.
+ */
+static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
+		      unsigned int threads, unsigned int shmem, int k)
+{
+	struct sp_kern *kn = kf->kern;
+	unsigned int warps = (threads + 31) / 32, cap;
+	int ko, regs = 0, k2 = 0;
+	char name[512], err[160], *text;
+	struct sp_mod *md;
+	CUfunction f;
+	size_t len;
+
+	if (kf->capped || !kf->c->regs_sm || !R.fn_get)
+		return k;
+	ko = fn_occ(orig, threads, shmem);
+	if (ko <= k || R.fn_get(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, kf->f))
+		return k;
+	/* registers go to a warp in units of 256: 8 per thread */
+	cap = kf->c->regs_sm / ((unsigned int)ko * warps * 32) / 8 * 8;
+	if (!cap || cap >= (unsigned int)regs)
+		return k;	/* not registers: shared memory, say */
+	kf->capped = 1;
+	snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
+	if (gsp_xform_maxnreg(kn->img->xr.out, kn->img->xr.out_len, name, cap,
+			      &text, &len, err, sizeof(err))) {
+		gsp_log(1, "spatial: kernel %s: no register cap: %s",
+			kn->name, err);
+		return k;
+	}
+	md = mod_jit(kn->img, kf->c, text, 1);
+	free(text);
+	if (!md || md->err || R.mod_fn(&f, md->m, name) ||
+	    (k2 = fn_occ(f, threads, shmem)) <= k) {
+		gsp_log(1, "spatial: kernel %s: capped at %u registers its transformed form fits %d blocks per SM, not more than %d; kept as it was",
+			kn->name, cap, k2, k);
+		if (md && md->m) {
+			R.mod_unload(md->m);
+			md->m = NULL;
+		}
+		return k;
+	}
+	kf->f = f;
+	kf->md = md;
+	atomic_fetch_add_explicit(&sp.regcaps, 1, memory_order_relaxed);
+	gsp_log(1, "spatial: kernel %s: its transformed form capped at %u registers (it used %d): %d blocks per SM, as the original, not %d",
+		kn->name, cap, regs, k2, k);
+	return k2;
+}
+
+/* K for this block size and dynamic shared memory, cached. */
+static int kfn_k(struct sp_kfn *kf, CUfunction orig, unsigned int threads,
+		 unsigned int shmem)
+{
+	int k;
+
+	if (kf->k && kf->threads == threads && kf->shmem == shmem)
+		return kf->k;
+	k = fn_occ(kf->f, threads, shmem);
+	if (k < 1)
+		return 0;
+	k = kfn_regcap(kf, orig, threads, shmem, k);
 	if (k > GSP_PERSIST_MAX_K)
 		k = GSP_PERSIST_MAX_K;
 	kf->threads = threads;
@@ -1320,7 +1406,7 @@ int gsp_sp_prepare(struct gsp_op *op)
 		threads = op->u.k.b[0] * op->u.k.b[1] * op->u.k.b[2];
 		shmem = op->u.k.shmem;
 	}
-	if (!kfn_k(kf, threads, shmem)) {
+	if (!kfn_k(kf, f, threads, shmem)) {
 		fallback(kn, "occupancy",
 			 "its transformed form does not fit on an SM at this block size");
 		goto out;
@@ -2021,6 +2107,7 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 	RHOOK(dtod[1], H_cuMemcpyDtoDAsync_v2_ptsz);
 	RSYM(occ, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	RSYM(fn_attr, "cuFuncSetAttribute");
+	RSYM(fn_get, "cuFuncGetAttribute");
 	RSYM(mem_alloc, "cuMemAlloc_v2");
 	RHOOK(mem_free, H_cuMemFree_v2);
 	RHOOK(memset32[0], H_cuMemsetD32Async);
@@ -2083,9 +2170,9 @@ void gsp_sp_stats(FILE *f)
 
 	if (!gsp_sp_on())
 		return;
-	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\nspatial_one_wave %lu\n",
+	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\nspatial_one_wave %lu\nspatial_regcap %lu\n",
 		atomic_load(&sp.launches), atomic_load(&sp.topups),
-		atomic_load(&sp.one_wave));
+		atomic_load(&sp.one_wave), atomic_load(&sp.regcaps));
 	pthread_mutex_lock(&sp.mu);
 	for (i = 0; i < sp.nreason; i++)
 		fprintf(f, "spatial_fallback_%s %lu\n", sp.reason[i].name,

@@ -15,7 +15,9 @@
  * interposer's SM probe, marks SMs 0..FAKE_SMS-1 as a GPU would. The
  * device has FAKE_SMS SMs, compute capability 9.0, an occupancy of
  * FAKE_OCC blocks per SM for every kernel, and MPS on unless
- * FAKE_CUDA_MPS=0. FAKE_CUDA_NO_REGISTER=1 makes cuMemHostRegister fail.
+ * FAKE_CUDA_MPS=0. A kernel whose body has a comment "// fake-regs R C"
+ * uses R registers per thread, C in its clone NAME__gsp, at most its
+ * .maxnreg; its occupancy is what 65536 registers per SM allow. FAKE_CUDA_NO_REGISTER=1 makes cuMemHostRegister fail.
  * Mapped host memory's device address is its host address. A module's
  * variables (cuModuleGetGlobal, cuLibraryGetGlobal) are those its PTX
  * declares as "NAME[N];" or "NAME;" after a type .bW/.uW/.sW/.fW: N x W/8
@@ -84,7 +86,12 @@ static struct { uintptr_t lo, hi; } allocs[256];	/* device memory */
 static unsigned int nallocs;
 
 struct fake_event { uint64_t t; int id; int held; int green; };
-struct fake_func { int nparams; size_t size[MAX_FPARAMS]; char name[48]; };
+struct fake_func {
+	int nparams;
+	size_t size[MAX_FPARAMS];
+	char name[48];
+	int regs;		/* see ptx_regs(); 0: FAKE_OCC blocks per SM */
+};
 #define MOD_VARS 8
 struct fake_mod {		/* PTX text, or NULL; its variables */
 	char *text;
@@ -813,6 +820,9 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
 		*v = 0;
 		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
+		*v = 65536;
+		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
 		*v = !(mps && !strcmp(mps, "0"));
 		return CUDA_SUCCESS;
@@ -826,10 +836,23 @@ EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n,
 							     int threads,
 							     size_t shmem)
 {
-	(void)f;
-	(void)threads;
+	const struct fake_func *ff = (const struct fake_func *)f;
+
 	(void)shmem;
 	*n = FAKE_OCC;
+	if (ff && ff->regs)
+		*n = 65536 / (ff->regs * 32 * ((threads + 31) / 32));
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a,
+				   CUfunction f)
+{
+	const struct fake_func *ff = (const struct fake_func *)f;
+
+	if (!ff || a != CU_FUNC_ATTRIBUTE_NUM_REGS)
+		return CUDA_ERROR_INVALID_VALUE;
+	*v = ff->regs ? ff->regs : 32;
 	return CUDA_SUCCESS;
 }
 
@@ -1059,6 +1082,28 @@ static int ptx_params(const char *text, const char *name, size_t *size)
 	return n;
 }
 
+/* Registers of .entry @name in @text (see the top); 0 if not given. */
+static int ptx_regs(const char *text, const char *name)
+{
+	char pat[128];
+	const char *p, *body, *end, *cap, *fr;
+	int r, c, regs;
+
+	snprintf(pat, sizeof(pat), ".entry %s(", name);
+	p = strstr(text, pat);
+	body = p ? strchr(p, '{') : NULL;
+	end = body ? strstr(body, "\n}") : NULL;
+	fr = body ? strstr(body, "// fake-regs ") : NULL;
+	if (!end || !fr || fr > end ||
+	    sscanf(fr, "// fake-regs %d %d", &r, &c) != 2)
+		return 0;
+	regs = strstr(name, "__gsp") ? c : r;
+	cap = strstr(p, ".maxnreg ");
+	if (cap && cap < body && atoi(cap + 9) < regs)
+		regs = atoi(cap + 9);
+	return regs;
+}
+
 static CUresult get_fn(CUfunction *out, const struct fake_mod *m,
 		       const char *name)
 {
@@ -1074,6 +1119,7 @@ static CUresult get_fn(CUfunction *out, const struct fake_mod *m,
 	}
 	f = (struct fake_func *)fake_function(n, m->text ? size : one_int);
 	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->regs = m->text ? ptx_regs(m->text, name) : 0;
 	*out = (CUfunction)f;
 	return CUDA_SUCCESS;
 }

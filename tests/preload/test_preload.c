@@ -940,6 +940,78 @@ static void spvars_launch(CUfunction kv, CUstream s, int ptsz,
 	       "spvars: %s: the copies come before the ctl's reset", cp);
 }
 
+/*
+ * Registers (fake-regs, fake_cuda.c): kr's clone takes 112 registers to its
+ * original's 96, 4 blocks of 128 threads per SM instead of 5, so it is
+ * capped; ks's clone takes 100, still 5 blocks, so it is not.
+ */
+static const char regs_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n\n"
+	".visible .entry kr(\n\t.param .u32 kr_param_0\n)\n{\n"
+	"\t// fake-regs 96 112\n"
+	"\t.reg .b32 %r<4>;\n\tld.param.u32 %r1, [kr_param_0];\n"
+	"\tmov.u32 %r2, %ctaid.x;\n\tadd.s32 %r3, %r1, %r2;\n\tret;\n}\n\n"
+	".visible .entry ks(\n\t.param .u32 ks_param_0\n)\n{\n"
+	"\t// fake-regs 96 100\n"
+	"\t.reg .b32 %r<4>;\n\tld.param.u32 %r1, [ks_param_0];\n"
+	"\tmov.u32 %r2, %ctaid.x;\n\tadd.s32 %r3, %r1, %r2;\n\tret;\n}\n";
+
+/* Trace entries named @name from @from on. */
+static unsigned int calls_of(const char *name, unsigned int from)
+{
+	unsigned int i, k = 0, n = fake_trace_len();
+	struct fake_call c;
+
+	for (i = from; i < n; i++) {
+		fake_trace_get(i, &c);
+		k += !strcmp(c.name, name);
+	}
+	return k;
+}
+
+/* @f: 100 blocks of 128 threads, more than a wave of 4 SMs x 5. */
+static int regs_launch(CUfunction f, const char *clone, int arg,
+		       struct fake_call *c, unsigned int *loads)
+{
+	int a = arg, idx[4];
+	void *p[] = { &a };
+
+	fake_trace_reset();
+	cuLaunchKernel(f, 100, 1, 1, 128, 1, 1, 0, S1, p, NULL);
+	cuCtxSynchronize();
+	*loads = calls_of("cuModuleLoadData", 0);
+	if (launches_of(clone, 0, idx, 4) != 1)
+		return -1;
+	fake_trace_get((unsigned int)idx[0], c);
+	return (int)job_of((unsigned int)idx[0]).k_slots;
+}
+
+static void t_regcap(void)
+{
+	unsigned int loads;
+	struct fake_call c;
+	CUfunction kr, ks;
+	CUmodule m;
+	int k;
+
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, regs_ptx);
+	cuModuleGetFunction(&kr, m, "kr");
+	cuModuleGetFunction(&ks, m, "ks");
+	k = regs_launch(ks, "ks__gsp", 1, &c, &loads);
+	tap_ok(k == 5 && c.grid[0] == 4 * 5 && c.payload == 1 && loads == 2,
+	       "regcap: a clone at the original's occupancy is not capped: K %d, two JITs (the SM probe, the image; saw %u)",
+	       k, loads);
+	k = regs_launch(kr, "kr__gsp", 2, &c, &loads);
+	tap_ok(k == 5 && c.grid[0] == 4 * 5 && c.payload == 2 && loads == 1,
+	       "regcap: a clone that loses a block per SM to registers is JIT-ed again, alone, with .maxnreg: K 5 as the original, grid 20 (K %d, grid %u, %u JITs)",
+	       k, k > 0 ? c.grid[0] : 0, loads);
+	k = regs_launch(kr, "kr__gsp", 3, &c, &loads);
+	tap_ok(k == 5 && loads == 0,
+	       "regcap: the capped clone is kept: K %d, no JIT on the next launch",
+	       k);
+}
+
 static void t_spvars(void)
 {
 	CUmodule m, mp, mh, mt;
@@ -1457,6 +1529,8 @@ int main(int argc, char **argv)
 		t_spatial();
 	else if (!strcmp(argv[1], "nospatial"))
 		t_nospatial();
+	else if (!strcmp(argv[1], "regcap"))
+		t_regcap();
 	else if (!strcmp(argv[1], "spvars"))
 		t_spvars();
 	else if (!strcmp(argv[1], "green"))
