@@ -106,6 +106,7 @@ struct sp_ctx {
 	unsigned int regs_sm;	/* register file per SM; 0 if unknown */
 	uint32_t rank[GSP_PERSIST_MAX_SM];
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
+	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
 	struct sp_ctl *ctls[CTL_MAX];
 	unsigned int nctl;
@@ -123,7 +124,14 @@ struct sp_ctl {
 	struct sp_ctx *c;
 	CUdeviceptr dptr;
 	CUevent ev_p, ev_t;	/* after the primary, after the last top-up */
+	CUevent ev_z;		/* after its reset on the context's zero stream */
 	int state, claimed;
+	/*
+	 * clean: its first GSP_PERSIST_RESET_BYTES are zero, so a launch
+	 * needs no reset on its stream; zeroing: a reset is queued behind
+	 * ev_z, clean once that completes (under sp.mu, like state).
+	 */
+	int clean, zeroing;
 	unsigned int topups;
 	uint32_t hw;		/* n*k at its last look (launch or poll) */
 	uint32_t ep;		/* the request's epoch then */
@@ -761,9 +769,12 @@ static void ctx_setup(struct sp_ctx *c)
 				(int)c->dev);
 	}
 	r = R.stream_create(&c->topup, CU_STREAM_NON_BLOCKING);
+	if (!r)
+		r = R.stream_create(&c->zero, CU_STREAM_NON_BLOCKING);
 	if (r) {
 		snprintf(c->err, sizeof(c->err),
-			 "cannot create the top-up stream (error %d)", (int)r);
+			 "cannot create the top-up or reset stream (error %d)",
+			 (int)r);
 		return;
 	}
 	if (probe_ranks(c) || map_ctrl(c))
@@ -864,7 +875,7 @@ static void ctl_retire(struct sp_ctl *t, struct sp_img **dead)
 	t->state = CTL_FREE;
 }
 
-/* A new ctl of @c: device memory, its rank table, two events. */
+/* A new ctl of @c, clean: device memory, its rank table, three events. */
 static struct sp_ctl *ctl_new(struct sp_ctx *c)
 {
 	struct gsp_persist_ctl init;
@@ -886,58 +897,109 @@ static struct sp_ctl *ctl_new(struct sp_ctx *c)
 		r = R.ev_create(&t->ev_p, CU_EVENT_DISABLE_TIMING);
 	if (!r)
 		r = R.ev_create(&t->ev_t, CU_EVENT_DISABLE_TIMING);
+	if (!r)
+		r = R.ev_create(&t->ev_z, CU_EVENT_DISABLE_TIMING);
 	if (r) {
 		/* Events and memory of a half-made ctl: rare, left alone. */
 		free(t);
 		return NULL;
 	}
 	t->c = c;
+	t->clean = 1;
 	return t;
 }
 
 /*
- * A free ctl of @c, taken: a free one, else one whose job has ended
- * (looked at unlocked, claimed meanwhile), else a new one.
+ * Resets ended job @t's ctl on its context's zero stream (claimed or
+ * taken by the caller, unlocked), so that its next launch needs no reset
+ * on the program's stream: 1 if queued, 0 if not (it stays dirty).
+ */
+static int ctl_zero(struct sp_ctl *t)
+{
+	struct sp_ctx *c = t->c;
+
+	return !R.ctx_set(c->ctx) &&
+	       !R.memset32[0](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4, c->zero) &&
+	       !R.ev_record[0](t->ev_z, c->zero);
+}
+
+/*
+ * A free ctl of @c, taken. First one known clean; else, looked at
+ * unlocked (claimed meanwhile), one whose reset has completed; else a
+ * dirty free one, or one whose job has ended (its launch resets it on
+ * its stream); else a new one. Ended jobs it does not take are reset on
+ * the zero stream for later launches.
  */
 static struct sp_ctl *ctl_get(struct sp_ctx *c)
 {
-	struct sp_ctl *mine[CTL_MAX];
-	char done[CTL_MAX];
+	struct sp_ctl *mine[CTL_MAX], *spare[CTL_MAX];
+	char done[CTL_MAX], zeroing[CTL_MAX];
 	struct sp_img *dead = NULL;
-	struct sp_ctl *t = NULL;
-	unsigned int i, n = 0;
+	struct sp_ctl *t = NULL, *dirty = NULL;
+	unsigned int i, n = 0, ns = 0;
+	int ok;
 
 	pthread_mutex_lock(&sp.mu);
 	for (i = 0; i < c->nctl && !t; i++)
-		if (c->ctls[i]->state == CTL_FREE)
+		if (c->ctls[i]->state == CTL_FREE && c->ctls[i]->clean)
 			t = c->ctls[i];
-	if (!t)
-		for (i = 0; i < c->nctl; i++)
-			if (c->ctls[i]->state == CTL_LIVE && !c->ctls[i]->claimed) {
-				c->ctls[i]->claimed = 1;
-				mine[n++] = c->ctls[i];
-			}
+	for (i = 0; i < c->nctl && !t; i++) {
+		struct sp_ctl *s = c->ctls[i];
+
+		if (s->claimed)
+			continue;
+		if ((s->state == CTL_FREE && s->zeroing) ||
+		    s->state == CTL_LIVE) {
+			s->claimed = 1;
+			zeroing[n] = s->state == CTL_FREE;
+			mine[n++] = s;
+		} else if (s->state == CTL_FREE && !dirty) {
+			dirty = s;
+		}
+	}
 	if (t)
 		t->state = CTL_TAKEN;
 	pthread_mutex_unlock(&sp.mu);
 	if (t)
 		return t;
 	for (i = 0; i < n; i++)
-		done[i] = ctl_done(mine[i]);
+		done[i] = zeroing[i] ?
+			  R.ev_query(mine[i]->ev_z) != CUDA_ERROR_NOT_READY :
+			  ctl_done(mine[i]);
 	pthread_mutex_lock(&sp.mu);
 	for (i = 0; i < n; i++) {
-		mine[i]->claimed = 0;
-		if (done[i]) {
-			ctl_retire(mine[i], &dead);
-			if (!t) {
-				t = mine[i];
-				t->state = CTL_TAKEN;
-			}
+		struct sp_ctl *s = mine[i];
+
+		s->claimed = 0;
+		if (!done[i])
+			continue;
+		if (zeroing[i]) {
+			s->zeroing = 0;
+			s->clean = 1;
+			if (!t)
+				t = s;
+			continue;
 		}
+		ctl_retire(s, &dead);
+		s->state = CTL_TAKEN;	/* ours until reset, or taken */
+		spare[ns++] = s;
 	}
+	if (!t && dirty && dirty->state == CTL_FREE && !dirty->claimed)
+		t = dirty;
+	if (!t && ns)
+		t = spare[--ns];
+	if (t)
+		t->state = CTL_TAKEN;
 	pthread_cond_broadcast(&sp.cv);
 	pthread_mutex_unlock(&sp.mu);
 	img_free_list(dead);
+	for (i = 0; i < ns; i++) {
+		ok = ctl_zero(spare[i]);
+		pthread_mutex_lock(&sp.mu);
+		spare[i]->zeroing = ok;
+		spare[i]->state = CTL_FREE;
+		pthread_mutex_unlock(&sp.mu);
+	}
 	if (t || c->nctl == CTL_MAX)
 		return t;
 	t = ctl_new(c);
@@ -1845,6 +1907,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	struct sp_ctl *t;
 	uint64_t word;
 	CUresult r;
+	int clean;
 
 	if (kf->kind == SP_GREEN)
 		return green_issue(op, res);
@@ -1880,6 +1943,11 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	word = req_now();
 	if (local_word())
 		__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
+	/* reset on its stream unless the zero stream did it (ctl_get()) */
+	pthread_mutex_lock(&sp.mu);
+	clean = t->clean;
+	t->clean = 0;
+	pthread_mutex_unlock(&sp.mu);
 	memset(&t->job, 0, sizeof(t->job));
 	t->job.ctl = t->dptr;
 	t->job.ctrl_ptr = c->ctrl;
@@ -1903,7 +1971,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		cfg.gridDimX = grid;
 		cfg.gridDimY = cfg.gridDimZ = 1;
 		r = vars_copy(kf->md, pt, op->stream, 0);
-		if (!r)
+		if (!r && !clean)
 			r = R.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
@@ -1912,7 +1980,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
 		t->shmem = op->u.k.shmem;
 		r = vars_copy(kf->md, pt, op->stream, 0);
-		if (!r)
+		if (!r && !clean)
 			r = R.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
@@ -2007,7 +2075,7 @@ static void sleep_ns(uint64_t ns)
 static void *watcher_main(void *arg)
 {
 	struct sp_ctl *batch[WATCH_BATCH];
-	int done[WATCH_BATCH], lost[WATCH_BATCH];
+	int done[WATCH_BATCH], lost[WATCH_BATCH], zeroed[WATCH_BATCH];
 	(void)arg;
 
 	/* Our 50 us sleeps must not be stretched by the timer slack. */
@@ -2053,6 +2121,8 @@ static void *watcher_main(void *arg)
 				lost[i] = topup(t, word);
 			t->hw = nk;
 			t->ep = GSP_PERSIST_CTRL_EPOCH(word);
+			/* ended: reset now, off the program's streams */
+			zeroed[i] = done[i] && ctl_zero(t);
 		}
 		pthread_mutex_lock(&sp.mu);
 		for (i = 0; i < n; i++) {
@@ -2062,6 +2132,7 @@ static void *watcher_main(void *arg)
 				batch[i]->state = CTL_LOST;
 			} else if (done[i]) {
 				ctl_retire(batch[i], &dead);
+				batch[i]->zeroing = zeroed[i];
 			}
 		}
 		pthread_cond_broadcast(&sp.cv);

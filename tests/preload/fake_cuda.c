@@ -18,7 +18,10 @@
  * FAKE_CUDA_MPS=0. A kernel whose body has a comment "// fake-regs R C"
  * uses R registers per thread, C in its clone NAME__gsp, at most its
  * .maxnreg; its occupancy is what 65536 registers per SM allow. FAKE_CUDA_NO_REGISTER=1 makes cuMemHostRegister fail.
- * Mapped host memory's device address is its host address. A module's
+ * Mapped host memory's device address is its host address. A launch
+ * whose last parameter is a struct gsp_persist_job records whether the
+ * job's ctl was reset (its first GSP_PERSIST_RESET_BYTES zero), then
+ * dirties the ctl as the kernel would. A module's
  * variables (cuModuleGetGlobal, cuLibraryGetGlobal) are those its PTX
  * declares as "NAME[N];" or "NAME;" after a type .bW/.uW/.sW/.fW: N x W/8
  * bytes of fake device memory each, allocated at the first look-up.
@@ -54,6 +57,8 @@
 #undef cuGetProcAddress
 #undef cuEventElapsedTime
 #undef cuMemcpyHtoD
+
+#include <gsp_persist.h>
 
 #include "fake_cuda.h"
 
@@ -575,8 +580,21 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 	c->shmem = sh;
 	if (params && f->nparams > 0 &&
 	    f->size[f->nparams - 1] == sizeof(c->job)) {
+		uint64_t ctl;
+
 		c->has_job = 1;
 		memcpy(c->job, params[f->nparams - 1], sizeof(c->job));
+		/* what a transformed kernel finds, then leaves behind */
+		memcpy(&ctl, c->job, sizeof(ctl));
+		if (is_alloc((uintptr_t)ctl, GSP_PERSIST_RESET_BYTES)) {
+			unsigned char *b = (unsigned char *)(uintptr_t)ctl;
+			int i;
+
+			c->ctl_zero = 1;
+			for (i = 0; i < GSP_PERSIST_RESET_BYTES; i++)
+				c->ctl_zero &= !b[i];
+			memset(b, 0xa5, 8);	/* next_task */
+		}
 	}
 	if (params && !strcmp(f->name, "gsp_sm_probe")) {
 		uint32_t *out;

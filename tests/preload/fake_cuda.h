@@ -19,6 +19,7 @@ struct fake_call {
 	unsigned int grid[3], block[3], shmem;
 	int has_job;		/* last parameter of 64 bytes, copied: */
 	unsigned char job[64];	/* struct gsp_persist_job */
+	int ctl_zero;		/* its ctl was reset when it was launched */
 	/* memsets, copies (addr: destination), module variable look-ups */
 	uint64_t addr, count, src;
 	unsigned int sms;	/* launches: the green context's SMs, or 0 */

@@ -145,6 +145,7 @@ fi
 scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_NO_REGISTER=1 FAKE_CUDA_MPS=0
 count 'cannot map the board into the GPU' 1 "spatial: the board cannot be registered: said once"
 count 'MPS is off on CUDA device 0' 1 "spatial: MPS off: said once"
+scenario ctlreset arb FAKE_GSP_PART=2,1 GSP_WATCH_US=1000000
 scenario regcap arb FAKE_GSP_PART=2,1 GSP_LOG=1 GSP_STATS_FILE="$tmp/stats"
 count 'kernel kr: its transformed form capped at 96 registers (it used 112): 5 blocks per SM, as the original, not 4' 1 "regcap: the cap is logged once, with the registers and blocks per SM"
 count 'kernel ks: .*capped' 0 "regcap: a clone at the original's occupancy is not capped"

@@ -85,6 +85,21 @@ static void launch(CUstream s, int arg)
 }
 
 /* Index of the first trace entry named @name at or after @from, or -1. */
+/* Memsets in [from, to) on @s (NULL: any stream), of @addr (0: any). */
+static unsigned int memsets_on(CUstream s, unsigned int from, unsigned int to,
+			       uint64_t addr)
+{
+	unsigned int k = 0;
+	struct fake_call c;
+
+	for (; from < to; from++) {
+		fake_trace_get(from, &c);
+		k += !strncmp(c.name, "cuMemsetD32Async", 16) &&
+		     (!s || c.stream == (uintptr_t)s) && (!addr || c.addr == addr);
+	}
+	return k;
+}
+
 static int find(const char *name, unsigned int from)
 {
 	unsigned int i, n = fake_trace_len();
@@ -643,7 +658,7 @@ static void t_spatial(void)
 	int idx[16], at, ok;
 	unsigned int n, i;
 	struct gsp_persist_job j;
-	struct fake_call c, ms;
+	struct fake_call c;
 	uint64_t *req, e;
 
 	if (!board) {
@@ -681,17 +696,8 @@ static void t_spatial(void)
 		       j.ctrl_ptr == (uintptr_t)req,
 	       local ? "spatial: the board cannot be registered: the job reads a local copy of the request" :
 		       "spatial: the job reads the board's partition request in place (registered, mapped)");
-	ok = 0;
-	for (i = (unsigned int)at; i-- > 0;) {
-		fake_trace_get(i, &ms);
-		if (ms.stream != (uintptr_t)S1 || !strcmp(ms.name, "cuEventRecord"))
-			continue;
-		ok = !strcmp(ms.name, "cuMemsetD32Async") && ms.addr == j.ctl &&
-		     ms.count == GSP_PERSIST_RESET_BYTES / 4 && ms.payload == 0;
-		break;
-	}
-	tap_ok(ok, "spatial: right before it on the same stream, a memset zeroes the ctl's first %d bytes",
-	       GSP_PERSIST_RESET_BYTES);
+	tap_ok(c.ctl_zero && !memsets_on(S1, 0, (unsigned int)at, 0),
+	       "spatial: its ctl is a new one, zero: no reset on its stream before it");
 	{
 		const struct gsp_persist_ctl *ctl = (const void *)(uintptr_t)j.ctl;
 
@@ -731,6 +737,10 @@ static void t_spatial(void)
 	usleep(20000);
 	n = launches_of("k1__gsp", 0, idx, 16);
 	tap_ok(n == 2, "spatial: once it completed, no more top-ups (launches %u)", n);
+	n = memsets_on(NULL, 0, fake_trace_len(), j.ctl);
+	tap_ok(n == 1 && !memsets_on(S1, 0, fake_trace_len(), 0),
+	       "spatial: once its job ended, its ctl was reset once, not on the program's stream (saw %u)",
+	       n);
 
 	/* One wave: unchanged while nothing is asked, unless GSP_ONE_WAVE=0. */
 	fake_trace_reset();
@@ -742,8 +752,9 @@ static void t_spatial(void)
 		       "spatial: GSP_ONE_WAVE=0: a one-wave grid is transformed too");
 	else
 		tap_ok(n == 1 && launches_of("k1__gsp", 0, idx, 16) == 0 &&
-		       find("cuMemsetD32Async", 0) < 0,
+		       !memsets_on(S1, 0, fake_trace_len(), 0),
 		       "spatial: with no request, a one-wave grid (8 blocks, 4 SMs x 3) runs unchanged, no ctl reset");
+	usleep(20000);		/* the watcher resets a transformed one's ctl */
 	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 5), __ATOMIC_RELEASE);
 	fake_trace_reset();
 	launch_grid(k1, 4, S1, 61);
@@ -751,6 +762,12 @@ static void t_spatial(void)
 	tap_ok(launches_of("k1", 0, idx, 16) == 0 &&
 	       launches_of("k1__gsp", 0, idx, 16) == 1,
 	       "spatial: under a request the one-wave grid is transformed (it keeps out of the LC's slots)");
+	if (launches_of("k1__gsp", 0, idx, 16) == 1) {
+		fake_trace_get((unsigned int)idx[0], &c);
+		tap_ok(c.ctl_zero && job_of((unsigned int)idx[0]).ctl == j.ctl &&
+		       !memsets_on(S1, 0, (unsigned int)idx[0], 0),
+		       "spatial: the next job takes the first job's ctl, reset off its stream");
+	}
 	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 6), __ATOMIC_RELEASE);
 
 	/* Untransformable kernels: unchanged, reported once (run.sh). */
@@ -875,19 +892,6 @@ static CUdeviceptr xf_addr(const char *var, CUdeviceptr orig)
 	return 0;
 }
 
-/* The last trace entry before @to whose name starts with @prefix, or -1. */
-static int last_before(const char *prefix, unsigned int to)
-{
-	struct fake_call c;
-
-	while (to-- > 0) {
-		fake_trace_get(to, &c);
-		if (!strncmp(c.name, prefix, strlen(prefix)))
-			return (int)to;
-	}
-	return -1;
-}
-
 /*
  * One transformed launch of kv through @ptsz's variant, checked. *@xc and
  * *@xg: our module's cvar and gvar, found at the first launch's look-ups.
@@ -935,9 +939,69 @@ static void spvars_launch(CUfunction kv, CUstream s, int ptsz,
 	     ((unsigned char *)(uintptr_t)*xc)[2] == 3;
 	tap_ok(ok, "spvars: %s: the transformed module's cvar holds the program's values",
 	       cp);
-	tap_ok(last_before("cuMemsetD32Async", (unsigned int)idx[0]) >
-	       last_before("cuMemcpyDtoD", (unsigned int)idx[0]),
-	       "spvars: %s: the copies come before the ctl's reset", cp);
+	fake_trace_get((unsigned int)idx[0], &fw[0]);
+	tap_ok(fw[0].ctl_zero, "spvars: %s: its ctl was reset when it launched", cp);
+}
+
+/*
+ * Where a ctl is reset (run with GSP_WATCH_US=1000000, so that the watcher
+ * sleeps through it): two jobs end unseen; the next launch retires both,
+ * takes one and resets it on its own stream, and resets the other on the
+ * zero stream, which the launch after takes with no reset of its own.
+ */
+static void t_ctlreset(void)
+{
+	struct fake_call c;
+	struct gsp_persist_job a, b;
+	CUfunction k1;
+	CUmodule m;
+	int idx[4], at;
+
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, sp_ptx);
+	cuModuleGetFunction(&k1, m, "k1");
+	fake_hold(1);
+	fake_trace_reset();
+	launch_g(k1, S1, 1);
+	launch_g(k1, S1, 2);
+	cuCtxSynchronize();
+	if (launches_of("k1__gsp", 0, idx, 4) != 2) {
+		tap_ok(0, "ctlreset: two transformed launches");
+		fake_hold(0);
+		return;
+	}
+	a = job_of((unsigned int)idx[0]);
+	b = job_of((unsigned int)idx[1]);
+	tap_ok(a.ctl != b.ctl && !memsets_on(NULL, 0, fake_trace_len(), a.ctl) &&
+	       !memsets_on(NULL, 0, fake_trace_len(), b.ctl),
+	       "ctlreset: a job still running: the next one takes a new ctl; new ctls need no reset");
+	fake_hold(0);
+	fake_trace_reset();
+	launch_g(k1, S1, 3);
+	cuCtxSynchronize();
+	if (launches_of("k1__gsp", 0, idx, 4) != 1) {
+		tap_ok(0, "ctlreset: a third transformed launch");
+		return;
+	}
+	at = idx[0];
+	fake_trace_get((unsigned int)at, &c);
+	tap_ok(c.ctl_zero && job_of((unsigned int)at).ctl == b.ctl &&
+	       memsets_on(S1, 0, (unsigned int)at, b.ctl) == 1 &&
+	       memsets_on(NULL, 0, fake_trace_len(), a.ctl) == 1 &&
+	       !memsets_on(S1, 0, fake_trace_len(), a.ctl),
+	       "ctlreset: two ended jobs: one ctl reset on the launch's stream and taken, the other reset off it");
+	fake_trace_reset();
+	launch_g(k1, S1, 4);
+	cuCtxSynchronize();
+	if (launches_of("k1__gsp", 0, idx, 4) != 1) {
+		tap_ok(0, "ctlreset: a fourth transformed launch");
+		return;
+	}
+	fake_trace_get((unsigned int)idx[0], &c);
+	tap_ok(c.ctl_zero && job_of((unsigned int)idx[0]).ctl == a.ctl &&
+	       !memsets_on(S1, 0, (unsigned int)idx[0], 0),
+	       "ctlreset: the next launch takes the ctl reset off its stream, with no reset of its own");
+	cuCtxSynchronize();
 }
 
 /*
@@ -1529,6 +1593,8 @@ int main(int argc, char **argv)
 		t_spatial();
 	else if (!strcmp(argv[1], "nospatial"))
 		t_nospatial();
+	else if (!strcmp(argv[1], "ctlreset"))
+		t_ctlreset();
 	else if (!strcmp(argv[1], "regcap"))
 		t_regcap();
 	else if (!strcmp(argv[1], "spvars"))
