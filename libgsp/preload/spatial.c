@@ -1326,8 +1326,9 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	}
 	md = mod_jit(kn->img, kf->c, text, 1);
 	free(text);
-	if (!md || md->err || R.mod_fn(&f, md->m, name) ||
-	    (k2 = fn_occ(f, threads, shmem)) <= k) {
+	if (md && !md->err && !R.mod_fn(&f, md->m, name))
+		k2 = fn_occ(f, threads, shmem);
+	if (k2 <= k) {
 		gsp_log(1, "spatial: kernel %s: capped at %u registers its transformed form fits %d blocks per SM, not more than %d; kept as it was",
 			kn->name, cap, k2, k);
 		if (md && md->m) {
