@@ -943,6 +943,22 @@ static void spvars_launch(CUfunction kv, CUstream s, int ptsz,
 	tap_ok(fw[0].ctl_zero, "spvars: %s: its ctl was reset when it launched", cp);
 }
 
+/* One launch of @k1 from a fresh trace: its trace index, or -1. */
+static int one_launch(CUfunction k1, int arg, struct fake_call *c)
+{
+	int idx[4];
+
+	fake_trace_reset();
+	launch_g(k1, S1, arg);
+	cuCtxSynchronize();
+	if (launches_of("k1__gsp", 0, idx, 4) != 1) {
+		tap_ok(0, "ctlreset: launch %d is one transformed launch", arg);
+		return -1;
+	}
+	fake_trace_get((unsigned int)idx[0], c);
+	return idx[0];
+}
+
 /*
  * Where a ctl is reset (run with GSP_WATCH_US=1000000, so that the watcher
  * sleeps through it): two jobs end unseen; the next launch retires both,
@@ -976,30 +992,19 @@ static void t_ctlreset(void)
 	       !memsets_on(NULL, 0, fake_trace_len(), b.ctl),
 	       "ctlreset: a job still running: the next one takes a new ctl; new ctls need no reset");
 	fake_hold(0);
-	fake_trace_reset();
-	launch_g(k1, S1, 3);
-	cuCtxSynchronize();
-	if (launches_of("k1__gsp", 0, idx, 4) != 1) {
-		tap_ok(0, "ctlreset: a third transformed launch");
+	at = one_launch(k1, 3, &c);
+	if (at < 0)
 		return;
-	}
-	at = idx[0];
-	fake_trace_get((unsigned int)at, &c);
 	tap_ok(c.ctl_zero && job_of((unsigned int)at).ctl == b.ctl &&
 	       memsets_on(S1, 0, (unsigned int)at, b.ctl) == 1 &&
 	       memsets_on(NULL, 0, fake_trace_len(), a.ctl) == 1 &&
 	       !memsets_on(S1, 0, fake_trace_len(), a.ctl),
 	       "ctlreset: two ended jobs: one ctl reset on the launch's stream and taken, the other reset off it");
-	fake_trace_reset();
-	launch_g(k1, S1, 4);
-	cuCtxSynchronize();
-	if (launches_of("k1__gsp", 0, idx, 4) != 1) {
-		tap_ok(0, "ctlreset: a fourth transformed launch");
+	at = one_launch(k1, 4, &c);
+	if (at < 0)
 		return;
-	}
-	fake_trace_get((unsigned int)idx[0], &c);
-	tap_ok(c.ctl_zero && job_of((unsigned int)idx[0]).ctl == a.ctl &&
-	       !memsets_on(S1, 0, (unsigned int)idx[0], 0),
+	tap_ok(c.ctl_zero && job_of((unsigned int)at).ctl == a.ctl &&
+	       !memsets_on(S1, 0, (unsigned int)at, 0),
 	       "ctlreset: the next launch takes the ctl reset off its stream, with no reset of its own");
 	cuCtxSynchronize();
 }
