@@ -129,7 +129,8 @@ struct sp_ctl {
 	/*
 	 * clean: its first GSP_PERSIST_RESET_BYTES are zero, so a launch
 	 * needs no reset on its stream; zeroing: a reset is queued behind
-	 * ev_z, clean once that completes (under sp.mu, like state).
+	 * ev_z, clean once that completes. Under sp.mu, like state, or
+	 * by whoever has the ctl taken or claimed.
 	 */
 	int clean, zeroing;
 	unsigned int topups;
@@ -1945,10 +1946,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	if (local_word())
 		__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
 	/* reset on its stream unless the zero stream did it (ctl_get()) */
-	pthread_mutex_lock(&sp.mu);
 	clean = t->clean;
 	t->clean = 0;
-	pthread_mutex_unlock(&sp.mu);
 	memset(&t->job, 0, sizeof(t->job));
 	t->job.ctl = t->dptr;
 	t->job.ctrl_ptr = c->ctrl;
