@@ -151,18 +151,20 @@ static const char tpl_prologue[] =
 	"\tsub.u32 %__gsp_w5, %__gsp_w5, 1;\n"	/* K slot bits (K=32: all) */
 	/* sm_rank is the launcher's, fixed: its load overlaps the claim */
 	"\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"
-	"$__gsp_claim:\n"
 	"\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+640];\n"
+	"$__gsp_claim:\n"
 	"\tnot.b32 %__gsp_w7, %__gsp_w6;\n"
 	"\tand.b32 %__gsp_w7, %__gsp_w7, %__gsp_w5;\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w7, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_noslot;\n"
 	"\tneg.s32 %__gsp_w8, %__gsp_w7;\n"
 	"\tand.b32 %__gsp_w8, %__gsp_w8, %__gsp_w7;\n"	/* lowest free slot */
+	/* lost a race: the mask the atom.or returned names the next free
+	 * slot, without another load (one L2 round trip a round) */
 	"\tatom.global.or.b32 %__gsp_w6, [%__gsp_x1+640], %__gsp_w8;\n"
-	"\tand.b32 %__gsp_w6, %__gsp_w6, %__gsp_w8;\n"
-	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w6, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_claim;\n"		/* lost a race: retry */
+	"\tand.b32 %__gsp_w13, %__gsp_w6, %__gsp_w8;\n"
+	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w13, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_claim;\n"
 	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
 	"\tst.shared.v4.u32 [__gsp_sh+48], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
 	"\tld.param.u32 %__gsp_w10, [@P+48];\n"

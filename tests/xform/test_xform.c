@@ -200,9 +200,16 @@ static void test_rewrite(void)
 	       strstr(clone, "mul.wide.u32 %__gsp_x1, %__gsp_w2, 32;") &&
 	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+640]") &&
 	       strstr(clone, "\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"
+			     "\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+640];\n"
 			     "$__gsp_claim:\n") &&
+	       count(clone, "[%__gsp_x1+640]") == 3 &&
+	       strstr(clone, "\tatom.global.or.b32 %__gsp_w6, [%__gsp_x1+640], %__gsp_w8;\n"
+			     "\tand.b32 %__gsp_w13, %__gsp_w6, %__gsp_w8;\n"
+			     "\tsetp.ne.u32 %__gsp_p1, %__gsp_w13, 0;\n"
+			     "\t@%__gsp_p1 bra $__gsp_claim;\n") &&
 	       strstr(clone, "red.global.and.b32 [%__gsp_x1+640]"),
-	       "xform: one claim of B tasks (B <= 32), slot claim and release");
+	       "xform: one claim of B tasks (B <= 32), slot claim and release; "
+	       "a lost slot retries from the mask its atom.or returned");
 	{
 		const char *c = strstr(clone, "\tld.shared.u64 %__gsp_x3, [__gsp_sh+32];\n"
 					    "\tsetp.ge.u64 %__gsp_p1, %__gsp_x3, %__gsp_x10;\n"
