@@ -198,7 +198,6 @@ static void test_rewrite(void)
 	       strstr(clone, "atom.global.add.u64 %__gsp_x2, [%__gsp_x0], %__gsp_x12;") &&
 	       strstr(clone, "min.u32 %__gsp_w7, %__gsp_w7, 32;") &&
 	       strstr(clone, "mul.wide.u32 %__gsp_x1, %__gsp_w2, 32;") &&
-	       strstr(clone, "atom.global.or.b32 %__gsp_w6, [%__gsp_x1+640]") &&
 	       strstr(clone, "\tld.global.u32 %__gsp_w9, [%__gsp_x1+644];\n"
 			     "\tld.volatile.global.u32 %__gsp_w6, [%__gsp_x1+640];\n"
 			     "$__gsp_claim:\n") &&
