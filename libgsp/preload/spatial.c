@@ -51,6 +51,7 @@
 #define FILE_MAX	(1ULL << 30)
 #define JOIN_NS		1000000000ULL
 #define MAX_REASONS	32
+#define TOPUP_ATTRS	8	/* cuLaunchKernelEx attributes a top-up repeats */
 
 /* Our own probe: each block marks its %smid; ranks follow smid order. */
 static const char probe_ptx[] =
@@ -140,6 +141,8 @@ struct sp_ctl {
 	/* what a top-up repeats */
 	CUfunction f;
 	unsigned int grid, b[3], shmem;
+	CUlaunchAttribute attrs[TOPUP_ATTRS];	/* topup_attrs() */
+	unsigned int nattrs;
 	void *pbuf;
 	void **params;		/* nparams copies, then &job */
 	struct gsp_persist_job job;
@@ -1392,6 +1395,32 @@ static const char *ex_attr_reason(const CUlaunchConfig *cfg)
 	return NULL;
 }
 
+/*
+ * A top-up runs on the context's own stream: it repeats the attributes
+ * that say how the kernel runs, not those tied to the program's launch
+ * (programmatic serialization and events, completion events: its
+ * stream's, not ours) or refused above. Ids we do not know are left out.
+ */
+static void topup_attrs(struct sp_ctl *t, const CUlaunchConfig *cfg)
+{
+	unsigned int i;
+
+	t->nattrs = 0;
+	for (i = 0; cfg && i < cfg->numAttrs && t->nattrs < TOPUP_ATTRS; i++) {
+		switch (cfg->attrs[i].id) {
+		case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+		case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+			t->attrs[t->nattrs++] = cfg->attrs[i];
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 int gsp_sp_prepare(struct gsp_op *op)
 {
 	struct sp_handle *h;
@@ -1968,6 +1997,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		t->b[1] = cfg.blockDimY;
 		t->b[2] = cfg.blockDimZ;
 		t->shmem = cfg.sharedMemBytes;
+		topup_attrs(t, &cfg);
 		cfg.gridDimX = grid;
 		cfg.gridDimY = cfg.gridDimZ = 1;
 		r = vars_copy(kf->md, pt, op->stream, 0);
@@ -1979,6 +2009,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	} else {
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
 		t->shmem = op->u.k.shmem;
+		topup_attrs(t, NULL);
 		r = vars_copy(kf->md, pt, op->stream, 0);
 		if (!r && !clean)
 			r = R.memset32[pt](t->dptr, 0,
@@ -2037,20 +2068,35 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 }
 
 /*
- * A top-up of @t (claimed, in the watcher): flags 0 and the word the
- * watcher just read, on its context's own stream. -1 if its end cannot
- * be seen (the ctl is then lost), else 0.
+ * A top-up of @t (claimed, in the watcher): flags 0, the word the
+ * watcher just read and the attributes topup_attrs() kept, on its
+ * context's own stream. -1 if its end cannot be seen (the ctl is then
+ * lost), else 0.
  */
 static int topup(struct sp_ctl *t, uint64_t word)
 {
 	struct sp_ctx *c = t->c;
+	CUresult r;
 
 	if (R.ctx_set(c->ctx))
 		return 0;
 	t->job.flags = 0;
 	t->job.word = word;
-	if (R.launch[0](t->f, t->grid, 1, 1, t->b[0], t->b[1], t->b[2],
-			t->shmem, c->topup, t->params, NULL))
+	if (t->nattrs) {
+		CUlaunchConfig cfg = {
+			.gridDimX = t->grid, .gridDimY = 1, .gridDimZ = 1,
+			.blockDimX = t->b[0], .blockDimY = t->b[1],
+			.blockDimZ = t->b[2], .sharedMemBytes = t->shmem,
+			.hStream = c->topup, .attrs = t->attrs,
+			.numAttrs = t->nattrs,
+		};
+
+		r = R.launch_ex[0](&cfg, t->f, t->params, NULL);
+	} else {
+		r = R.launch[0](t->f, t->grid, 1, 1, t->b[0], t->b[1], t->b[2],
+				t->shmem, c->topup, t->params, NULL);
+	}
+	if (r)
 		return 0;
 	atomic_fetch_add_explicit(&sp.topups, 1, memory_order_relaxed);
 	if (R.ev_record[0](t->ev_t, c->topup))

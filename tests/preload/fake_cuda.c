@@ -637,9 +637,11 @@ COOP(cuLaunchCooperativeKernel_ptsz)
 EXPORT CUresult sym(const CUlaunchConfig *c, CUfunction f, void **params, \
 		    void **extra)					\
 {									\
-	/* payload: first arg, plus 1000 x the first attribute's id */	\
+	/* payload: first arg, plus 1000 x the first attribute's id	\
+	 * and 100000 x the number of attributes */			\
 	launch_rec(rec(#sym, c->hStream, first_arg(params, extra) +	\
-		       (c->numAttrs ? 1000u * c->attrs[0].id : 0), 1), f, \
+		       (c->numAttrs ? 1000u * c->attrs[0].id : 0) +	\
+		       100000u * c->numAttrs, 1), f,			\
 		   c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,	\
 		   c->blockDimY, c->blockDimZ, c->sharedMemBytes, params); \
 	return CUDA_SUCCESS;						\

@@ -123,8 +123,8 @@ count 'kernel kgs runs unchanged: grid-sync' 1 "spatial: a grid-sync kernel laun
 count 'kernel kelf runs unchanged: no PTX' 1 "spatial: a kernel of an ELF-only image launched twice is reported once"
 count 'kernel k1 runs unchanged: a cooperative launch' 1 "spatial: a cooperative launch is reported"
 count 'MPS is off' 0 "spatial: MPS on: no MPS warning"
-if grep -q '^spatial_launches 3$' "$tmp/stats" &&
-   grep -q '^spatial_topups 1$' "$tmp/stats" &&
+if grep -q '^spatial_launches 4$' "$tmp/stats" &&
+   grep -q '^spatial_topups 2$' "$tmp/stats" &&
    grep -q '^spatial_one_wave 1$' "$tmp/stats" &&
    grep -q '^spatial_fallback_xform-grid-sync 3$' "$tmp/stats" &&
    grep -q '^spatial_fallback_no-ptx 2$' "$tmp/stats" &&
@@ -135,7 +135,7 @@ else
 	sed 's/^/# /' "$tmp/stats"
 fi
 scenario spatial arb FAKE_GSP_PART=2,1 GSP_ONE_WAVE=0 GSP_STATS_FILE="$tmp/stats"
-if grep -q '^spatial_launches 4$' "$tmp/stats" &&
+if grep -q '^spatial_launches 5$' "$tmp/stats" &&
    grep -q '^spatial_one_wave 0$' "$tmp/stats"; then
 	echo "ok - preload: spatial: GSP_ONE_WAVE=0 counts no one-wave launch"
 else

@@ -802,6 +802,57 @@ static void t_spatial(void)
 	       c.payload == 11,
 	       "spatial: a cooperative launch of a transformable kernel runs unchanged");
 
+	/*
+	 * cuLaunchKernelEx: the job keeps the launch's attributes, and its
+	 * top-up repeats how the kernel runs (its priority), not what ties
+	 * it to the program's stream (programmatic serialization).
+	 */
+	{
+		int a = 12;
+		void *p[] = { &a };
+		CUlaunchAttribute la[2] = {
+			{ .id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION },
+			{ .id = CU_LAUNCH_ATTRIBUTE_PRIORITY },
+		};
+		CUlaunchConfig cfg = {
+			.gridDimX = 10, .gridDimY = 2, .gridDimZ = 1,
+			.blockDimX = 64, .blockDimY = 1, .blockDimZ = 1,
+			.sharedMemBytes = 128, .hStream = S1, .attrs = la,
+			.numAttrs = 2,
+		};
+		struct fake_call t;
+
+		la[0].value.programmaticStreamSerializationAllowed = 1;
+		la[1].value.priority = -1;
+		fake_hold(1);
+		fake_trace_reset();
+		cuLaunchKernelEx(&cfg, k1, p, NULL);
+		cuCtxSynchronize();
+		__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 7), __ATOMIC_RELEASE);
+		usleep(20000);
+		__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 8), __ATOMIC_RELEASE);
+		usleep(20000);
+		n = launches_of("k1__gsp", 0, idx, 16);
+		ok = n == 2;
+		if (ok) {
+			fake_trace_get((unsigned int)idx[0], &c);
+			fake_trace_get((unsigned int)idx[1], &t);
+			ok = !strcmp(c.name, "cuLaunchKernelEx") &&
+			     c.payload == 12 + 6000 + 200000 &&
+			     c.grid[0] == 12 && c.stream == (uintptr_t)S1 &&
+			     !strcmp(t.name, "cuLaunchKernelEx") &&
+			     t.payload == 12 + 8000 + 100000 &&
+			     t.grid[0] == 12 && t.block[0] == 64 &&
+			     t.shmem == 128 && t.stream != (uintptr_t)S1 &&
+			     job_of((unsigned int)idx[1]).flags == 0;
+		}
+		tap_ok(ok, "spatial: a cuLaunchKernelEx job keeps both attributes; its top-up repeats the priority, not the programmatic serialization (launches %u)",
+		       n);
+		fake_hold(0);
+		cuCtxSynchronize();
+		usleep(20000);
+	}
+
 	/* LC work active: transformed launches go, the others wait. */
 	{
 		struct gsp_board_lc *s = &board()->lc[5];
