@@ -1406,7 +1406,7 @@ static void topup_attrs(struct sp_ctl *t, const CUlaunchConfig *cfg)
 	unsigned int i;
 
 	t->nattrs = 0;
-	for (i = 0; cfg && i < cfg->numAttrs && t->nattrs < TOPUP_ATTRS; i++) {
+	for (i = 0; i < cfg->numAttrs && t->nattrs < TOPUP_ATTRS; i++) {
 		switch (cfg->attrs[i].id) {
 		case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
 		case CU_LAUNCH_ATTRIBUTE_PRIORITY:
@@ -2009,7 +2009,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	} else {
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
 		t->shmem = op->u.k.shmem;
-		topup_attrs(t, NULL);
+		t->nattrs = 0;
 		r = vars_copy(kf->md, pt, op->stream, 0);
 		if (!r && !clean)
 			r = R.memset32[pt](t->dptr, 0,
