@@ -213,14 +213,30 @@ static const char tpl_prologue[] =
 	"\tld.shared.u32 %__gsp_w0, [%__gsp_cur];\n"
 	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w0, 0;\n"
 	"\t@%__gsp_p1 bra $__gsp_leave;\n"
-	"\tadd.u32 %__gsp_cur, %__gsp_cur, 8;\n"
+	"\tadd.u32 %__gsp_cur, %__gsp_cur, 8;\n";
+
+/*
+ * Even bodies whose tasks meet join between the tasks of a batch on a path
+ * of their own, a plain barrier right before the body: a task's end costs
+ * a shared load, a compare and a branch back, and ptxas sees one loop with
+ * one way back. On an H200 it hoisted hotspot's %tid reads out of the loop
+ * (99 SASS instructions a task, from 126); the join's reduction loop in
+ * its place made mm and nn about 20 % slower (Documentation/xform.rst,
+ * "Barriers").
+ */
+static const char tpl_again[] =
+	"\tbra.uni $__gsp_body;\n"
+	"$__gsp_again:\n"
+	"\tbarrier.sync 0;\n";
+static const char tpl_body[] =
 	"$__gsp_body:\n"
 	"\t// gsp-xform: the original body, one task per pass\n";
 
 /*
  * The end of a task: the next task of the batch, at once where no thread
  * meets another within a task (the body's reads of shared memory cannot
- * see another task's writes then), else after the join. At the end of a
+ * see another task's writes then), after the batch's join (tpl_again)
+ * where the barriers are even, else after the join. At the end of a
  * batch the leader takes the next decision (while the rest of the block
  * may still be in the body), then the join; after it, the next batch, or
  * the leaving block's bookkeeping and the one exit.
@@ -232,6 +248,7 @@ static const char tpl_next[] =
 	"\tsetp.eq.s32 %__gsp_p3, %__gsp_w0, -1;\n";	/* the batch is over */
 static const char tpl_next_alone[] = "\t@!%__gsp_p3 bra $__gsp_body;\n";
 static const char tpl_next_met[] = "\t@!%__gsp_p3 bra $__gsp_join;\n";
+static const char tpl_next_even[] = "\t@!%__gsp_p3 bra $__gsp_again;\n";
 
 static const char tpl_epilogue[] =
 	"\t@%__gsp_p0 bra $__gsp_join;\n"
@@ -495,8 +512,10 @@ static const char tpl_epilogue[] =
 
 /* after the join's reduction (and, joined, tpl_join_sep) */
 static const char tpl_join_rest[] =
-	"\t@!%__gsp_p5 bra $__gsp_join;\n"	/* someone is still in the body */
-	"\t@!%__gsp_p3 bra $__gsp_body;\n"		/* the batch goes on */
+	"\t@!%__gsp_p5 bra $__gsp_join;\n";	/* someone is still in the body */
+static const char tpl_join_batch[] =
+	"\t@!%__gsp_p3 bra $__gsp_body;\n";		/* the batch goes on */
+static const char tpl_join_end[] =
 	"\tbra.uni $__gsp_start;\n"
 	/* leaving, after the block's last task is complete */
 	"$__gsp_leave:\n"
@@ -1031,10 +1050,19 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 	put_src(b, m, cur, end);
 }
 
+/* the end of the prologue: the batch's join for even bodies, the body's label */
+static void emit_body_start(struct sbuf *b, int even)
+{
+	if (even)
+		sb_str(b, tpl_again);
+	sb_str(b, tpl_body);
+}
+
 static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 		       const struct ptx_func *f, int uneven, int alone)
 {
 	const struct ptx_tok *name = &m->toks[f->name_tok];
+	int even = !uneven && !alone;
 	uint32_t i, ins, cur;
 	char *param;
 	size_t pl = name->len + sizeof(GSP_PERSIST_SUFFIX "_param_job");
@@ -1093,6 +1121,7 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 				sb_str(b, "\n");
 			sb_str(b, tpl_decls);
 			sb_tpl(b, tpl_prologue, param);
+			emit_body_start(b, even);
 			cur = at;
 		}
 		put_src(b, m, cur, ptx_stmt_start(m, s));
@@ -1104,15 +1133,19 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 		sb_str(b, "\n");
 		sb_str(b, tpl_decls);
 		sb_tpl(b, tpl_prologue, param);
+		emit_body_start(b, even);
 	} else {
 		put_src(b, m, cur, m->toks[f->body_close].off);
 	}
 	sb_str(b, tpl_next);
-	sb_str(b, alone ? tpl_next_alone : tpl_next_met);
+	sb_str(b, alone ? tpl_next_alone : even ? tpl_next_even : tpl_next_met);
 	sb_tpl(b, tpl_epilogue, param);
 	if (uneven)
 		sb_str(b, tpl_join_sep);
-	sb_tpl(b, tpl_join_rest, param);
+	sb_str(b, tpl_join_rest);
+	if (!even)
+		sb_str(b, tpl_join_batch);
+	sb_tpl(b, tpl_join_end, param);
 	sb_str(b, "}\n");
 	free(param);
 }

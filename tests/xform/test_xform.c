@@ -564,7 +564,7 @@ static void test_barrier_choice(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char src[2048];
-		int rc;
+		int rc, even = !cases[i].uneven && !cases[i].alone;
 		struct gsp_xform_result r;
 		const char *clone;
 
@@ -578,10 +578,16 @@ static void test_barrier_choice(void)
 			 "\t%s\n\tret;\n}\n", cases[i].body);
 		r = run(src, NULL, &rc);
 		clone = rc || r.nk != 1 ? NULL : strstr(r.out, ".entry k__gsp(");
+		/* even: the batch's tasks join on their own path, before the body */
 		tap_ok(clone && r.k[0].reason == GSP_XFORM_OK &&
 		       r.k[0].uneven == cases[i].uneven &&
 		       r.k[0].alone == cases[i].alone &&
-		       count(clone, "\t@!%__gsp_p3 bra $__gsp_body;\n") == 1 + (size_t)cases[i].alone &&
+		       count(clone, "\t@!%__gsp_p3 bra $__gsp_body;\n") ==
+		       (even ? 0 : 1 + (size_t)cases[i].alone) &&
+		       count(clone, "\t@!%__gsp_p3 bra $__gsp_again;\n") == (size_t)even &&
+		       count(clone, "$__gsp_again:\n") == (size_t)even &&
+		       (!even || strstr(clone, "\tbra.uni $__gsp_body;\n$__gsp_again:\n"
+					"\tbarrier.sync 0;\n$__gsp_body:\n")) &&
 		       count(clone, "barrier.red.and.pred %__gsp_p5") == 1 &&
 		       (cases[i].uneven ?
 			count(clone, "barrier.red.and.pred %__gsp_bp") ==
@@ -592,7 +598,7 @@ static void test_barrier_choice(void)
 			!strstr(clone, "barrier.red.and.pred %__gsp_bp") &&
 			!strstr(clone, "barrier.sync 1;") &&
 			count(clone, "barrier.sync 0;") ==
-			count(cases[i].body, "bar.sync 0;")),
+			count(cases[i].body, "bar.sync 0;") + (size_t)even),
 		       "barriers: %s: %s", cases[i].what,
 		       cases[i].alone ? "none (alone)" :
 		       cases[i].uneven ? "joined" : "even");
