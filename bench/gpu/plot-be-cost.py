@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """be-cost.svg and be-cost-summary.csv from run-be-cost.sh's be-cost.csv:
-per workload, each mode's mean units/s over the plain program's, and the
-geomean over the workloads. Usage: plot-be-cost.py DIR (holds be-cost.csv)"""
+per workload, each mode's mean units/s over the reference mode's (default
+plain; timeplane for issue 6's cost figure), and the geomean over the
+workloads. Usage: plot-be-cost.py DIR [REF] (DIR holds be-cost.csv)"""
 import csv
 import math
 import os
@@ -13,11 +14,13 @@ import svgplot  # noqa: E402
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: plot-be-cost.py DIR (holds be-cost.csv from bench/run-be-cost.sh)",
+    if len(sys.argv) not in (2, 3):
+        print("usage: plot-be-cost.py DIR [REF] (DIR holds be-cost.csv from "
+              "bench/run-be-cost.sh; REF is the mode to compare with, default plain)",
               file=sys.stderr)
         sys.exit(2)
     d = sys.argv[1]
+    ref = sys.argv[2] if len(sys.argv) == 3 else "plain"
     runs, wls, modes = {}, [], []
     try:
         f = open(os.path.join(d, "be-cost.csv"))
@@ -33,18 +36,19 @@ def main():
             wls.append(r["wl"])
         if r["mode"] not in modes:
             modes.append(r["mode"])
-    if "plain" not in modes:
-        print("plot-be-cost: be-cost.csv has no plain runs to compare with; "
-              "run run-be-cost.sh with the plain mode", file=sys.stderr)
+    if ref not in modes:
+        print("plot-be-cost: be-cost.csv has no %s runs to compare with; run "
+              "run-be-cost.sh with that mode, or name one it ran (%s)"
+              % (ref, " ".join(modes)), file=sys.stderr)
         sys.exit(2)
     mean = {k: sum(v) / len(v) for k, v in runs.items()}
-    others = [m for m in modes if m != "plain"]
+    others = [m for m in modes if m != ref]
     rows, logs = [], {m: [] for m in others}
     for w in wls:
         row = []
         for m in others:
-            if (w, m) in mean and (w, "plain") in mean:
-                x = mean[(w, m)] / mean[(w, "plain")]
+            if (w, m) in mean and (w, ref) in mean:
+                x = mean[(w, m)] / mean[(w, ref)]
                 logs[m].append(math.log(x))
                 row.append(x)
             else:
@@ -59,8 +63,8 @@ def main():
             "%.4f" % math.exp(sum(logs[m]) / len(logs[m])) if logs[m] else ""
             for m in others) + "\n")
     svgplot.bars(os.path.join(d, "be-cost.svg"),
-                 "A BE alone under gsp-run: throughput over the plain program",
-                 "units/s over plain", wls, others, rows, ref=1.0)
+                 "A BE alone under gsp-run: throughput over the %s mode's" % ref,
+                 "units/s over %s" % ref, wls, others, rows, ref=1.0)
 
 
 if __name__ == "__main__":

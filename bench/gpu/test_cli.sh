@@ -46,3 +46,15 @@ else
 fi
 expect2 "green-check.sh without OUT" bash bench/gpu/green-check.sh
 expect2 "plot-be-cost.py without be-cost.csv" python3 bench/gpu/plot-be-cost.py /nonexistent/x
+pd=$(mktemp -d)
+trap 'rm -f "$err"; rm -rf "$pd"' EXIT
+printf 'wl,mode,rep,units_per_s,status\na,timeplane,1,100,0\na,spatial,1,50,0\nb,timeplane,1,10,0\nb,spatial,1,20,0\nb,spatial,2,0,1\n' >"$pd/be-cost.csv"
+expect2 "plot-be-cost.py with a reference mode the runs lack" python3 bench/gpu/plot-be-cost.py "$pd" plain
+if python3 bench/gpu/plot-be-cost.py "$pd" timeplane 2>"$err" &&
+   [ "$(cat "$pd/be-cost-summary.csv")" = "$(printf 'wl,spatial\na,0.5000\nb,2.0000\ngeomean,1.0000')" ] &&
+   [ -s "$pd/be-cost.svg" ]; then
+	echo "ok - cli: plot-be-cost.py compares with the reference mode it is given"
+else
+	echo "not ok - cli: plot-be-cost.py compares with the reference mode it is given"
+	sed 's/^/# /' "$err" "$pd/be-cost-summary.csv"
+fi
