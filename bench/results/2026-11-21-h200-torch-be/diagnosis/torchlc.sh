@@ -17,7 +17,7 @@ gspaced_up tl $R/gspaced.conf $R/gspaced.log || { echo no gspaced; exit 1; }
 STEPS=${STEPS:-1500}
 LCWL=${LCWL:-hotspot}
 LCDUR=${LCDUR:-6}
-TR=(python3 bench/gpu/torch_train.py --steps $STEPS)
+TR=(python3 bench/gpu/torch_train.py --steps $STEPS --batch ${BATCH:-128})
 LC=(build/gsp-wl run --lc $LCWL --duration $LCDUR --period-ms 5)
 echo "mode,role,rc,wall_ms,result" > $R/runs.csv
 runpair() { # MODE: plain | sp | tp | lcalone | bealone
@@ -49,13 +49,18 @@ runpair() { # MODE: plain | sp | tp | lcalone | bealone
 	echo "$m done $(date +%T)"
 }
 runpair bealone
-runpair lcalone
-runpair plain
-runpair sp
-runpair tp
-for m in plain sp tp; do cmp -s $R/be-bealone.out $R/be-$m.out && echo "$m: BE stdout equals alone" || echo "$m: BE stdout DIFFERS"; done | tee $R/compare.txt
-cat $R/runs.csv $R/overlap.txt
-grep -h 'green\|spatial_launches\|fallback' $R/be-sp.stats
+for rep in ${ROUNDS:-1}; do
+	R0=$R; R=$R0/$rep; mkdir -p $R; cp $R0/be-bealone.out $R/
+	echo "mode,role,rc,wall_ms,result" > $R/runs.csv
+	runpair lcalone
+	runpair plain
+	runpair sp
+	runpair tp
+	R=$R0
+done
+for m in plain sp tp; do for rep in ${ROUNDS:-1}; do cmp -s $R/be-bealone.out $R/$rep/be-$m.out && echo "$rep $m: BE stdout equals alone" || echo "$rep $m: BE stdout DIFFERS"; done; done | tee $R/compare.txt
+cat $R/*/runs.csv $R/*/overlap.txt
+grep -h 'green\|spatial_launches\|fallback' $R/*/be-sp.stats
 gspaced_down
 echo quit | nvidia-cuda-mps-control
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -1; python3 -c 'import torch; print("torch", torch.__version__)'; } > $R/env.txt 2>&1
