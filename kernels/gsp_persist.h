@@ -61,6 +61,12 @@
  * the same task sequence; blocks that find their SM full or no task left
  * leave at once. A ctl may be reused only after its primary and every
  * top-up of it have completed.
+ *
+ * Module variables. The module reaches each module-scope .global variable
+ * V that its instructions name through ".const .u64 V" GSP_PERSIST_REF_SUFFIX,
+ * initialized to its own V; a launcher that runs the transformed kernels
+ * beside another module's (the program's) binds it to that module's V
+ * before the JIT (gsp_xform_bind()), so that both use one V.
  */
 #ifndef GSP_PERSIST_H
 #define GSP_PERSIST_H
@@ -69,6 +75,7 @@
 
 #define GSP_PERSIST_VERSION	5
 #define GSP_PERSIST_SUFFIX	"__gsp"	/* NAME -> NAME__gsp */
+#define GSP_PERSIST_REF_SUFFIX	"__gsp_ref"	/* .global V -> .const .u64 V__gsp_ref */
 #define GSP_PERSIST_MAX_SM	256	/* slot_mask/sm_rank entries, by %smid */
 #define GSP_PERSIST_MAX_K	32	/* slot_mask is 32 bits wide */
 #define GSP_PERSIST_NO_RANK	0xffffffffu	/* sm_rank of an unused %smid */

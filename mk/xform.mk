@@ -10,8 +10,10 @@
 #                      nvcc -ptx, gsp-xform and ptxas (sm_90), one line
 #                      per kernel; the GPU harness builds
 
-XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c
-XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h kernels/gsp_persist.h
+XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
+	libgsp/xform/vars.c
+XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h \
+	libgsp/xform/sbuf.h libgsp/xform/vars.h kernels/gsp_persist.h
 XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
@@ -41,6 +43,11 @@ $(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu bench/gpu/gpu_cli.h \
 		-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings \
 		-o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
+$(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu
+	@mkdir -p $(@D)
+	$(NVCC) -arch=sm_90 -O2 -Xcompiler -Wall,-Wextra,-Werror \
+		--Werror all-warnings -o $@ $<
+
 # The corpus runs the sanitized gsp-xform, so every real PTX file is also
 # a test of the parser under ASan/UBSan.
 .PHONY: check-xform
@@ -60,6 +67,11 @@ check-xform:
 	   then echo "ok - nvcc builds bench/gpu/xform-check.cu (libcuda stub)"; \
 	   else echo "not ok - nvcc builds bench/gpu/xform-check.cu"; \
 		sed 's/^/# /' $(XFORM_OUT)/harness.log; fi; \
+	   if $(MAKE) --no-print-directory -s $(XFORM_OUT)/modvar-check \
+		>$(XFORM_OUT)/modvar.log 2>&1; \
+	   then echo "ok - nvcc builds bench/gpu/modvar-check.cu"; \
+	   else echo "not ok - nvcc builds bench/gpu/modvar-check.cu"; \
+		sed 's/^/# /' $(XFORM_OUT)/modvar.log; fi; \
 	} | awk '/^ok -/ { n++; sub(/^ok -/, "ok " n " -") } \
 		/^not ok -/ { n++; sub(/^not ok -/, "not ok " n " -") } \
 		{ print } END { print "1.." n }'

@@ -22,6 +22,8 @@
 #include "flow.h"
 #include "gsp_persist.h"
 #include "ptx.h"
+#include "sbuf.h"
+#include "vars.h"
 #include "xform.h"
 
 /* The templates below hard-code these offsets. */
@@ -581,42 +583,6 @@ static const char tpl_barrier_end[] = "barrier.sync 1; }";
 static const char tpl_barrier_even[] = "barrier.sync 0;";
 static const char tpl_join_sep[] = "\tbarrier.sync 1;\n";
 
-/* ---- output buffer ---- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 4096;
-		char *p;
-
-		while (nc < b->len + n + 1)
-			nc *= 2;
-		p = realloc(b->p, nc);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_put(b, s, strlen(s));
-}
-
 /* A template with "@P" replaced by the control parameter's name. */
 static void sb_tpl(struct sbuf *b, const char *tpl, const char *param)
 {
@@ -974,18 +940,6 @@ done:
 
 /* ---- rewriting ---- */
 
-static void put_src(struct sbuf *b, const struct ptx_module *m, uint32_t from,
-		    uint32_t to)
-{
-	if (to > from)
-		sb_put(b, m->src + from, to - from);
-}
-
-static void put_tok(struct sbuf *b, const struct ptx_module *m, uint32_t t)
-{
-	sb_put(b, m->src + m->toks[t].off, m->toks[t].len);
-}
-
 /* Emits one body statement, rewritten where it must be. */
 static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 		      const struct ptx_stmt *s, const char *job, int uneven)
@@ -1195,6 +1149,51 @@ static int selected(const struct ptx_module *m, uint32_t name_tok,
 	return 0;
 }
 
+/*
+ * Module variables through references (vars.c), once there are clones:
+ * if the output cannot be rewritten, no kernel is transformed (the input
+ * is the output). 0, or -1 when out of memory.
+ */
+static int redirect_vars(struct gsp_xform_result *r, const char *src,
+			 size_t len)
+{
+	char why[128], *out;
+	size_t i, out_len, any = 0;
+	int rc;
+
+	for (i = 0; i < r->nk; i++)
+		any += r->k[i].reason == GSP_XFORM_OK;
+	if (!any)
+		return 0;
+	rc = gsp_xvars_redirect(r->out, r->out_len, &out, &out_len, &r->vars,
+				&r->nvars, why, sizeof(why));
+	if (rc == -2)
+		return -1;
+	if (!rc && out) {
+		free(r->out);
+		r->out = out;
+		r->out_len = out_len;
+	}
+	if (!rc)
+		return 0;
+	for (i = 0; i < r->nk; i++) {
+		struct gsp_xform_kernel *k = &r->k[i];
+
+		if (k->reason != GSP_XFORM_OK)
+			continue;
+		k->reason = GSP_XFORM_UNSUPPORTED;
+		k->line = 0;
+		snprintf(k->detail, sizeof(k->detail), "module variables: %s", why);
+	}
+	out = strndup(src, len);
+	if (!out)
+		return -1;
+	free(r->out);
+	r->out = out;
+	r->out_len = len;
+	return 0;
+}
+
 int gsp_xform(const char *src, size_t len, const char *const *only,
 	      struct gsp_xform_result *r, char *err, size_t errlen)
 {
@@ -1263,6 +1262,8 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 	r->out = b.p;
 	r->out_len = b.len;
 	b.p = NULL;
+	if (redirect_vars(r, src, len))
+		goto oom;
 	rc = 0;
 	goto out;
 oom:
@@ -1359,6 +1360,9 @@ void gsp_xform_result_free(struct gsp_xform_result *r)
 	for (i = 0; r->k && i < r->nk; i++)
 		free(r->k[i].name);
 	free(r->k);
+	for (i = 0; i < r->nvars; i++)
+		free(r->vars[i]);
+	free(r->vars);
 	free(r->out);
 	memset(r, 0, sizeof(*r));
 }

@@ -52,6 +52,10 @@ struct gsp_xform_result {
 	size_t out_len;
 	struct gsp_xform_kernel *k;	/* one per .entry, in input order */
 	size_t nk;
+	/* the module-scope .global variables that out reaches through
+	 * ".const .u64 NAME__gsp_ref" (gsp_xform_bind()) */
+	char **vars;
+	size_t nvars;
 };
 
 /*
@@ -76,6 +80,18 @@ void gsp_xform_result_free(struct gsp_xform_result *r);
 int gsp_xform_maxnreg(const char *src, size_t len, const char *name,
 		      unsigned int regs, char **out, size_t *out_len,
 		      char *err, size_t errlen);
+
+/*
+ * Binds the references of gsp_xform()'s output @src: NAME__gsp_ref, for
+ * each names[i], is initialized to addrs[i] (the device address of the
+ * launching program's NAME) instead of to the module's own NAME, so that
+ * the transformed kernels share the program's variables. Returns 0 with
+ * a new module in *out (malloc-ed, NUL-terminated, *out_len bytes), or -1
+ * with a message in err (a name without its reference, out of memory).
+ */
+int gsp_xform_bind(const char *src, size_t len, const char *const *names,
+		   const unsigned long long *addrs, size_t n, char **out,
+		   size_t *out_len, char *err, size_t errlen);
 
 const char *gsp_xform_reason_name(enum gsp_xform_reason r);
 

@@ -657,6 +657,121 @@ static void test_maxnreg(void)
 	gsp_xform_result_free(&r);
 }
 
+/* Module-scope .global variables go through references (vars.c). */
+static const char varmod[] = HEAD
+	".global .align 4 .u32 cnt;\n"
+	".global .align 4 .b8 tab[64];\n"
+	".global .align 4 .u32 idle;\n"
+	".const .align 4 .b8 coef[16];\n"
+	".func bump()\n{\n\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<2>;\n"
+	"\tmov.u64 %rd1, cnt;\n\tatom.global.add.u32 %r1, [%rd1], 1;\n\tret;\n}\n"
+	".visible .entry kv(.param .u64 kv_param_0)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<6>;\n"
+	"\tmov.u32 %r1, %ctaid.x;\n"
+	"\tsetp.eq.u32 %p1, %r1, 0;\n"
+	"\t@%p1 ld.global.u32 %r2, [cnt];\n"
+	"\tst.global.u32 [tab+8], %r2;\n"
+	"\tld.const.u32 %r3, [coef+4];\n"
+	"\tmov.u64 %rd1, tab+12;\n"
+	"\tcvta.global.u64 %rd2, tab;\n"
+	"\tmov.u64 %rd3, generic(cnt);\n"
+	"\t{ // callseq 0\n\tcall.uni bump, ();\n\t}\n"
+	"\tret;\n}\n";
+
+static void test_vars(void)
+{
+	struct gsp_xform_result r, r2;
+	const char *names[] = { "cnt", "tab" };
+	const unsigned long long addrs[] = { 0x7f0000001000ull, 0x7f0000002040ull };
+	char err[256], *bound = NULL, *clone;
+	size_t blen;
+	int rc;
+
+	r = run(varmod, NULL, &rc);
+	if (rc || r.nk != 1 || r.k[0].reason != GSP_XFORM_OK) {
+		tap_ok(0, "vars: the module transforms: %s",
+		       rc ? "error" : r.k[0].detail);
+		if (!rc)
+			gsp_xform_result_free(&r);
+		return;
+	}
+	tap_ok(r.nvars == 2 && !strcmp(r.vars[0], "cnt") &&
+	       !strcmp(r.vars[1], "tab"),
+	       "vars: the .global variables that instructions name are listed (not idle, not the .const coef)");
+	tap_ok(strstr(r.out, ".global .align 4 .u32 cnt;\n.const .align 8 .u64 cnt__gsp_ref = cnt;") &&
+	       strstr(r.out, ".b8 tab[64];\n.const .align 8 .u64 tab__gsp_ref = tab;") &&
+	       !strstr(r.out, "idle__gsp_ref") && !strstr(r.out, "coef__gsp_ref"),
+	       "vars: each reference follows its variable, initialized to it");
+	clone = strstr(r.out, ".entry kv__gsp(");
+	tap_ok(clone && strstr(clone, "ld.const.u64 %__gsp_vr0, [cnt__gsp_ref];\n\t@%p1 ld.global.u32 %r2, [%__gsp_vr0];") &&
+	       strstr(clone, "ld.const.u64 %__gsp_vr0, [tab__gsp_ref];\n\tst.global.u32 [%__gsp_vr0+8], %r2;") &&
+	       strstr(clone, "ld.const.u32 %r3, [coef+4];"),
+	       "vars: a memory operand goes through the reference, a guard stays on its instruction, .const is read in place");
+	tap_ok(clone && strstr(clone, "add.s64 %__gsp_vr0, %__gsp_vr0, 12;\n\tmov.u64 %rd1, %__gsp_vr0;") &&
+	       strstr(clone, "cvta.global.u64 %rd2, %__gsp_vr0;") &&
+	       strstr(clone, "mov.u64 %rd3, %__gsp_vr0;"),
+	       "vars: an address with an offset, a cvta and generic() take the reference's address");
+	tap_ok(count(r.out, ".reg .b64 %__gsp_vr<4>;") == 3 &&
+	       strstr(r.out, "mov.u64 %rd1, %__gsp_vr0;\n\tatom.global.add.u32"),
+	       "vars: the original, its clone and the called .func each declare the scratch registers and use the references");
+	r2 = run(r.out, NULL, &rc);
+	tap_ok(!rc && r2.nvars == 0 && !strcmp(r2.out, r.out),
+	       "vars: a second pass changes nothing");
+	if (!rc)
+		gsp_xform_result_free(&r2);
+	rc = gsp_xform_bind(r.out, r.out_len, names, addrs, 2, &bound, &blen,
+			    err, sizeof(err));
+	tap_ok(!rc && strlen(bound) == blen &&
+	       strstr(bound, "cnt__gsp_ref = 0x7f0000001000;") &&
+	       strstr(bound, "tab__gsp_ref = 0x7f0000002040;") &&
+	       blen == r.out_len + 2 * (strlen("0x7f0000001000") - 3),
+	       "vars: bind sets each reference to the program's address, the rest kept: %s",
+	       rc ? err : "ok");
+	free(bound);
+	bound = NULL;
+	names[1] = "idle";
+	rc = gsp_xform_bind(r.out, r.out_len, names, addrs, 2, &bound, &blen,
+			    err, sizeof(err));
+	tap_ok(rc == -1 && !bound && strstr(err, "1 of 2"),
+	       "vars: bind refuses a name without a reference: %s", err);
+	gsp_xform_result_free(&r);
+}
+
+/* Modules whose variables cannot be followed: nothing is transformed. */
+static void test_vars_refused(void)
+{
+	static const struct {
+		const char *what, *decl, *insn, *why;
+	} cases[] = {
+		{ "a reference name taken", ".global .u64 cnt__gsp_ref;\n",
+		  "ld.global.u32 %r2, [cnt];", "cnt__gsp_ref is taken" },
+		{ "a register named like the variable", "",
+		  "ld.global.u32 %r2, [cnt];\n\t.reg .b32 cnt;", "hides the module variable cnt" },
+		{ "five operands", "",
+		  "mad.lo.u64 %rd1, cnt, cnt, cnt;\n\tmad.lo.u64 %rd1, cnt, cnt, cnt;\n\tmov.b64 {%r1, %r2}, {cnt, cnt, cnt, cnt, cnt};",
+		  "more than 4 operands" },
+	};
+	char src[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gsp_xform_result r;
+		int rc;
+
+		snprintf(src, sizeof(src), HEAD ".global .align 4 .u32 cnt;\n%s"
+			 ".visible .entry kv()\n{\n\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<2>;\n"
+			 "\t%s\n\tret;\n}\n", cases[i].decl, cases[i].insn);
+		r = run(src, NULL, &rc);
+		tap_ok(!rc && r.nk == 1 && r.k[0].reason == GSP_XFORM_UNSUPPORTED &&
+		       strstr(r.k[0].detail, cases[i].why) &&
+		       !strcmp(r.out, src) && !r.nvars,
+		       "vars refused: %s: unsupported, the module left byte for byte (%s)",
+		       cases[i].what, rc ? "error" : r.k[0].detail);
+		if (!rc)
+			gsp_xform_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	test_parse();
@@ -667,5 +782,7 @@ int main(void)
 	test_select_and_no_ptx();
 	test_barrier_choice();
 	test_maxnreg();
+	test_vars();
+	test_vars_refused();
 	return tap_done();
 }
