@@ -148,11 +148,10 @@ struct sp_ctl {
 	struct gsp_persist_job job;
 };
 
-/* A module-scope variable: its copy in the program's module and ours. */
+/* A .const variable: its copy in the program's module and ours. */
 struct sp_var {
 	CUdeviceptr orig, xf;
 	size_t size;
-	int writable;		/* .global: copied back after the kernel */
 };
 
 struct sp_mod {
@@ -1157,9 +1156,20 @@ static int kern_verdict(struct sp_kern *kn)
 	return -1;
 }
 
+/* @name in the program's module (the current context's, for a library). */
+static CUresult prog_global(struct sp_img *img, const char *name,
+			    CUdeviceptr *d, size_t *size)
+{
+	if (!img->lib)
+		return R.mod_global(d, size, (CUmodule)img->root, name);
+	return R.lib_global ? R.lib_global(d, size, (CUlibrary)img->root, name)
+			    : CUDA_ERROR_NOT_SUPPORTED;
+}
+
 /*
- * Pairs each module-scope variable of @md's image with the program's own
- * (the current context's, for a library): 0, or -1 with md->why.
+ * Pairs each .const variable of @md's image with the program's own, to be
+ * copied in before each primary launch: 0, or -1 with md->why. (.global
+ * ones need no copies: the module reaches the program's, mod_bind().)
  */
 static int mod_vars(struct sp_img *img, struct sp_mod *md)
 {
@@ -1171,11 +1181,13 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md)
 		return -1;
 	}
 	for (i = 0; i < img->ngv; i++) {
-		struct sp_var *v = &md->vars[i];
+		struct sp_var *v = &md->vars[md->nvars];
 		const char *name = img->gv[i].name;
 		size_t xs = 0, os = 0;
 		CUresult r;
 
+		if (img->gv[i].writable)
+			continue;
 		r = R.mod_global(&v->xf, &xs, md->m, name);
 		if (r) {
 			snprintf(md->why, sizeof(md->why),
@@ -1183,12 +1195,7 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md)
 				 name, (int)r);
 			return -1;
 		}
-		if (img->lib)
-			r = R.lib_global ? R.lib_global(&v->orig, &os,
-							(CUlibrary)img->root, name)
-					 : CUDA_ERROR_NOT_SUPPORTED;
-		else
-			r = R.mod_global(&v->orig, &os, (CUmodule)img->root, name);
+		r = prog_global(img, name, &v->orig, &os);
 		if (r || os != xs) {
 			snprintf(md->why, sizeof(md->why),
 				 "its module variable %s is not in the program's module (error %d, %zu bytes, ours %zu)",
@@ -1196,10 +1203,49 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md)
 			return -1;
 		}
 		v->size = xs;
-		v->writable = img->gv[i].writable;
 		md->nvars++;
 	}
 	return 0;
+}
+
+/*
+ * @text with the references of its .global variables bound to the
+ * program's (gsp_xform_bind()): a new text, @text itself when it has none,
+ * or NULL with md->why.
+ */
+static char *mod_bind(struct sp_img *img, struct sp_mod *md, const char *text)
+{
+	unsigned long long *addrs;
+	size_t i, n = img->xr.nvars, len;
+	char err[96], *out = NULL;
+
+	if (!n)
+		return (char *)text;
+	addrs = calloc(n, sizeof(*addrs));
+	if (!addrs) {
+		snprintf(md->why, sizeof(md->why), "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		CUdeviceptr d = 0;
+		size_t size = 0;
+		CUresult r = prog_global(img, img->xr.vars[i], &d, &size);
+
+		if (r) {
+			snprintf(md->why, sizeof(md->why),
+				 "its module variable %s is not in the program's module (error %d)",
+				 img->xr.vars[i], (int)r);
+			goto out;
+		}
+		addrs[i] = d;
+	}
+	if (gsp_xform_bind(text, strlen(text), (const char *const *)img->xr.vars,
+			   addrs, n, &out, &len, err, sizeof(err)))
+		snprintf(md->why, sizeof(md->why),
+			 "its module variables cannot be bound: %s", err);
+out:
+	free(addrs);
+	return out;
 }
 
 /* @text (@img's transformed PTX) JIT-ed in @c, kept with the image. */
@@ -1207,12 +1253,16 @@ static struct sp_mod *mod_jit(struct sp_img *img, struct sp_ctx *c,
 			      const char *text, int own)
 {
 	struct sp_mod *md = calloc(1, sizeof(*md));
+	char *bound;
 
 	if (!md)
 		return NULL;
 	md->c = c;
 	md->own = own;
-	md->err = R.mod_load(&md->m, text);
+	bound = mod_bind(img, md, text);
+	md->err = bound ? R.mod_load(&md->m, bound) : CUDA_ERROR_NOT_FOUND;
+	if (bound != text)
+		free(bound);
 	if (md->err)
 		md->m = NULL;
 	else if (mod_vars(img, md))
@@ -1903,12 +1953,8 @@ static int ctl_params(struct sp_ctl *t, const struct gsp_op *op, void **params)
 	return 0;
 }
 
-/*
- * Module-scope variables around a primary, on its stream: every one into
- * our module before it (@back 0), the writable ones back after it.
- */
-static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s,
-			  int back)
+/* The .const variables into our module before a primary, on its stream. */
+static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s)
 {
 	unsigned int i;
 	CUresult r;
@@ -1916,10 +1962,7 @@ static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s,
 	for (i = 0; i < md->nvars; i++) {
 		const struct sp_var *v = &md->vars[i];
 
-		if (back && !v->writable)
-			continue;
-		r = back ? R.dtod[pt](v->orig, v->xf, v->size, s)
-			 : R.dtod[pt](v->xf, v->orig, v->size, s);
+		r = R.dtod[pt](v->xf, v->orig, v->size, s);
 		if (r)
 			return r;
 	}
@@ -2000,7 +2043,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		topup_attrs(t, &cfg);
 		cfg.gridDimX = grid;
 		cfg.gridDimY = cfg.gridDimZ = 1;
-		r = vars_copy(kf->md, pt, op->stream, 0);
+		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)
 			r = R.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
@@ -2010,7 +2053,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
 		t->shmem = op->u.k.shmem;
 		t->nattrs = 0;
-		r = vars_copy(kf->md, pt, op->stream, 0);
+		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)
 			r = R.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
@@ -2031,8 +2074,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		return 0;
 	}
 	atomic_fetch_add_explicit(&sp.launches, 1, memory_order_relaxed);
-	/* It ran: a lost copy-back is the program's error now. */
-	*res = vars_copy(kf->md, pt, op->stream, 1);
+	*res = CUDA_SUCCESS;
 	if (R.ev_record[pt](t->ev_p, op->stream)) {
 		/* Its end cannot be seen: never reused, never topped up. */
 		pthread_mutex_lock(&sp.mu);

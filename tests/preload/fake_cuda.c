@@ -24,7 +24,8 @@
  * dirties the ctl as the kernel would. A module's
  * variables (cuModuleGetGlobal, cuLibraryGetGlobal) are those its PTX
  * declares as "NAME[N];" or "NAME;" after a type .bW/.uW/.sW/.fW: N x W/8
- * bytes of fake device memory each, allocated at the first look-up.
+ * bytes of fake device memory each, allocated at the first look-up; a
+ * 64-bit "NAME = 0xHEX;" (a bound reference, gsp_xform_bind()) holds HEX.
  *
  * Green contexts (simulated): the device's SM resource has FAKE_CUDA_SMS
  * SMs (default FAKE_SMS, also the SM count the attributes give), split
@@ -1059,6 +1060,8 @@ __attribute__((destructor)) static void green_exit_report(void)
 
 /* Modules and libraries (simulated, see the top) ---------------------------- */
 
+static struct fake_mod *last_mod;	/* fake_last_module(), under mu */
+
 static struct fake_mod *mod_new(const void *image)
 {
 	struct fake_mod *m = calloc(1, sizeof(*m));
@@ -1070,7 +1073,20 @@ static struct fake_mod *mod_new(const void *image)
 	if (t && (t[0] == '.' || t[0] == '\n' || t[0] == '/' || t[0] == '\t') &&
 	    strstr(t, ".entry"))
 		m->text = strdup(t);
+	pthread_mutex_lock(&mu);
+	last_mod = m;
+	pthread_mutex_unlock(&mu);
 	return m;
+}
+
+EXPORT CUmodule fake_last_module(void)
+{
+	struct fake_mod *m;
+
+	pthread_mutex_lock(&mu);
+	m = last_mod;
+	pthread_mutex_unlock(&mu);
+	return (CUmodule)m;
 }
 
 /* Sizes of .entry @name's parameters in @text; count, or -1 if absent. */
@@ -1165,13 +1181,18 @@ EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *n)
 }
 
 /* Bytes of variable @name as @text declares it; 0 if it does not. */
-static size_t var_size(const char *text, const char *name)
+static size_t var_size(const char *text, const char *name, uint64_t *init)
 {
 	size_t l = strlen(name), n = 1, w;
 	const char *p, *t;
 
+	*init = 0;
 	for (p = strstr(text, name); p; p = strstr(p + 1, name)) {
-		if (p == text || p[-1] != ' ' || (p[l] != '[' && p[l] != ';'))
+		if (p == text || p[-1] != ' ')
+			continue;
+		if (!strncmp(p + l, " = 0x", 5))	/* a bound reference */
+			*init = strtoull(p + l + 3, NULL, 16);
+		else if (p[l] != '[' && p[l] != ';')
 			continue;
 		if (p[l] == '[')
 			n = strtoul(p + l + 1, NULL, 10);
@@ -1189,6 +1210,7 @@ static CUresult get_global(const char *sym, CUdeviceptr *d, size_t *bytes,
 {
 	struct fake_call *c = rec(sym, NULL, 0, 0);
 	unsigned int i;
+	uint64_t init;
 	size_t n;
 	int gone;
 
@@ -1196,7 +1218,7 @@ static CUresult get_global(const char *sym, CUdeviceptr *d, size_t *bytes,
 	gone = !strcmp(hidden, name) &&
 	       (m->text && strstr(m->text, "__gsp")) == hidden_in_gsp;
 	pthread_mutex_unlock(&mu);
-	n = m->text && !gone ? var_size(m->text, name) : 0;
+	n = m->text && !gone ? var_size(m->text, name, &init) : 0;
 	if (!n)
 		return CUDA_ERROR_NOT_FOUND;
 	for (i = 0; i < m->nvar && strcmp(m->var[i].name, name); i++)
@@ -1204,6 +1226,8 @@ static CUresult get_global(const char *sym, CUdeviceptr *d, size_t *bytes,
 	if (i == m->nvar) {
 		if (i == MOD_VARS || cuMemAlloc_v2(&m->var[i].p, n))
 			return CUDA_ERROR_OUT_OF_MEMORY;
+		if (init && n == sizeof(init))
+			memcpy((void *)(uintptr_t)m->var[i].p, &init, n);
 		snprintf(m->var[i].name, sizeof(m->var[i].name), "%s", name);
 		m->var[i].n = n;
 		m->nvar++;

@@ -42,5 +42,7 @@ void fake_hold(int on);
  * (@in_gsp 1) or lacks (0) a transformed kernel (a "__gsp" name).
  */
 void fake_hide_global(const char *name, int in_gsp);
+/* The module that the last module or library load made. */
+CUmodule fake_last_module(void);
 
 #endif /* FAKE_CUDA_H */
