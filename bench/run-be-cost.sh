@@ -54,13 +54,9 @@ if [ -n "${WLS:-}" ]; then
 	done
 	wls=("${want[@]}")
 fi
-mkdir -p "$out" || { echo "run-be-cost: cannot create $out" >&2; exit 2; }
-OUT=$(cd "$out" && pwd)
-: >"$OUT/commands.txt"
-log_cmd() {
-	printf '%q ' "$@" >>"$OUT/commands.txt"
-	echo >>"$OUT/commands.txt"
-}
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+outdir_init run-be-cost "$out"
 log_cmd make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
 	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0"
 make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \

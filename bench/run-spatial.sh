@@ -19,14 +19,10 @@ set -uo pipefail
 [ $# = 1 ] || { echo "usage: $0 OUT (a folder for the results; it is created)" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
-mkdir -p "$1" || { echo "run-spatial: cannot create $1" >&2; exit 2; }
-OUT=$(cd "$1" && pwd)
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+outdir_init run-spatial "$1"
 rc=0
-: >"$OUT/commands.txt"
-log_cmd() {
-	printf '%q ' "$@" >>"$OUT/commands.txt"
-	echo >>"$OUT/commands.txt"
-}
 run() {	# log, then run
 	log_cmd "$@"
 	"$@"

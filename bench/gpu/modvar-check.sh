@@ -18,13 +18,9 @@ BUILD=${BUILD:-build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 out=$1
 rounds=${2:-100}
-mkdir -p "$out" || { echo "modvar-check: cannot create $out" >&2; exit 2; }
-OUT=$(cd "$out" && pwd)
-: >"$OUT/commands.txt"
-log_cmd() {
-	printf '%q ' "$@" >>"$OUT/commands.txt"
-	echo >>"$OUT/commands.txt"
-}
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+outdir_init modvar-check "$out"
 make -s "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/lib/libgsp_preload.so" \
 	"$BUILD/lib/libgsp.so.1.0" || { echo "modvar-check: the build failed" >&2; exit 1; }
 bin=$BUILD/gpu/modvar-check

@@ -61,12 +61,10 @@ T0=$SECONDS
 failed=0
 echo "experiment,rc,seconds,note" >"$OUT/status.csv"
 
-# Every command that produces results is logged first, so commands.txt
-# is the exact list (background ones end with "&").
-log_cmd() {
-	printf '%q ' "$@" >>"$OUT/commands.txt"
-	echo >>"$OUT/commands.txt"
-}
+# Every command that produces results is logged first (log_cmd), so
+# commands.txt is the exact list (background ones end with "&").
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
 
 status() {	# NAME RC SECONDS NOTE
 	echo "$1,$2,$3,$4" >>"$OUT/status.csv"
