@@ -1210,26 +1210,28 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md)
 
 /*
  * @text with the references of its .global variables bound to the
- * program's (gsp_xform_bind()): a new text, @text itself when it has none,
- * or NULL with md->why.
+ * program's (gsp_xform_bind()) into *@bound, which stays NULL when it has
+ * none: 0, or -1 with md->why.
  */
-static char *mod_bind(struct sp_img *img, struct sp_mod *md, const char *text)
+static int mod_bind(struct sp_img *img, struct sp_mod *md, const char *text,
+		    char **bound)
 {
 	unsigned long long *addrs;
 	size_t i, n = img->xr.nvars, len;
-	char err[96], *out = NULL;
+	char err[96];
+	int rc = -1;
 
+	*bound = NULL;
 	if (!n)
-		return (char *)text;
+		return 0;
 	addrs = calloc(n, sizeof(*addrs));
 	if (!addrs) {
 		snprintf(md->why, sizeof(md->why), "out of memory");
-		return NULL;
+		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		CUdeviceptr d = 0;
-		size_t size = 0;
-		CUresult r = prog_global(img, img->xr.vars[i], &d, &size);
+		CUresult r = prog_global(img, img->xr.vars[i], &d, NULL);
 
 		if (r) {
 			snprintf(md->why, sizeof(md->why),
@@ -1239,13 +1241,14 @@ static char *mod_bind(struct sp_img *img, struct sp_mod *md, const char *text)
 		}
 		addrs[i] = d;
 	}
-	if (gsp_xform_bind(text, strlen(text), (const char *const *)img->xr.vars,
-			   addrs, n, &out, &len, err, sizeof(err)))
+	rc = gsp_xform_bind(text, strlen(text), (const char *const *)img->xr.vars,
+			    addrs, n, bound, &len, err, sizeof(err));
+	if (rc)
 		snprintf(md->why, sizeof(md->why),
 			 "its module variables cannot be bound: %s", err);
 out:
 	free(addrs);
-	return out;
+	return rc;
 }
 
 /* @text (@img's transformed PTX) JIT-ed in @c, kept with the image. */
@@ -1259,10 +1262,11 @@ static struct sp_mod *mod_jit(struct sp_img *img, struct sp_ctx *c,
 		return NULL;
 	md->c = c;
 	md->own = own;
-	bound = mod_bind(img, md, text);
-	md->err = bound ? R.mod_load(&md->m, bound) : CUDA_ERROR_NOT_FOUND;
-	if (bound != text)
-		free(bound);
+	if (mod_bind(img, md, text, &bound))
+		md->err = CUDA_ERROR_NOT_FOUND;
+	else
+		md->err = R.mod_load(&md->m, bound ? bound : text);
+	free(bound);
 	if (md->err)
 		md->m = NULL;
 	else if (mod_vars(img, md))

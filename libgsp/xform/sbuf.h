@@ -59,4 +59,14 @@ static inline void put_tok(struct sbuf *b, const struct ptx_module *m,
 	sb_put(b, m->src + m->toks[t].off, m->toks[t].len);
 }
 
+/* The rest of @m from @from, then done: 0, or -1 when out of memory. */
+static inline int sb_finish(struct sbuf *b, const struct ptx_module *m,
+			    uint32_t from)
+{
+	put_src(b, m, from, (uint32_t)m->len);
+	if (!b->p)
+		sb_put(b, "", 0);	/* an empty module is still a string */
+	return b->oom ? -1 : 0;
+}
+
 #endif /* GSP_SBUF_H */

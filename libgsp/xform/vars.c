@@ -326,10 +326,7 @@ int gsp_xvars_redirect(const char *src, size_t len, char **out,
 			cur = ptx_stmt_end(&m, s);
 		}
 	}
-	put_src(&b, &m, cur, (uint32_t)m.len);
-	if (!b.p)
-		sb_put(&b, "", 0);
-	if (b.oom)
+	if (sb_finish(&b, &m, cur))
 		goto oom;
 	*out = b.p;
 	*out_len = b.len;
@@ -394,10 +391,7 @@ int gsp_xform_bind(const char *src, size_t len, const char *const *names,
 			 n - done, n);
 		goto fail;
 	}
-	put_src(&b, &m, cur, (uint32_t)m.len);
-	if (!b.p)
-		sb_put(&b, "", 0);
-	if (b.oom) {
+	if (sb_finish(&b, &m, cur)) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}

@@ -1254,10 +1254,7 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 		k->alone = !meets;
 		emit_clone(&b, &m, f, k->uneven, k->alone);
 	}
-	put_src(&b, &m, cur, (uint32_t)m.len);
-	if (!b.p)
-		sb_put(&b, "", 0);
-	if (b.oom)
+	if (sb_finish(&b, &m, cur))
 		goto oom;
 	r->out = b.p;
 	r->out_len = b.len;
@@ -1287,7 +1284,7 @@ int gsp_xform_maxnreg(const char *src, size_t len, const char *name,
 	struct ptx_module m;
 	uint32_t t, at = 0, skip = 0;
 	char num[24];
-	int i;
+	int i, rc;
 
 	*out = NULL;
 	if (regs < 1 || regs > 255) {
@@ -1341,9 +1338,9 @@ int gsp_xform_maxnreg(const char *src, size_t len, const char *name,
 	} else {
 		skip = 0;
 	}
-	put_src(&b, &m, at + skip, (uint32_t)m.len);
+	rc = sb_finish(&b, &m, at + skip);
 	ptx_free(&m);
-	if (b.oom) {
+	if (rc) {
 		free(b.p);
 		snprintf(err, errlen, "out of memory");
 		return -1;
