@@ -11,9 +11,10 @@
 #                      per kernel; the GPU harness builds
 
 XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
-	libgsp/xform/vars.c
+	libgsp/xform/vars.c libgsp/xform/names.c libgsp/xform/parts.c
 XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h \
-	libgsp/xform/sbuf.h libgsp/xform/vars.h kernels/gsp_persist.h
+	libgsp/xform/sbuf.h libgsp/xform/vars.h libgsp/xform/names.h \
+	kernels/gsp_persist.h
 XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)

@@ -4,7 +4,7 @@
  * SM-aware, yieldable form (Documentation/xform.rst).
  *
  *   gsp-xform IN.ptx -o OUT.ptx [--kernel NAME]... [--report FILE]
- *             [--maxnreg N]
+ *             [--maxnreg N] [--alone]
  *
  * Exit status: 0 done (some kernels may have been left as they were, see
  * the report), 1 bad arguments or bad input, 2 the input is not PTX text
@@ -23,7 +23,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gsp-xform IN.ptx -o OUT.ptx [--kernel NAME]... [--report FILE]\n"
-		"                 [--maxnreg N]\n"
+		"                 [--maxnreg N] [--alone]\n"
 		"  IN.ptx, OUT.ptx  PTX files; '-' is stdin / stdout\n"
 		"  --kernel NAME    transform only NAME (repeatable; default: all)\n"
 		"  --report FILE    one line per kernel: 'NAME ok NAME__gsp barriers=none|even|joined'\n"
@@ -31,7 +31,10 @@ static void usage(FILE *f)
 		"                   'NAME skip REASON DETAIL' ('-': stdout)\n"
 		"  --maxnreg N      cap every NAME__gsp at N registers (1..255), as the\n"
 		"                   interposer does when a clone would lose occupancy\n"
-		"Kernels that cannot be transformed stay unchanged in OUT.ptx.\n");
+		"  --alone          write only the NAME__gsp kernels and what they name,\n"
+		"                   not the originals, as the interposer JITs them\n"
+		"Kernels that cannot be transformed stay unchanged in OUT.ptx (with\n"
+		"--alone, they are left out).\n");
 }
 
 static int parse_regs(const char *s, unsigned long *v)
@@ -107,12 +110,57 @@ static int write_all(const char *path, const char *data, size_t len)
 	return ok ? 0 : -1;
 }
 
+/* --alone: r->out becomes a module of the clones and what they name. */
+static int take_clones(struct gsp_xform_result *r, const char *in)
+{
+	const char **keep = calloc(r->nk + 1, sizeof(*keep));
+	struct gsp_xform_parts *pp = NULL;
+	size_t i, n = 0, len;
+	char err[256], *out = NULL;
+	int rc = -1;
+
+	if (!keep) {
+		fprintf(stderr, "gsp-xform: out of memory\n");
+		return -1;
+	}
+	for (i = 0; i < r->nk; i++) {
+		if (r->k[i].reason != GSP_XFORM_OK)
+			continue;
+		if (asprintf((char **)&keep[n], "%s__gsp", r->k[i].name) < 0) {
+			fprintf(stderr, "gsp-xform: out of memory\n");
+			goto out;
+		}
+		n++;
+	}
+	if (!n) {
+		fprintf(stderr, "gsp-xform: --alone: no kernel of %s was transformed; nothing written\n",
+			in);
+		goto out;
+	}
+	if (gsp_xform_parts_new(r->out, r->out_len, &pp, err, sizeof(err)) ||
+	    gsp_xform_parts_take(pp, keep, &out, &len, err, sizeof(err))) {
+		fprintf(stderr, "gsp-xform: --alone: %s\n", err);
+		goto out;
+	}
+	free(r->out);
+	r->out = out;
+	r->out_len = len;
+	rc = 0;
+out:
+	gsp_xform_parts_free(pp);
+	while (n)
+		free((char *)keep[--n]);
+	free(keep);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *report = NULL;
 	const char *regs = NULL;
 	unsigned long maxnreg = 0;
 	const char **only = calloc(argc, sizeof(*only));
+	int alone = 0;
 	size_t nonly = 0, len, i;
 	struct gsp_xform_result r;
 	FILE *rep = NULL;
@@ -128,6 +176,10 @@ int main(int argc, char **argv)
 		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
 			usage(stdout);
 			return 0;
+		}
+		if (!strcmp(s, "--alone")) {
+			alone = 1;
+			continue;
 		}
 		if (!strcmp(s, "-o") || !strcmp(s, "--kernel") ||
 		    !strcmp(s, "--report") || !strcmp(s, "--maxnreg")) {
@@ -251,6 +303,10 @@ int main(int argc, char **argv)
 		free(r.out);
 		r.out = capped;
 		r.out_len = clen;
+	}
+	if (alone && take_clones(&r, in)) {
+		rc = 1;
+		goto free_r;
 	}
 	if (write_all(out, r.out, r.out_len)) {
 		fprintf(stderr, "gsp-xform: cannot write %s: %s\n", out, strerror(errno));

@@ -362,9 +362,12 @@ static int parse_func(struct parser *p, uint32_t start)
 	return 0;
 }
 
-/* The declarators of a module-level declaration toks[first..end). */
-static int add_vars(struct parser *p, uint32_t first, uint32_t end,
-		    int is_extern)
+/*
+ * The declarators of a module-level declaration toks[first..end), its
+ * linkage from @start on.
+ */
+static int add_vars(struct parser *p, uint32_t start, uint32_t first,
+		    uint32_t end, int is_extern)
 {
 	struct ptx_module *m = p->m;
 	enum ptx_var_space sp;
@@ -408,8 +411,10 @@ static int add_vars(struct parser *p, uint32_t first, uint32_t end,
 		if (grow((void **)&m->vars, &p->cap_vars, m->nvars,
 			 sizeof(*m->vars)))
 			return fail(p, k->line, "out of memory");
-		m->vars[m->nvars].space = sp;
-		m->vars[m->nvars++].name_tok = t;
+		m->vars[m->nvars++] = (struct ptx_var){
+			.space = sp, .name_tok = t,
+			.decl_tok = start, .decl_end = end,
+		};
 	}
 	return 0;
 }
@@ -485,7 +490,7 @@ int ptx_parse(struct ptx_module *m, const char *src, size_t len,
 			uint32_t first = p.pos;
 
 			if (skip_stmt(&p) ||
-			    add_vars(&p, first, p.pos, is_extern))
+			    add_vars(&p, start, first, p.pos, is_extern))
 				goto bad;
 			continue;
 		}

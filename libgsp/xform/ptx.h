@@ -66,6 +66,9 @@ enum ptx_var_space { PTX_V_GLOBAL, PTX_V_CONST, PTX_V_TEXTURE };
 struct ptx_var {
 	enum ptx_var_space space;
 	uint32_t name_tok;
+	uint32_t decl_tok, decl_end;	/* its declaration's tokens, from its
+					   linkage to one past its ';' (one
+					   declaration may list several) */
 };
 
 struct ptx_module {

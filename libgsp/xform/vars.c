@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gsp_persist.h"
+#include "names.h"
 #include "ptx.h"
 #include "sbuf.h"
 #include "vars.h"
@@ -33,41 +34,49 @@ static int is_punct(const struct ptx_module *m, uint32_t t, char c)
 	       m->src[m->toks[t].off] == c;
 }
 
-static int same_word(const struct ptx_module *m, uint32_t a, uint32_t b)
-{
-	return m->toks[a].kind == PTX_WORD && m->toks[a].len == m->toks[b].len &&
-	       !memcmp(m->src + m->toks[a].off, m->src + m->toks[b].off,
-		       m->toks[a].len);
-}
-
-/* The .global variable that token @t names: its index in m->vars, or -1. */
-static int var_of(const struct ptx_module *m, uint32_t t)
+/* The module's .global variables by name (the first of a name wins). */
+static int globals_init(struct names *h, const struct ptx_module *m)
 {
 	uint32_t i;
 
-	for (i = 0; i < m->nvars; i++)
-		if (m->vars[i].space == PTX_V_GLOBAL &&
-		    same_word(m, t, m->vars[i].name_tok))
-			return (int)i;
-	return -1;
+	if (names_init(h, m->nvars))
+		return -1;
+	for (i = 0; i < m->nvars; i++) {
+		const struct ptx_tok *k = &m->toks[m->vars[i].name_tok];
+
+		if (m->vars[i].space == PTX_V_GLOBAL)
+			names_put(h, m->src + k->off, k->len, i);
+	}
+	return 0;
 }
 
-/* Does the module define a symbol (variable or function) called NAME REF? */
-static int ref_taken(const struct ptx_module *m, uint32_t name_tok)
+/* The .global variable that token @t names: its index in m->vars, or -1. */
+static int var_of(const struct ptx_module *m, const struct names *g,
+		  uint32_t t)
 {
-	const struct ptx_tok *n = &m->toks[name_tok];
+	if (m->toks[t].kind != PTX_WORD)
+		return -1;
+	return names_get(g, m->src + m->toks[t].off, m->toks[t].len);
+}
+
+/* Marks in @taken each variable V for which a word V REF exists. */
+static void refs_taken(const struct ptx_module *m, const struct names *g,
+		       char *taken)
+{
 	size_t rl = strlen(REF);
 	uint32_t t;
 
 	for (t = 0; t < m->ntoks; t++) {
 		const struct ptx_tok *k = &m->toks[t];
+		int v;
 
-		if (k->kind == PTX_WORD && k->len == n->len + rl &&
-		    !memcmp(m->src + k->off, m->src + n->off, n->len) &&
-		    !memcmp(m->src + k->off + n->len, REF, rl))
-			return 1;
+		if (k->kind != PTX_WORD || k->len <= rl ||
+		    memcmp(m->src + k->off + k->len - rl, REF, rl))
+			continue;
+		v = names_get(g, m->src + k->off, (uint32_t)(k->len - rl));
+		if (v >= 0)
+			taken[v] = 1;
 	}
-	return 0;
 }
 
 /* One operand to rewrite: tokens [first, last] become %__gsp_vrN. */
@@ -81,8 +90,9 @@ struct use {
  * The operands of instruction @s that name a redirected variable, into
  * @u: their count, or -1 with err.
  */
-static int stmt_uses(const struct ptx_module *m, const struct ptx_stmt *s,
-		     struct use *u, char *err, size_t errlen)
+static int stmt_uses(const struct ptx_module *m, const struct names *g,
+		     const struct ptx_stmt *s, struct use *u, char *err,
+		     size_t errlen)
 {
 	uint32_t t, end = s->tok + s->ntok;
 	int n = 0, depth = 0;
@@ -92,7 +102,7 @@ static int stmt_uses(const struct ptx_module *m, const struct ptx_stmt *s,
 
 		depth += is_punct(m, t, '[');
 		depth -= is_punct(m, t, ']');
-		v = m->toks[t].kind == PTX_WORD ? var_of(m, t) : -1;
+		v = var_of(m, g, t);
 		if (v < 0)
 			continue;
 		if (n == MAX_USES) {
@@ -122,10 +132,10 @@ static int stmt_uses(const struct ptx_module *m, const struct ptx_stmt *s,
 	return n;
 }
 
-static int hides(const struct ptx_module *m, uint32_t t, char *err,
-		 size_t errlen)
+static int hides(const struct ptx_module *m, const struct names *g,
+		 uint32_t t, char *err, size_t errlen)
 {
-	if (m->toks[t].kind != PTX_WORD || var_of(m, t) < 0)
+	if (var_of(m, g, t) < 0)
 		return 0;
 	snprintf(err, errlen,
 		 "line %u: a declaration of its own hides the module variable %.*s",
@@ -134,13 +144,13 @@ static int hides(const struct ptx_module *m, uint32_t t, char *err,
 }
 
 /* A parameter or declaration of @f named like a module variable. */
-static int shadows(const struct ptx_module *m, const struct ptx_func *f,
-		   char *err, size_t errlen)
+static int shadows(const struct ptx_module *m, const struct names *g,
+		   const struct ptx_func *f, char *err, size_t errlen)
 {
 	uint32_t i, t;
 
 	for (t = f->param_open; f->param_close && t < f->param_close; t++)
-		if (hides(m, t, err, errlen))
+		if (hides(m, g, t, err, errlen))
 			return -1;
 	for (i = f->stmt; i < f->stmt + f->nstmt; i++) {
 		const struct ptx_stmt *s = &m->stmts[i];
@@ -148,7 +158,7 @@ static int shadows(const struct ptx_module *m, const struct ptx_func *f,
 		if (s->kind != PTX_S_DECL)
 			continue;
 		for (t = s->tok; t < s->tok + s->ntok; t++)
-			if (hides(m, t, err, errlen))
+			if (hides(m, g, t, err, errlen))
 				return -1;
 	}
 	return 0;
@@ -157,12 +167,7 @@ static int shadows(const struct ptx_module *m, const struct ptx_func *f,
 /* The end of the module-level declaration that declares variable @v. */
 static uint32_t decl_end(const struct ptx_module *m, int v)
 {
-	uint32_t t;
-
-	for (t = m->vars[v].name_tok; t < m->ntoks; t++)
-		if (is_punct(m, t, ';'))
-			return m->toks[t].off + 1;
-	return (uint32_t)m->len;
+	return m->toks[m->vars[v].decl_end - 1].off + 1;
 }
 
 static void put_ref(struct sbuf *b, const struct ptx_module *m, int v)
@@ -219,7 +224,8 @@ int gsp_xvars_redirect(const char *src, size_t len, char **out,
 	struct ptx_module m;
 	struct sbuf b = { 0 };
 	struct use u[MAX_USES];
-	char *used = NULL;
+	struct names g = { 0 };
+	char *used = NULL, *taken = NULL;
 	uint32_t f, i, cur = 0;
 	size_t nn = 0;
 	int rc = -1, any = 0, n;
@@ -231,7 +237,8 @@ int gsp_xvars_redirect(const char *src, size_t len, char **out,
 	if (ptx_parse(&m, src, len, err, errlen))
 		return -1;
 	used = calloc(m.nvars ? m.nvars : 1, 1);
-	if (!used)
+	taken = calloc(m.nvars ? m.nvars : 1, 1);
+	if (!used || !taken || globals_init(&g, &m))
 		goto oom;
 	/* which variables instructions name, and whether all can be followed */
 	for (f = 0; f < m.nfuncs; f++) {
@@ -245,19 +252,20 @@ int gsp_xvars_redirect(const char *src, size_t len, char **out,
 
 			if (s->kind != PTX_S_INSN)
 				continue;
-			n = stmt_uses(&m, s, u, err, errlen);
+			n = stmt_uses(&m, &g, s, u, err, errlen);
 			if (n < 0)
 				goto out;
 			while (n--)
 				used[u[n].var] = mine = 1;
 		}
-		if (mine && shadows(&m, fn, err, errlen))
+		if (mine && shadows(&m, &g, fn, err, errlen))
 			goto out;
 	}
+	refs_taken(&m, &g, taken);
 	for (i = 0; i < m.nvars; i++) {
 		if (!used[i])
 			continue;
-		if (ref_taken(&m, m.vars[i].name_tok)) {
+		if (taken[i]) {
 			snprintf(err, errlen, "line %u: the name %.*s" REF " is taken",
 				 m.toks[m.vars[i].name_tok].line,
 				 (int)m.toks[m.vars[i].name_tok].len,
@@ -310,7 +318,7 @@ int gsp_xvars_redirect(const char *src, size_t len, char **out,
 
 			if (s->kind != PTX_S_INSN)
 				continue;
-			n = stmt_uses(&m, s, u, err, errlen);
+			n = stmt_uses(&m, &g, s, u, err, errlen);
 			if (!n)
 				continue;
 			if (!regs) {
@@ -344,6 +352,8 @@ out:
 	}
 	free(b.p);
 	free(used);
+	free(taken);
+	names_free(&g);
 	ptx_free(&m);
 	return rc;
 }
@@ -354,13 +364,21 @@ int gsp_xform_bind(const char *src, size_t len, const char *const *names,
 {
 	struct ptx_module m;
 	struct sbuf b = { 0 };
+	struct names h = { 0 };
 	uint32_t cur = 0, i;
 	size_t j, rl = strlen(REF), done = 0;
 	char num[24];
+	int at;
 
 	*out = NULL;
 	if (ptx_parse(&m, src, len, err, errlen))
 		return -1;
+	if (n > UINT32_MAX || names_init(&h, n)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (j = 0; j < n; j++)
+		names_put(&h, names[j], (uint32_t)strlen(names[j]), (uint32_t)j);
 	for (i = 0; i < m.nvars; i++) {
 		uint32_t t = m.vars[i].name_tok;
 		const struct ptx_tok *k = &m.toks[t];
@@ -368,12 +386,10 @@ int gsp_xform_bind(const char *src, size_t len, const char *const *names,
 		if (m.vars[i].space != PTX_V_CONST || k->len <= rl ||
 		    memcmp(m.src + k->off + k->len - rl, REF, rl))
 			continue;
-		for (j = 0; j < n; j++)
-			if (strlen(names[j]) == k->len - rl &&
-			    !memcmp(names[j], m.src + k->off, k->len - rl))
-				break;
-		if (j == n)
+		at = names_get(&h, m.src + k->off, (uint32_t)(k->len - rl));
+		if (at < 0)
 			continue;
+		j = (size_t)at;
 		if (!is_punct(&m, t + 1, '=') || t + 3 >= m.ntoks ||
 		    !is_punct(&m, t + 3, ';')) {
 			snprintf(err, errlen, "line %u: %.*s is not a reference gsp-xform wrote",
@@ -395,11 +411,13 @@ int gsp_xform_bind(const char *src, size_t len, const char *const *names,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	names_free(&h);
 	ptx_free(&m);
 	*out = b.p;
 	*out_len = b.len;
 	return 0;
 fail:
+	names_free(&h);
 	free(b.p);
 	ptx_free(&m);
 	return -1;

@@ -93,6 +93,25 @@ int gsp_xform_bind(const char *src, size_t len, const char *const *names,
 		   const unsigned long long *addrs, size_t n, char **out,
 		   size_t *out_len, char *err, size_t errlen);
 
+/*
+ * A module cut into its symbols, so that a kernel can be JIT-ed without
+ * the rest of its image: gsp_xform_parts_take() writes the module's
+ * directives and the named kernels with every function and module-scope
+ * variable they name, transitively (and whatever the directives name),
+ * nothing else, in module order. gsp_xform_parts_new() parses src[0..len)
+ * once (src must outlive the parts); 0, or -1 with a message in err (bad
+ * PTX, out of memory). Take: 0 with a new module in *out (malloc-ed,
+ * NUL-terminated), or -1 with a message in err (a name that is not a
+ * kernel with a body, out of memory).
+ */
+struct gsp_xform_parts;
+int gsp_xform_parts_new(const char *src, size_t len,
+			struct gsp_xform_parts **pp, char *err, size_t errlen);
+int gsp_xform_parts_take(const struct gsp_xform_parts *pp,
+			 const char *const *keep, char **out, size_t *out_len,
+			 char *err, size_t errlen);
+void gsp_xform_parts_free(struct gsp_xform_parts *pp);
+
 const char *gsp_xform_reason_name(enum gsp_xform_reason r);
 
 #endif /* GSP_XFORM_H */

@@ -55,6 +55,27 @@ names() {
 	return 1
 }
 
+# The clone of kernel $2 taken alone from $1 (gsp-xform --alone, as the
+# interposer JITs it) assembles, and is its only entry.
+alone() {
+	local p=$1 k=$2 clone=$3 f=$4 a=${1%.ptx}.alone.ptx fl=
+	if ! "$xform" "$p" -o "$a" --alone --kernel "$k" 2>"$a.log"; then
+		echo "not ok - xform --alone $f $k: gsp-xform failed"
+		sed 's/^/# /' "$a.log"
+		return
+	fi
+	grep -q '^\.extern \.func' "$a" && fl=-c
+	if ! "$ptxas" -arch=sm_90 $fl -v "$a" -o /dev/null >"$a.ptxas" 2>&1; then
+		echo "not ok - xform --alone $f $k: $clone alone does not assemble"
+		sed 's/^/# /' "$a.ptxas" | head -n 20
+	elif [ "$(grep -o "entry function '[^']*'" "$a.ptxas" | sort -u)" != "entry function '$clone'" ]; then
+		echo "not ok - xform --alone $f $k: entries other than $clone:" \
+			$(grep -o "entry function '[^']*'" "$a.ptxas" | sort -u | tr '\n' ' ')
+	else
+		echo "ok - xform --alone $f $k: $clone alone assembles, $(wc -c <"$a") of $(wc -c <"${p%.ptx}.xform.ptx") bytes"
+	fi
+}
+
 for f in "$@"; do
 	p=$(ptx_of "$f")
 	x=${p%.ptx}.xform.ptx rep=${p%.ptx}.report
@@ -101,6 +122,7 @@ for f in "$@"; do
 				echo "not ok - xform $f $k: $rest, expected barriers=$wantb"
 			elif [ $asm = 1 ] && grep -q "entry function '$why'" "$x.ptxas"; then
 				echo "ok - xform $f $k: $why assembles for sm_90"
+				alone "$p" "$k" "$why" "$f"
 			else
 				echo "not ok - xform $f $k: $why does not assemble for sm_90"
 			fi

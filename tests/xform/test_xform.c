@@ -737,6 +737,76 @@ static void test_vars(void)
 	gsp_xform_result_free(&r);
 }
 
+/*
+ * Hundreds of variables whose names prefix each other (v1, v10, v100):
+ * each instruction's operand finds its own, and bind gives each its own
+ * address, whatever order the names come in.
+ */
+#define NMANY 600
+static void test_vars_many(void)
+{
+	struct gsp_xform_result r;
+	const char *names[NMANY / 2];
+	unsigned long long addrs[NMANY / 2];
+	char *src, *bound = NULL, *p, err[256], want[96];
+	size_t cap = 64 * NMANY + 512, blen, n = 0;
+	int i, rc, ok = 1;
+
+	src = malloc(cap);
+	if (!src) {
+		tap_ok(0, "vars, many: out of memory");
+		return;
+	}
+	p = src + snprintf(src, cap, "%s", HEAD);
+	for (i = 0; i < NMANY; i++)
+		p += sprintf(p, ".global .align 4 .u32 v%d;\n", i);
+	p += sprintf(p, ".visible .entry km()\n{\n\t.reg .b32 %%r<2>;\n");
+	for (i = 0; i < NMANY; i += 2)		/* the even ones, last first */
+		p += sprintf(p, "\tst.global.u32 [v%d], %d;\n", NMANY - 2 - i, i);
+	sprintf(p, "\tret;\n}\n");
+	r = run(src, NULL, &rc);
+	if (rc || r.nk != 1 || r.k[0].reason != GSP_XFORM_OK) {
+		tap_ok(0, "vars, many: the module transforms: %s",
+		       rc ? "error" : r.k[0].detail);
+		if (!rc)
+			gsp_xform_result_free(&r);
+		free(src);
+		return;
+	}
+	for (i = 0; i < NMANY && ok; i++) {
+		snprintf(want, sizeof(want), ".u32 v%d;\n.const .align 8 .u64 v%d__gsp_ref = v%d;",
+			 i, i, i);
+		ok = (strstr(r.out, want) == NULL) == (i % 2);
+		if (!(i % 2)) {
+			snprintf(want, sizeof(want), "[v%d__gsp_ref];\n\tst.global.u32 [%%__gsp_vr0], %d;",
+				 i, NMANY - 2 - i);
+			ok = ok && strstr(r.out, want);
+			snprintf(want, sizeof(want), "v%d", i);
+			ok = ok && (size_t)i / 2 < r.nvars &&
+			     !strcmp(r.vars[i / 2], want);
+		}
+	}
+	tap_ok(ok && r.nvars == NMANY / 2,
+	       "vars, many: %d of %d variables named, each through its own reference, listed in module order",
+	       NMANY / 2, NMANY);
+	for (i = 0; i < NMANY / 2; i++) {	/* bind in reverse order */
+		names[n] = r.vars[NMANY / 2 - 1 - i];
+		addrs[n++] = 0x10000ull + (unsigned long long)(NMANY / 2 - 1 - i);
+	}
+	rc = gsp_xform_bind(r.out, r.out_len, names, addrs, n, &bound, &blen,
+			    err, sizeof(err));
+	for (i = 0, ok = !rc; i < NMANY / 2 && ok; i++) {
+		snprintf(want, sizeof(want), "v%d__gsp_ref = 0x%llx;", 2 * i,
+			 0x10000ull + (unsigned long long)i);
+		ok = strstr(bound, want) != NULL;
+	}
+	tap_ok(ok, "vars, many: bind gives each of %d references its own address: %s",
+	       NMANY / 2, rc ? err : "ok");
+	free(bound);
+	gsp_xform_result_free(&r);
+	free(src);
+}
+
 /* Modules whose variables cannot be followed: nothing is transformed. */
 static void test_vars_refused(void)
 {
@@ -772,6 +842,93 @@ static void test_vars_refused(void)
 	}
 }
 
+/* A module cut into its symbols: a kernel taken with what it names. */
+static const char partmod[] = HEAD
+	"// top\n"
+	".func (.param .b32 r) f(.param .b32 x);\n"
+	".global .align 4 .u32 a;\n"
+	".global .align 4 .u32 b;\n"
+	".global .align 4 .u32 c, d;\n"
+	".global .align 8 .u64 fp[1] = {g};\n"
+	".func (.param .b32 r) g(.param .b32 x)\n{\n\tret;\n}\n"
+	".func (.param .b32 r) f(.param .b32 x)\n{\n\tst.global.u32 [d], 1;\n\tret;\n}\n"
+	"// k1\n"
+	".visible .entry k1()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [a];\n"
+	"\t{ .param .b32 p; .param .b32 q; call.uni (q), f, (p); }\n\tret;\n}\n"
+	".visible .entry k2()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [b];\n"
+	"\t{ .param .b32 p; .param .b32 q; call.uni (q), g, (p); }\n\tret;\n}\n";
+
+static void test_parts(void)
+{
+	static const char want_k1[] = HEAD
+		"// top\n"
+		".func (.param .b32 r) f(.param .b32 x);\n"
+		".global .align 4 .u32 a;\n"
+		".global .align 4 .u32 c, d;\n"
+		".func (.param .b32 r) f(.param .b32 x)\n{\n\tst.global.u32 [d], 1;\n\tret;\n}\n"
+		"// k1\n"
+		".visible .entry k1()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [a];\n"
+		"\t{ .param .b32 p; .param .b32 q; call.uni (q), f, (p); }\n\tret;\n}\n";
+	const char *k1[] = { "k1", NULL }, *k2[] = { "k2", NULL };
+	const char *both[] = { "k2", "k1", NULL }, *fn[] = { "f", NULL };
+	const char *none[] = { "k3", NULL };
+	struct gsp_xform_parts *pp = NULL, *pp2 = NULL;
+	char err[256], *out = NULL, *again = NULL, *sec = NULL;
+	size_t len, len2;
+	int rc;
+
+	rc = gsp_xform_parts_new(partmod, strlen(partmod), &pp, err, sizeof(err));
+	tap_ok(!rc && pp, "parts: the module is cut: %s", rc ? err : "ok");
+	if (rc)
+		return;
+	rc = gsp_xform_parts_take(pp, k1, &out, &len, err, sizeof(err));
+	tap_ok(!rc && len == strlen(out) && !strcmp(out, want_k1),
+	       "parts: k1 keeps f's prototype and body, a, the declaration of c and d (f names d); not k2, g, b, fp");
+	rc = rc ? rc : gsp_xform_parts_new(out, len, &pp2, err, sizeof(err));
+	rc = rc ? rc : gsp_xform_parts_take(pp2, k1, &again, &len2, err, sizeof(err));
+	tap_ok(!rc && !strcmp(again, out), "parts: taking k1 again changes nothing");
+	gsp_xform_parts_free(pp2);
+	free(again);
+	free(out);
+	out = NULL;
+	rc = gsp_xform_parts_take(pp, k2, &out, &len, err, sizeof(err));
+	tap_ok(!rc && strstr(out, ".entry k2()") && strstr(out, "g(.param .b32 x)\n{") &&
+	       strstr(out, ".u32 b;") && !strstr(out, "entry k1") &&
+	       !strstr(out, " f(") && !strstr(out, ".u32 a;") && !strstr(out, "fp["),
+	       "parts: k2 keeps g and b only");
+	free(out);
+	out = NULL;
+	rc = gsp_xform_parts_take(pp, both, &out, &len, err, sizeof(err));
+	tap_ok(!rc && strstr(out, ".entry k1()") && strstr(out, ".entry k2()") &&
+	       strstr(out, ".u32 a;") && strstr(out, ".u32 b;") && !strstr(out, "fp[") &&
+	       strstr(out, "// k1\n.visible .entry k1") < strstr(out, ".entry k2"),
+	       "parts: two kernels keep both, in module order");
+	free(out);
+	out = NULL;
+	rc = gsp_xform_parts_take(pp, fn, &out, &len, err, sizeof(err));
+	tap_ok(rc == -1 && !out && strstr(err, "no kernel f with a body"),
+	       "parts: a .func is not a kernel to take: %s", err);
+	rc = gsp_xform_parts_take(pp, none, &out, &len, err, sizeof(err));
+	tap_ok(rc == -1 && !out && strstr(err, "no kernel k3"),
+	       "parts: an unknown name is refused: %s", err);
+	gsp_xform_parts_free(pp);
+	pp = NULL;
+	/* whatever a .section names is kept for any kernel */
+	sec = malloc(sizeof(partmod) + 64);
+	if (sec) {
+		sprintf(sec, "%s.section .debug_x\n{\n\t.b64 g\n}\n", partmod);
+		rc = gsp_xform_parts_new(sec, strlen(sec), &pp, err, sizeof(err));
+		rc = rc ? rc : gsp_xform_parts_take(pp, k1, &out, &len, err, sizeof(err));
+		tap_ok(!rc && strstr(out, "g(.param .b32 x)\n{") && !strstr(out, "entry k2"),
+		       "parts: a function a .section names is kept: %s", rc ? err : "ok");
+		free(out);
+		gsp_xform_parts_free(pp);
+		free(sec);
+	}
+	rc = gsp_xform_parts_new("not ptx {", 9, &pp, err, sizeof(err));
+	tap_ok(rc == -1 && !pp, "parts: bad PTX is refused: %s", err);
+}
+
 int main(void)
 {
 	test_parse();
@@ -783,6 +940,8 @@ int main(void)
 	test_barrier_choice();
 	test_maxnreg();
 	test_vars();
+	test_vars_many();
+	test_parts();
 	test_vars_refused();
 	return tap_done();
 }
