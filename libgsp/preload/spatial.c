@@ -5,8 +5,10 @@
  * Images: every module or library load records its image's PTX (fatbin.c)
  * under the handle; functions, kernels and a library's modules map to
  * (image, kernel name). At the first BE launch of a kernel of an image,
- * the image's PTX goes through gsp_xform() once, and the result is JIT-
- * loaded once per context; launches then run NAME__gsp with a one-wave
+ * the image's PTX goes through gsp_xform() once; each kernel's clone is
+ * taken from the result with what it names (gsp_xform_parts_take()) and
+ * JIT-loaded alone, once per context, at its own first launch, so that no
+ * launch waits for the JIT of a whole image. Launches then run NAME__gsp with a one-wave
  * grid of N x K blocks and a struct gsp_persist_job (kernels/
  * gsp_persist.h), its ctl from a per-context pool. A watcher thread polls
  * the board's partition request and, when it shrinks, launches top-ups
@@ -156,8 +158,7 @@ struct sp_var {
 
 struct sp_mod {
 	struct sp_mod *next;
-	struct sp_ctx *c;
-	int own;		/* one kernel's, register-capped (kfn_regcap()) */
+	struct sp_ctx *c;		/* one kernel's clone, in this context */
 	CUmodule m;
 	CUresult err;		/* the JIT's error, or CUDA_SUCCESS */
 	char why[200];		/* if a variable cannot be paired */
@@ -207,6 +208,7 @@ struct sp_img {
 	char xerr[160];
 	const char *xtoken;	/* the stats' reason if it failed, or NULL */
 	struct gsp_xform_result xr;
+	struct gsp_xform_parts *parts;	/* xr.out cut, at the first JIT */
 	struct sp_gvar *gv;	/* its module-scope variables */
 	unsigned int ngv;
 	struct sp_kern *kerns;
@@ -389,6 +391,7 @@ static void img_free(struct sp_img *img)
 		free(kn->name);
 		free(kn);
 	}
+	gsp_xform_parts_free(img->parts);
 	gsp_xform_result_free(&img->xr);
 	gsp_fb_ptx_free(&img->ptx);
 	free(img);
@@ -1167,11 +1170,50 @@ static CUresult prog_global(struct sp_img *img, const char *name,
 }
 
 /*
- * Pairs each .const variable of @md's image with the program's own, to be
- * copied in before each primary launch: 0, or -1 with md->why. (.global
- * ones need no copies: the module reaches the program's, mod_bind().)
+ * Which of the image's variables @text, one kernel's module, declares:
+ * has[i] for img->gv[i], and ref[j] for the reference of img->xr.vars[j]
+ * (NAME__gsp_ref). 0, or -1 with md->why.
  */
-static int mod_vars(struct sp_img *img, struct sp_mod *md)
+static int mod_decls(struct sp_img *img, struct sp_mod *md, const char *text,
+		     char *has, char *ref)
+{
+	size_t rl = strlen(GSP_PERSIST_REF_SUFFIX), j, n;
+	struct ptx_module pm;
+	char err[96];
+	uint32_t i;
+
+	if (ptx_parse(&pm, text, strlen(text), err, sizeof(err))) {
+		snprintf(md->why, sizeof(md->why), "its module: %s", err);
+		return -1;
+	}
+	for (i = 0; i < pm.nvars; i++) {
+		const struct ptx_tok *t = &pm.toks[pm.vars[i].name_tok];
+		const char *name = text + t->off;
+
+		n = t->len;
+		if (n > rl && !memcmp(name + n - rl, GSP_PERSIST_REF_SUFFIX, rl)) {
+			for (j = 0; j < img->xr.nvars; j++)
+				if (strlen(img->xr.vars[j]) == n - rl &&
+				    !memcmp(img->xr.vars[j], name, n - rl))
+					ref[j] = 1;
+			continue;
+		}
+		for (j = 0; j < img->ngv; j++)
+			if (strlen(img->gv[j].name) == n &&
+			    !memcmp(img->gv[j].name, name, n))
+				has[j] = 1;
+	}
+	ptx_free(&pm);
+	return 0;
+}
+
+/*
+ * Pairs each .const variable that @md declares (@has, mod_decls()) with
+ * the program's own, to be copied in before each primary launch: 0, or -1
+ * with md->why. (.global ones need no copies: the module reaches the
+ * program's, mod_bind().)
+ */
+static int mod_vars(struct sp_img *img, struct sp_mod *md, const char *has)
 {
 	unsigned int i;
 
@@ -1186,7 +1228,7 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md)
 		size_t xs = 0, os = 0;
 		CUresult r;
 
-		if (img->gv[i].writable)
+		if (img->gv[i].writable || !has[i])
 			continue;
 		r = R.mod_global(&v->xf, &xs, md->m, name);
 		if (r) {
@@ -1209,89 +1251,122 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md)
 }
 
 /*
- * @text with the references of its .global variables bound to the
- * program's (gsp_xform_bind()) into *@bound, which stays NULL when it has
- * none: 0, or -1 with md->why.
+ * @text with the references it declares (@ref, mod_decls()) bound to the
+ * program's variables (gsp_xform_bind()) into *@bound, which stays NULL
+ * when it has none: 0, or -1 with md->why.
  */
 static int mod_bind(struct sp_img *img, struct sp_mod *md, const char *text,
-		    char **bound)
+		    const char *ref, char **bound)
 {
 	unsigned long long *addrs;
-	size_t i, n = img->xr.nvars, len;
+	const char **names;
+	size_t i, n = 0, len;
 	char err[96];
 	int rc = -1;
 
 	*bound = NULL;
+	for (i = 0; i < img->xr.nvars; i++)
+		n += ref[i];
 	if (!n)
 		return 0;
 	addrs = calloc(n, sizeof(*addrs));
-	if (!addrs) {
+	names = calloc(n, sizeof(*names));
+	if (!addrs || !names) {
 		snprintf(md->why, sizeof(md->why), "out of memory");
-		return -1;
+		goto out;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0, n = 0; i < img->xr.nvars; i++) {
 		CUdeviceptr d = 0;
-		CUresult r = prog_global(img, img->xr.vars[i], &d, NULL);
+		CUresult r;
 
+		if (!ref[i])
+			continue;
+		r = prog_global(img, img->xr.vars[i], &d, NULL);
 		if (r) {
 			snprintf(md->why, sizeof(md->why),
 				 "its module variable %s is not in the program's module (error %d)",
 				 img->xr.vars[i], (int)r);
 			goto out;
 		}
-		addrs[i] = d;
+		names[n] = img->xr.vars[i];
+		addrs[n++] = d;
 	}
-	rc = gsp_xform_bind(text, strlen(text), (const char *const *)img->xr.vars,
-			    addrs, n, bound, &len, err, sizeof(err));
+	rc = gsp_xform_bind(text, strlen(text), names, addrs, n, bound, &len,
+			    err, sizeof(err));
 	if (rc)
 		snprintf(md->why, sizeof(md->why),
 			 "its module variables cannot be bound: %s", err);
 out:
+	free(names);
 	free(addrs);
 	return rc;
 }
 
-/* @text (@img's transformed PTX) JIT-ed in @c, kept with the image. */
+/* @text, one kernel's module (kern_text()), JIT-ed in @c, kept with the image. */
 static struct sp_mod *mod_jit(struct sp_img *img, struct sp_ctx *c,
-			      const char *text, int own)
+			      const char *text)
 {
 	struct sp_mod *md = calloc(1, sizeof(*md));
-	char *bound;
+	char *has = calloc(img->ngv + 1, 1), *ref = calloc(img->xr.nvars + 1, 1);
+	char *bound = NULL;
 
-	if (!md)
-		return NULL;
+	if (!md || !has || !ref) {
+		free(md);
+		md = NULL;
+		goto out;
+	}
 	md->c = c;
-	md->own = own;
-	if (mod_bind(img, md, text, &bound))
+	if (mod_decls(img, md, text, has, ref) ||
+	    mod_bind(img, md, text, ref, &bound))
 		md->err = CUDA_ERROR_NOT_FOUND;
 	else
 		md->err = R.mod_load(&md->m, bound ? bound : text);
 	free(bound);
 	if (md->err)
 		md->m = NULL;
-	else if (mod_vars(img, md))
+	else if (mod_vars(img, md, has))
 		md->err = CUDA_ERROR_NOT_FOUND;
 	md->next = img->mods;
 	img->mods = md;
+out:
+	free(ref);
+	free(has);
 	return md;
 }
 
-/* The image's transformed module in @c, JIT-ed once. */
-static struct sp_mod *mod_get(struct sp_img *img, struct sp_ctx *c)
+/*
+ * NAME__gsp and what it names, from the image's transformed PTX (cut once,
+ * at the image's first JIT), into *@text: 0, or -1 with @why.
+ */
+static int kern_text(struct sp_kern *kn, char **text, char *why, size_t n)
 {
-	struct sp_mod *md;
+	struct sp_img *img = kn->img;
+	char name[512], err[96];
+	const char *keep[] = { name, NULL };
+	size_t len;
 
-	for (md = img->mods; md; md = md->next)
-		if (md->c == c && !md->own)
-			return md;
-	return mod_jit(img, c, img->xr.out, 0);
+	*text = NULL;
+	if (!img->parts &&
+	    gsp_xform_parts_new(img->xr.out, img->xr.out_len, &img->parts,
+				err, sizeof(err))) {
+		snprintf(why, n, "its transformed image cannot be cut: %s", err);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
+	if (gsp_xform_parts_take(img->parts, keep, text, &len, err,
+				 sizeof(err))) {
+		snprintf(why, n, "its transformed form cannot be taken alone: %s",
+			 err);
+		return -1;
+	}
+	return 0;
 }
 
 /* NAME__gsp in @c; NULL with @why and the stats' reason in *@token. */
 static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 			      char *why, size_t n, const char **token)
 {
-	char name[512];
+	char name[512], *text;
 	struct sp_kfn *kf;
 	struct sp_mod *md;
 
@@ -1299,7 +1374,10 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 		if (kf->c == c)
 			goto found;
 	*token = "jit";
-	md = mod_get(kn->img, c);
+	if (kern_text(kn, &text, why, n))
+		return NULL;
+	md = mod_jit(kn->img, c, text);
+	free(text);
 	if (!md) {
 		snprintf(why, n, "out of memory");
 		return NULL;
@@ -1349,8 +1427,8 @@ static int fn_occ(CUfunction f, unsigned int threads, unsigned int shmem)
 /*
  * ptxas may give a clone's task loop more registers than the original
  * kernel had (lbm: 106 against 96), and so fewer blocks per SM (4 of 128
- * threads instead of 5). Such a clone is JIT-ed again, once, in a module
- * of its own, with .maxnreg at what the original's occupancy allows
+ * threads instead of 5). Such a clone is JIT-ed again, once, in another
+ * module of its own, with .maxnreg at what the original's occupancy allows
  * (a few bytes of spills at most, Documentation/spatial.rst); the capped
  * one replaces it if more of its blocks fit. Returns K now.
  */
@@ -1360,7 +1438,7 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	struct sp_kern *kn = kf->kern;
 	unsigned int warps = (threads + 31) / 32, cap;
 	int ko, regs = 0, k2 = 0;
-	char name[512], err[160], *text;
+	char name[512], err[160], *text, *alone;
 	struct sp_mod *md;
 	CUfunction f;
 	size_t len;
@@ -1376,13 +1454,16 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 		return k;	/* not registers: shared memory, say */
 	kf->capped = 1;
 	snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
-	if (gsp_xform_maxnreg(kn->img->xr.out, kn->img->xr.out_len, name, cap,
-			      &text, &len, err, sizeof(err))) {
+	if (kern_text(kn, &alone, err, sizeof(err)) ||
+	    gsp_xform_maxnreg(alone, strlen(alone), name, cap, &text, &len,
+			      err, sizeof(err))) {
 		gsp_log(1, "spatial: kernel %s: no register cap: %s",
 			kn->name, err);
+		free(alone);
 		return k;
 	}
-	md = mod_jit(kn->img, kf->c, text, 1);
+	free(alone);
+	md = mod_jit(kn->img, kf->c, text);
 	free(text);
 	if (md && !md->err && !R.mod_fn(&f, md->m, name))
 		k2 = fn_occ(f, threads, shmem);

@@ -896,13 +896,16 @@ static const char vars_ptx[] =
 	"\tld.const.u32 %r2, [cvar];\n\tadd.s32 %r3, %r1, %r2;\n"
 	"\tst.global.u32 [gvar], %r3;\n\tret;\n}\n";
 
-/* Its variable is hidden from one module by fake_hide_global(). */
+/* Its variable is hidden from one module by fake_hide_global(); kn does
+ * not name it. */
 static const char hvar_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n\n"
 	".global .align 8 .b8 hvar[8];\n\n"
 	".visible .entry kh(\n\t.param .u32 kh_param_0\n)\n{\n"
 	"\t.reg .b32 %r<2>;\n\tld.param.u32 %r1, [kh_param_0];\n"
-	"\tst.global.u32 [hvar], %r1;\n\tret;\n}\n";
+	"\tst.global.u32 [hvar], %r1;\n\tret;\n}\n"
+	".visible .entry kn(\n\t.param .u32 kn_param_0\n)\n{\n"
+	"\t.reg .b32 %r<2>;\n\tld.param.u32 %r1, [kn_param_0];\n\tret;\n}\n";
 
 static const char tex_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n\n"
@@ -1114,8 +1117,8 @@ static void t_regcap(void)
 {
 	unsigned int loads;
 	struct fake_call c;
-	CUfunction kr, ks;
-	CUmodule m;
+	CUfunction kr, ks, f;
+	CUmodule m, mk;
 	int k;
 
 	cuCtxSetCurrent(CTX);
@@ -1123,12 +1126,18 @@ static void t_regcap(void)
 	cuModuleGetFunction(&kr, m, "kr");
 	cuModuleGetFunction(&ks, m, "ks");
 	k = regs_launch(ks, "ks__gsp", 1, &c, &loads);
+	mk = fake_last_module();
 	tap_ok(k == 5 && c.grid[0] == 4 * 5 && c.payload == 1 && loads == 2,
-	       "regcap: a clone at the original's occupancy is not capped: K %d, two JITs (the SM probe, the image; saw %u)",
+	       "regcap: a clone at the original's occupancy is not capped: K %d, two JITs (the SM probe, the clone; saw %u)",
 	       k, loads);
+	tap_ok(!cuModuleGetFunction(&f, mk, "ks__gsp") &&
+	       cuModuleGetFunction(&f, mk, "kr__gsp") == CUDA_ERROR_NOT_FOUND &&
+	       cuModuleGetFunction(&f, mk, "ks") == CUDA_ERROR_NOT_FOUND &&
+	       cuModuleGetFunction(&f, mk, "kr") == CUDA_ERROR_NOT_FOUND,
+	       "jit: the module JIT-ed for ks holds ks__gsp alone, not the image's other kernels or originals");
 	k = regs_launch(kr, "kr__gsp", 2, &c, &loads);
-	tap_ok(k == 5 && c.grid[0] == 4 * 5 && c.payload == 2 && loads == 1,
-	       "regcap: a clone that loses a block per SM to registers is JIT-ed again, alone, with .maxnreg: K 5 as the original, grid 20 (K %d, grid %u, %u JITs)",
+	tap_ok(k == 5 && c.grid[0] == 4 * 5 && c.payload == 2 && loads == 2,
+	       "regcap: a clone that loses a block per SM to registers is JIT-ed alone, then again with .maxnreg: K 5 as the original, grid 20 (K %d, grid %u, %u JITs)",
 	       k, k > 0 ? c.grid[0] : 0, loads);
 	k = regs_launch(kr, "kr__gsp", 3, &c, &loads);
 	tap_ok(k == 5 && loads == 0,
@@ -1139,7 +1148,7 @@ static void t_regcap(void)
 static void t_spvars(void)
 {
 	CUmodule m, mp, mh, mt;
-	CUfunction kv, k1, kh, kt;
+	CUfunction kv, k1, kh, kn, kt;
 	CUdeviceptr oc, og, xc = 0, xg = 0;
 	size_t sc = 0, sg = 0;
 	int idx[4], i, ok;
@@ -1191,6 +1200,12 @@ static void t_spvars(void)
 		ok = c.grid[0] == 10 && c.grid[1] == 2 && !c.has_job;
 	}
 	tap_ok(ok, "spvars: a variable missing in the program's module: its kernel runs unchanged, twice");
+	cuModuleGetFunction(&kn, mh, "kn");
+	fake_trace_reset();
+	launch_g(kn, S1, 8);
+	cuCtxSynchronize();
+	tap_ok(launches_of("kn__gsp", 0, idx, 4) == 1,
+	       "spvars: a kernel of that image that does not name the variable runs transformed");
 
 	/* A texture reference in the module: unchanged. */
 	cuModuleLoadData(&mt, tex_ptx);
