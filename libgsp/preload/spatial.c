@@ -162,6 +162,7 @@ struct sp_mod {
 	CUmodule m;
 	CUresult err;		/* the JIT's error, or CUDA_SUCCESS */
 	char why[200];		/* if a variable cannot be paired */
+	const char *token;	/* the stats' reason with why */
 	struct sp_var *vars;
 	unsigned int nvars;
 };
@@ -206,7 +207,6 @@ struct sp_img {
 	const char *noptx;
 	int xstate;		/* 0 not yet, 1 done, -1 failed */
 	char xerr[160];
-	const char *xtoken;	/* the stats' reason if it failed, or NULL */
 	struct gsp_xform_result xr;
 	struct gsp_xform_parts *parts;	/* xr.out cut, at the first JIT */
 	struct sp_gvar *gv;	/* its module-scope variables */
@@ -1028,8 +1028,9 @@ static void ctl_release(struct sp_ctl *t)
 /* Transformation and JIT (dispatcher thread) --------------------------------- */
 
 /*
- * The module-scope variables of @text into img->gv: 0, or -1 with
- * img->xerr (a texture reference, or out of memory).
+ * The module-scope .global and .const variables of @text into img->gv: 0,
+ * or -1 with img->xerr (out of memory). Texture, sampler and surface
+ * references are the business of the kernels that name them (mod_decls()).
  */
 static int img_vars(struct sp_img *img, const char *text, size_t len)
 {
@@ -1049,14 +1050,8 @@ static int img_vars(struct sp_img *img, const char *text, size_t len)
 	for (i = 0; i < pm.nvars; i++) {
 		const struct ptx_tok *t = &pm.toks[pm.vars[i].name_tok];
 
-		/* Textures bind per module: ours would never be bound. */
-		if (pm.vars[i].space == PTX_V_TEXTURE) {
-			img->xtoken = "module-texture";
-			snprintf(img->xerr, sizeof(img->xerr),
-				 "its module declares the texture, sampler or surface %.*s",
-				 (int)t->len, text + t->off);
-			goto fail;
-		}
+		if (pm.vars[i].space == PTX_V_TEXTURE)
+			continue;
 		img->gv[img->ngv].name = strndup(text + t->off, t->len);
 		if (!img->gv[img->ngv].name) {
 			snprintf(img->xerr, sizeof(img->xerr), "out of memory");
@@ -1131,8 +1126,7 @@ static int kern_verdict(struct sp_kern *kn)
 	kn->looked = 1;
 	kn->token = "xform";
 	if (img_transform(img)) {
-		kn->token = img->xtoken ? img->xtoken :
-			    img->ptx.data ? "xform" : "no-ptx";
+		kn->token = img->ptx.data ? "xform" : "no-ptx";
 		snprintf(kn->why, sizeof(kn->why), "%s", img->xerr);
 		return -1;
 	}
@@ -1172,7 +1166,8 @@ static CUresult prog_global(struct sp_img *img, const char *name,
 /*
  * Which of the image's variables @text, one kernel's module, declares:
  * has[i] for img->gv[i], and ref[j] for the reference of img->xr.vars[j]
- * (NAME__gsp_ref). 0, or -1 with md->why.
+ * (NAME__gsp_ref). 0, or -1 with md->why: a texture, sampler or surface
+ * reference (textures bind per module: ours would never be bound).
  */
 static int mod_decls(struct sp_img *img, struct sp_mod *md, const char *text,
 		     char *has, char *ref)
@@ -1191,6 +1186,14 @@ static int mod_decls(struct sp_img *img, struct sp_mod *md, const char *text,
 		const char *name = text + t->off;
 
 		n = t->len;
+		if (pm.vars[i].space == PTX_V_TEXTURE) {
+			md->token = "module-texture";
+			snprintf(md->why, sizeof(md->why),
+				 "it names the texture, sampler or surface %.*s",
+				 (int)n, name);
+			ptx_free(&pm);
+			return -1;
+		}
 		if (n > rl && !memcmp(name + n - rl, GSP_PERSIST_REF_SUFFIX, rl)) {
 			for (j = 0; j < img->xr.nvars; j++)
 				if (strlen(img->xr.vars[j]) == n - rl &&
@@ -1401,7 +1404,7 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 found:
 	*token = "jit";
 	if (kf->md->why[0]) {
-		*token = "module-variable";
+		*token = kf->md->token ? kf->md->token : "module-variable";
 		snprintf(why, n, "%s", kf->md->why);
 	} else if (kf->err) {
 		snprintf(why, n, "the JIT of its transformed form failed (error %d)",

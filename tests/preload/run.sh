@@ -157,9 +157,9 @@ else
 fi
 scenario spvars arb FAKE_GSP_PART=2,1 GSP_STATS_FILE="$tmp/stats"
 count 'kernel kh runs unchanged: its module variable hvar is not in the program' 1 "spvars: a variable missing in the program's module is reported once"
-count 'kernel kt runs unchanged: its module declares the texture, sampler or surface tref' 1 "spvars: a texture reference is reported"
+count 'kernel kt runs unchanged: it names the texture, sampler or surface tref' 1 "spvars: a texture reference is reported"
 count 'kernel kv runs unchanged' 0 "spvars: kv is not reported"
-if grep -q '^spatial_launches 4$' "$tmp/stats" &&
+if grep -q '^spatial_launches 5$' "$tmp/stats" &&
    grep -q '^spatial_fallback_module-variable 2$' "$tmp/stats" &&
    grep -q '^spatial_fallback_module-texture 1$' "$tmp/stats"; then
 	echo "ok - preload: spvars: GSP_STATS_FILE counts module-variable and module-texture fallbacks"

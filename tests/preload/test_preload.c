@@ -27,7 +27,7 @@
  *             its stream; .global ones reached through a reference bound
  *             to the program's variable at the JIT, never copied; none
  *             for an image without them; kernels whose variables cannot
- *             be paired, or whose module has a texture reference, run
+ *             be paired, or that name a texture reference, run
  *             unchanged (run.sh counts the reports)
  *   nospatial the same program where nothing may be transformed (run.sh:
  *             GSP_SPATIAL=0, or an LC tenant)
@@ -907,11 +907,15 @@ static const char hvar_ptx[] =
 	".visible .entry kn(\n\t.param .u32 kn_param_0\n)\n{\n"
 	"\t.reg .b32 %r<2>;\n\tld.param.u32 %r1, [kn_param_0];\n\tret;\n}\n";
 
+/* kt names the texture reference, ku does not. */
 static const char tex_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n\n"
 	".global .texref tref;\n\n"
 	".visible .entry kt(\n\t.param .u32 kt_param_0\n)\n{\n"
-	"\t.reg .b32 %r<2>;\n\tld.param.u32 %r1, [kt_param_0];\n\tret;\n}\n";
+	"\t.reg .b32 %r<6>;\n\tld.param.u32 %r1, [kt_param_0];\n"
+	"\ttex.1d.v4.s32.s32 {%r2, %r3, %r4, %r5}, [tref, {%r1}];\n\tret;\n}\n"
+	".visible .entry ku(\n\t.param .u32 ku_param_0\n)\n{\n"
+	"\t.reg .b32 %r<2>;\n\tld.param.u32 %r1, [ku_param_0];\n\tret;\n}\n";
 
 /* DtoD copies named @name in the trace [from, to) on @s, into @out. */
 static unsigned int copies(const char *name, unsigned int from,
@@ -1148,7 +1152,7 @@ static void t_regcap(void)
 static void t_spvars(void)
 {
 	CUmodule m, mp, mh, mt;
-	CUfunction kv, k1, kh, kn, kt;
+	CUfunction kv, k1, kh, kn, kt, ku;
 	CUdeviceptr oc, og, xc = 0, xg = 0;
 	size_t sc = 0, sg = 0;
 	int idx[4], i, ok;
@@ -1207,15 +1211,18 @@ static void t_spvars(void)
 	tap_ok(launches_of("kn__gsp", 0, idx, 4) == 1,
 	       "spvars: a kernel of that image that does not name the variable runs transformed");
 
-	/* A texture reference in the module: unchanged. */
+	/* A texture reference: the kernel that names it runs unchanged. */
 	cuModuleLoadData(&mt, tex_ptx);
 	cuModuleGetFunction(&kt, mt, "kt");
+	cuModuleGetFunction(&ku, mt, "ku");
 	fake_trace_reset();
 	launch_g(kt, S1, 7);
+	launch_g(ku, S1, 8);
 	cuCtxSynchronize();
 	tap_ok(launches_of("kt", 0, idx, 4) == 1 &&
-	       launches_of("kt__gsp", 0, idx, 4) == 0,
-	       "spvars: a module with a texture reference: its kernel runs unchanged");
+	       launches_of("kt__gsp", 0, idx, 4) == 0 &&
+	       launches_of("ku__gsp", 0, idx, 4) == 1,
+	       "spvars: a kernel that names a texture reference runs unchanged, one of its image that does not is transformed");
 	cuModuleUnload(m);
 	cuModuleUnload(mp);
 	cuModuleUnload(mh);
