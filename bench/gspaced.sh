@@ -7,6 +7,10 @@
 #                              folder (/tmp/gsp-NAME.*), logs the command
 #                              with the caller's log_cmd, and waits for
 #                              the socket; status 1 if it did not come up
+#   gspaced_up_gpu NAME        gspaced_up with OUT/gspaced.conf for one GPU
+#                              (one lease, partition 132,8, this user's
+#                              programs may be LC), logging to
+#                              OUT/gspaced.log
 #   gspaced_down               stops it and prints "gspaced exit status N";
 #                              the EXIT trap calls it and removes the folder
 sockdir=
@@ -43,4 +47,10 @@ gspaced_up() {
 		sleep 0.1
 	done
 	[ -S "$sockdir/s" ]
+}
+
+gspaced_up_gpu() {
+	printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
+		"$(id -u)" >"$OUT/gspaced.conf"
+	gspaced_up "$1" "$OUT/gspaced.conf" "$OUT/gspaced.log"
 }

@@ -6,6 +6,8 @@
 #                          empties OUT/commands.txt; if DIR cannot be
 #                          created, says so as NAME and exits 2
 #   log_cmd CMD...         appends CMD, shell-quoted, to OUT/commands.txt
+#   gpu_env FILE LINE...   writes FILE: the date, the GPU and its driver,
+#                          nvcc's version, the commit, then each LINE
 outdir_init() {
 	mkdir -p "$2" || { echo "$1: cannot create $2" >&2; exit 2; }
 	OUT=$(cd "$2" && pwd)
@@ -15,4 +17,18 @@ outdir_init() {
 log_cmd() {
 	printf '%q ' "$@" >>"$OUT/commands.txt"
 	echo >>"$OUT/commands.txt"
+}
+
+gpu_env() {
+	local f=$1 l
+	shift
+	{
+		echo "date: $(date -u +%FT%TZ)"
+		nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+		"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1
+		echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+		for l in "$@"; do
+			echo "$l"
+		done
+	} >"$f"
 }

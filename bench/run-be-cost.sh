@@ -65,9 +65,7 @@ make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
 
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
-printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
-	"$(id -u)" >"$OUT/gspaced.conf"
-gspaced_up becost "$OUT/gspaced.conf" "$OUT/gspaced.log" ||
+gspaced_up_gpu becost ||
 	{ echo "run-be-cost: gspaced did not come up (see gspaced.log)" >&2; exit 1; }
 
 
@@ -106,11 +104,6 @@ for wl in "${wls[@]}"; do
 		done
 	done
 done
-{
-	echo "date: $(date -u +%FT%TZ)"
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-	"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "reps: $REPS, duration: $DURATION s, modes: ${modes[*]}, workloads: ${wls[*]}"
-} >"$OUT/env.txt"
+gpu_env "$OUT/env.txt" \
+	"reps: $REPS, duration: $DURATION s, modes: ${modes[*]}, workloads: ${wls[*]}"
 exit $rc

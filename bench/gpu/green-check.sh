@@ -17,11 +17,7 @@ make -s -j"$(nproc)" "$build/gsp-wl" "$build/gspaced" "$build/gsp-run" \
 # shellcheck disable=SC2016 # KERN_ARCH is make's, not the shell's
 make -s -j"$(nproc)" BUILD="$sass" \
 	KERN_ARCH='-gencode arch=compute_90,code=sm_90' "$sass/gsp-wl"
-{
-	echo "date: $(date -u +%FT%TZ)"
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-	"${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "command: bench/gpu/green-check.sh OUT"
-} >"$1/env.txt"
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+gpu_env "$1/env.txt" "command: bench/gpu/green-check.sh OUT"
 python3 bench/gpu/green-check.py "$1" "$build" "$sass"

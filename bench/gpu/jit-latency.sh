@@ -33,18 +33,10 @@ outdir_init jit-latency "$out"
 make -s "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/lib/libgsp_preload.so" \
 	"$BUILD/lib/libgsp.so.1.0" || { echo "jit-latency: the build failed" >&2; exit 1; }
 mkdir -p "$BUILD/gpu"
-{
-	echo "date: $(date -u +%FT%TZ)"
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-	"$cuda/bin/nvcc" --version | tail -n 1
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "launches: $LAUNCHES"
-} >"$OUT/env.txt"
+gpu_env "$OUT/env.txt" "launches: $LAUNCHES"
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
-printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
-	"$(id -u)" >"$OUT/gspaced.conf"
-gspaced_up jit "$OUT/gspaced.conf" "$OUT/gspaced.log" ||
+gspaced_up_gpu jit ||
 	{ echo "jit-latency: gspaced did not come up (see gspaced.log)" >&2; exit 1; }
 echo "n,mode,kernel,first_ms,second_ms" >"$OUT/jit-latency.csv"
 rc=0

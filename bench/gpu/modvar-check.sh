@@ -29,18 +29,10 @@ log_cmd "$cuda/bin/nvcc" -O2 -gencode arch=compute_90,code=[sm_90,compute_90] \
 	-o "$bin" bench/gpu/modvar-check.cu
 "$cuda/bin/nvcc" -O2 -gencode arch=compute_90,code=[sm_90,compute_90] \
 	-o "$bin" bench/gpu/modvar-check.cu || exit 1
-{
-	echo "date: $(date -u +%FT%TZ)"
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-	"$cuda/bin/nvcc" --version | tail -n 1
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "rounds: $rounds"
-} >"$OUT/env.txt"
+gpu_env "$OUT/env.txt" "rounds: $rounds"
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
-printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
-	"$(id -u)" >"$OUT/gspaced.conf"
-gspaced_up modvar "$OUT/gspaced.conf" "$OUT/gspaced.log" ||
+gspaced_up_gpu modvar ||
 	{ echo "modvar-check: gspaced did not come up (see gspaced.log)" >&2; exit 1; }
 echo "mode,status,result" >"$OUT/modvar.csv"
 rc=0

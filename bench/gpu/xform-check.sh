@@ -31,12 +31,8 @@ for f in tests/xform/barriers.cu tests/xform/grids.cu \
 	cp "$b.report" "$out/$(basename "$b").report"
 	mods+=("$b.xform.ptx")
 done
-{
-	echo "date: $(date -u +%FT%TZ)"
-	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-	"$cuda/bin/nvcc" --version | tail -n 1
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	echo "options: $*"
-} >"$out/env.txt"
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+CUDA_HOME=$cuda gpu_env "$out/env.txt" "options: $*"
 timeout 600 "$build/xform/xform-check" "$@" "$out" "${mods[@]}" 2>&1 |
 	tee "$out/xform-check.log"
