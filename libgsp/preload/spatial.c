@@ -8,9 +8,9 @@
  * the image's PTX goes through gsp_xform() once; each kernel's clone is
  * taken from the result with what it names (gsp_xform_parts_take()) and
  * JIT-loaded alone, once per context, at its own first launch, so that no
- * launch waits for the JIT of a whole image. Launches then run NAME__gsp with a one-wave
- * grid of N x K blocks and a struct gsp_persist_job (kernels/
- * gsp_persist.h), its ctl from a per-context pool. A watcher thread polls
+ * launch waits for the JIT of a whole image. Launches then run NAME__gsp
+ * with a one-wave grid of N x K blocks and a struct gsp_persist_job
+ * (kernels/gsp_persist.h), its ctl from a per-context pool. A watcher thread polls
  * the board's partition request and, when it shrinks, launches top-ups
  * for the jobs still running, so the BE takes back the slots it gave up.
  *
