@@ -5,10 +5,11 @@
  * Images: every module or library load records its image's PTX (fatbin.c)
  * under the handle; functions, kernels and a library's modules map to
  * (image, kernel name). At the first BE launch of a kernel of an image,
- * the image's PTX goes through gsp_xform() once; each kernel's clone is
- * taken from the result with what it names (gsp_xform_parts_take()) and
- * JIT-loaded alone, once per context, at its own first launch, so that no
- * launch waits for the JIT of a whole image. Launches then run NAME__gsp
+ * the image's PTX is cut into its symbols once (gsp_xform_parts_new());
+ * at each kernel's first BE launch the kernel is taken from it with what
+ * it names, goes through gsp_xform() alone, and its clone is JIT-loaded
+ * alone, once per context, so that no launch waits for the transformation
+ * or the JIT of a whole image. Launches then run NAME__gsp
  * with a one-wave grid of N x K blocks and a struct gsp_persist_job
  * (kernels/gsp_persist.h), its ctl from a per-context pool. A watcher thread polls
  * the board's partition request and, when it shrinks, launches top-ups
@@ -189,6 +190,9 @@ struct sp_kern {
 	const char *token;	/* else the stats' reason */
 	unsigned int nparams;
 	char why[200];		/* if not */
+	char *text;		/* ok: NAME__gsp and what it names, alone */
+	char **vars;		/* ok: .global variables text reaches by reference */
+	size_t nvars;
 	atomic_int reported;
 	atomic_int green_reported;
 	struct sp_kfn *fns;
@@ -207,8 +211,8 @@ struct sp_img {
 	const char *noptx;
 	int xstate;		/* 0 not yet, 1 done, -1 failed */
 	char xerr[160];
-	struct gsp_xform_result xr;
-	struct gsp_xform_parts *parts;	/* xr.out cut, at the first JIT */
+	char *text;		/* its PTX, decompressed, cut into parts */
+	struct gsp_xform_parts *parts;
 	struct sp_gvar *gv;	/* its module-scope variables */
 	unsigned int ngv;
 	struct sp_kern *kerns;
@@ -388,11 +392,15 @@ static void img_free(struct sp_img *img)
 			kf2 = kf->next;
 			free(kf);
 		}
+		while (kn->nvars)
+			free(kn->vars[--kn->nvars]);
+		free(kn->vars);
+		free(kn->text);
 		free(kn->name);
 		free(kn);
 	}
 	gsp_xform_parts_free(img->parts);
-	gsp_xform_result_free(&img->xr);
+	free(img->text);
 	gsp_fb_ptx_free(&img->ptx);
 	free(img);
 }
@@ -1066,13 +1074,12 @@ fail:
 	return -1;
 }
 
-/* gsp_xform() of the image, once; 0 or -1 with img->xerr. */
-static int img_transform(struct sp_img *img)
+/* The image's PTX text cut into parts, once; 0 or -1 with img->xerr. */
+static int img_cut(struct sp_img *img)
 {
 	const char *why;
+	char err[128];
 	size_t len = 0;
-	char *text;
-	int rc;
 
 	if (img->xstate)
 		return img->xstate > 0 ? 0 : -1;
@@ -1081,18 +1088,20 @@ static int img_transform(struct sp_img *img)
 		snprintf(img->xerr, sizeof(img->xerr), "%s", img->noptx);
 		return -1;
 	}
-	text = gsp_fb_ptx_text(&img->ptx, &len, &why);
-	if (!text) {
+	img->text = gsp_fb_ptx_text(&img->ptx, &len, &why);
+	if (!img->text) {
 		snprintf(img->xerr, sizeof(img->xerr), "%s", why);
 		return -1;
 	}
-	rc = gsp_xform(text, len, NULL, &img->xr, img->xerr, sizeof(img->xerr));
-	if (rc == GSP_XFORM_NO_PTX_INPUT)
+	if (memchr(img->text, 0, len)) {
 		snprintf(img->xerr, sizeof(img->xerr), "the image's PTX is not text");
-	if (!rc)
-		rc = img_vars(img, text, len);
-	free(text);
-	if (rc)
+		return -1;
+	}
+	if (gsp_xform_parts_new(img->text, len, &img->parts, err, sizeof(err))) {
+		snprintf(img->xerr, sizeof(img->xerr), "its PTX: %s", err);
+		return -1;
+	}
+	if (img_vars(img, img->text, len))
 		return -1;
 	img->xstate = 1;
 	return 0;
@@ -1115,42 +1124,112 @@ static const char *const xform_token[] = {
 	[GSP_XFORM_NO_PTX] = "xform-no-ptx",
 };
 
-/* The xform verdict on @kn: 0 transformed, else -1 with kn->why/token. */
+/*
+ * Squeezes each run of empty lines in @s to one: the kernel's text kept the
+ * image's line numbers (GSP_XFORM_PARTS_LINES) for gsp-xform's reports,
+ * which the JIT does not need (tens of thousands of lines in a large image).
+ */
+static void squeeze_lines(char *s)
+{
+	const char *r;
+	char *w = s;
+
+	for (r = s; *r; r++) {
+		/* a newline after two in a row would start a second empty line */
+		if (*r == '\n' && w - s >= 2 && w[-1] == '\n' && w[-2] == '\n')
+			continue;
+		*w++ = *r;
+	}
+	*w = 0;
+}
+
+/*
+ * @r's verdict on @kn, and on success its clone alone in kn->text with the
+ * variables it reaches by reference: 0, or -1 with kn->why/token.
+ */
+static int kern_take(struct sp_kern *kn, struct gsp_xform_result *r)
+{
+	char clone[512], err[96];
+	const char *keep[] = { clone, NULL };
+	struct gsp_xform_parts *pp;
+	size_t i, len;
+
+	for (i = 0; i < r->nk && strcmp(r->k[i].name, kn->name); i++)
+		;
+	if (i == r->nk) {
+		snprintf(kn->why, sizeof(kn->why), "not in the image's PTX");
+		return -1;
+	}
+	if (r->k[i].reason != GSP_XFORM_OK) {
+		if ((size_t)r->k[i].reason < sizeof(xform_token) /
+					     sizeof(*xform_token))
+			kn->token = xform_token[r->k[i].reason];
+		snprintf(kn->why, sizeof(kn->why), "%s (line %u: %s)",
+			 gsp_xform_reason_name(r->k[i].reason), r->k[i].line,
+			 r->k[i].detail);
+		return -1;
+	}
+	snprintf(clone, sizeof(clone), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
+	if (gsp_xform_parts_new(r->out, r->out_len, &pp, err, sizeof(err))) {
+		snprintf(kn->why, sizeof(kn->why), "its transformed form: %s", err);
+		return -1;
+	}
+	if (gsp_xform_parts_take(pp, keep, 0, &kn->text, &len, err,
+				 sizeof(err))) {
+		snprintf(kn->why, sizeof(kn->why), "its transformed form: %s", err);
+		gsp_xform_parts_free(pp);
+		return -1;
+	}
+	gsp_xform_parts_free(pp);
+	squeeze_lines(kn->text);
+	kn->nparams = r->k[i].nparams;
+	kn->vars = r->vars;
+	kn->nvars = r->nvars;
+	r->vars = NULL;
+	r->nvars = 0;
+	return 0;
+}
+
+/*
+ * The xform verdict on @kn, from the kernel and what it names taken out of
+ * its image (line numbers kept, for the reasons): 0 transformed, else -1
+ * with kn->why/token.
+ */
 static int kern_verdict(struct sp_kern *kn)
 {
 	struct sp_img *img = kn->img;
-	size_t i;
+	const char *keep[] = { kn->name, NULL };
+	struct gsp_xform_result r;
+	char err[160], *text;
+	size_t len;
+	int rc;
 
 	if (kn->looked)
 		return kn->ok ? 0 : -1;
 	kn->looked = 1;
 	kn->token = "xform";
-	if (img_transform(img)) {
+	if (img_cut(img)) {
 		kn->token = img->ptx.data ? "xform" : "no-ptx";
 		snprintf(kn->why, sizeof(kn->why), "%s", img->xerr);
 		return -1;
 	}
-	for (i = 0; i < img->xr.nk; i++) {
-		const struct gsp_xform_kernel *k = &img->xr.k[i];
-
-		if (strcmp(k->name, kn->name))
-			continue;
-		if (k->reason != GSP_XFORM_OK) {
-			if ((size_t)k->reason < sizeof(xform_token) /
-						sizeof(*xform_token))
-				kn->token = xform_token[k->reason];
-			snprintf(kn->why, sizeof(kn->why),
-				 "%s (line %u: %s)",
-				 gsp_xform_reason_name(k->reason), k->line,
-				 k->detail);
-			return -1;
-		}
-		kn->nparams = k->nparams;
-		kn->ok = 1;
-		return 0;
+	if (gsp_xform_parts_take(img->parts, keep, GSP_XFORM_PARTS_LINES, &text,
+				 &len, err, sizeof(err))) {
+		snprintf(kn->why, sizeof(kn->why), "its image's PTX: %s", err);
+		return -1;
 	}
-	snprintf(kn->why, sizeof(kn->why), "not in the image's PTX");
-	return -1;
+	rc = gsp_xform(text, len, keep, &r, err, sizeof(err));
+	free(text);
+	if (rc) {
+		snprintf(kn->why, sizeof(kn->why), "%s", err);
+		return -1;
+	}
+	rc = kern_take(kn, &r);
+	gsp_xform_result_free(&r);
+	if (rc)
+		return -1;
+	kn->ok = 1;
+	return 0;
 }
 
 /* @name in the program's module (the current context's, for a library). */
@@ -1165,13 +1244,14 @@ static CUresult prog_global(struct sp_img *img, const char *name,
 
 /*
  * Which of the image's variables @text, one kernel's module, declares:
- * has[i] for img->gv[i], and ref[j] for the reference of img->xr.vars[j]
+ * has[i] for img->gv[i], and ref[j] for the reference of kn->vars[j]
  * (NAME__gsp_ref). 0, or -1 with md->why: a texture, sampler or surface
  * reference (textures bind per module: ours would never be bound).
  */
-static int mod_decls(struct sp_img *img, struct sp_mod *md, const char *text,
+static int mod_decls(struct sp_kern *kn, struct sp_mod *md, const char *text,
 		     char *has, char *ref)
 {
+	struct sp_img *img = kn->img;
 	size_t rl = strlen(GSP_PERSIST_REF_SUFFIX), j, n;
 	struct ptx_module pm;
 	char err[96];
@@ -1195,9 +1275,9 @@ static int mod_decls(struct sp_img *img, struct sp_mod *md, const char *text,
 			return -1;
 		}
 		if (n > rl && !memcmp(name + n - rl, GSP_PERSIST_REF_SUFFIX, rl)) {
-			for (j = 0; j < img->xr.nvars; j++)
-				if (strlen(img->xr.vars[j]) == n - rl &&
-				    !memcmp(img->xr.vars[j], name, n - rl))
+			for (j = 0; j < kn->nvars; j++)
+				if (strlen(kn->vars[j]) == n - rl &&
+				    !memcmp(kn->vars[j], name, n - rl))
 					ref[j] = 1;
 			continue;
 		}
@@ -1258,7 +1338,7 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md, const char *has)
  * program's variables (gsp_xform_bind()) into *@bound, which stays NULL
  * when it has none: 0, or -1 with md->why.
  */
-static int mod_bind(struct sp_img *img, struct sp_mod *md, const char *text,
+static int mod_bind(struct sp_kern *kn, struct sp_mod *md, const char *text,
 		    const char *ref, char **bound)
 {
 	unsigned long long *addrs;
@@ -1268,7 +1348,7 @@ static int mod_bind(struct sp_img *img, struct sp_mod *md, const char *text,
 	int rc = -1;
 
 	*bound = NULL;
-	for (i = 0; i < img->xr.nvars; i++)
+	for (i = 0; i < kn->nvars; i++)
 		n += ref[i];
 	if (!n)
 		return 0;
@@ -1278,20 +1358,20 @@ static int mod_bind(struct sp_img *img, struct sp_mod *md, const char *text,
 		snprintf(md->why, sizeof(md->why), "out of memory");
 		goto out;
 	}
-	for (i = 0, n = 0; i < img->xr.nvars; i++) {
+	for (i = 0, n = 0; i < kn->nvars; i++) {
 		CUdeviceptr d = 0;
 		CUresult r;
 
 		if (!ref[i])
 			continue;
-		r = prog_global(img, img->xr.vars[i], &d, NULL);
+		r = prog_global(kn->img, kn->vars[i], &d, NULL);
 		if (r) {
 			snprintf(md->why, sizeof(md->why),
 				 "its module variable %s is not in the program's module (error %d)",
-				 img->xr.vars[i], (int)r);
+				 kn->vars[i], (int)r);
 			goto out;
 		}
-		names[n] = img->xr.vars[i];
+		names[n] = kn->vars[i];
 		addrs[n++] = d;
 	}
 	rc = gsp_xform_bind(text, strlen(text), names, addrs, n, bound, &len,
@@ -1305,12 +1385,13 @@ out:
 	return rc;
 }
 
-/* @text, one kernel's module (kern_text()), JIT-ed in @c, kept with the image. */
-static struct sp_mod *mod_jit(struct sp_img *img, struct sp_ctx *c,
+/* @text, @kn's clone alone (kn->text or a form of it), JIT-ed in @c. */
+static struct sp_mod *mod_jit(struct sp_kern *kn, struct sp_ctx *c,
 			      const char *text)
 {
+	struct sp_img *img = kn->img;
 	struct sp_mod *md = calloc(1, sizeof(*md));
-	char *has = calloc(img->ngv + 1, 1), *ref = calloc(img->xr.nvars + 1, 1);
+	char *has = calloc(img->ngv + 1, 1), *ref = calloc(kn->nvars + 1, 1);
 	char *bound = NULL;
 
 	if (!md || !has || !ref) {
@@ -1319,8 +1400,8 @@ static struct sp_mod *mod_jit(struct sp_img *img, struct sp_ctx *c,
 		goto out;
 	}
 	md->c = c;
-	if (mod_decls(img, md, text, has, ref) ||
-	    mod_bind(img, md, text, ref, &bound))
+	if (mod_decls(kn, md, text, has, ref) ||
+	    mod_bind(kn, md, text, ref, &bound))
 		md->err = CUDA_ERROR_NOT_FOUND;
 	else
 		md->err = R.mod_load(&md->m, bound ? bound : text);
@@ -1337,39 +1418,11 @@ out:
 	return md;
 }
 
-/*
- * NAME__gsp and what it names, from the image's transformed PTX (cut once,
- * at the image's first JIT), into *@text: 0, or -1 with @why.
- */
-static int kern_text(struct sp_kern *kn, char **text, char *why, size_t n)
-{
-	struct sp_img *img = kn->img;
-	char name[512], err[96];
-	const char *keep[] = { name, NULL };
-	size_t len;
-
-	*text = NULL;
-	if (!img->parts &&
-	    gsp_xform_parts_new(img->xr.out, img->xr.out_len, &img->parts,
-				err, sizeof(err))) {
-		snprintf(why, n, "its transformed image cannot be cut: %s", err);
-		return -1;
-	}
-	snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
-	if (gsp_xform_parts_take(img->parts, keep, text, &len, err,
-				 sizeof(err))) {
-		snprintf(why, n, "its transformed form cannot be taken alone: %s",
-			 err);
-		return -1;
-	}
-	return 0;
-}
-
 /* NAME__gsp in @c; NULL with @why and the stats' reason in *@token. */
 static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 			      char *why, size_t n, const char **token)
 {
-	char name[512], *text;
+	char name[512];
 	struct sp_kfn *kf;
 	struct sp_mod *md;
 
@@ -1377,10 +1430,7 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 		if (kf->c == c)
 			goto found;
 	*token = "jit";
-	if (kern_text(kn, &text, why, n))
-		return NULL;
-	md = mod_jit(kn->img, c, text);
-	free(text);
+	md = mod_jit(kn, c, kn->text);
 	if (!md) {
 		snprintf(why, n, "out of memory");
 		return NULL;
@@ -1441,7 +1491,7 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	struct sp_kern *kn = kf->kern;
 	unsigned int warps = (threads + 31) / 32, cap;
 	int ko, regs = 0, k2 = 0;
-	char name[512], err[160], *text, *alone;
+	char name[512], err[160], *text;
 	struct sp_mod *md;
 	CUfunction f;
 	size_t len;
@@ -1457,16 +1507,13 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 		return k;	/* not registers: shared memory, say */
 	kf->capped = 1;
 	snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
-	if (kern_text(kn, &alone, err, sizeof(err)) ||
-	    gsp_xform_maxnreg(alone, strlen(alone), name, cap, &text, &len,
-			      err, sizeof(err))) {
+	if (gsp_xform_maxnreg(kn->text, strlen(kn->text), name, cap, &text,
+			      &len, err, sizeof(err))) {
 		gsp_log(1, "spatial: kernel %s: no register cap: %s",
 			kn->name, err);
-		free(alone);
 		return k;
 	}
-	free(alone);
-	md = mod_jit(kn->img, kf->c, text);
+	md = mod_jit(kn, kf->c, text);
 	free(text);
 	if (md && !md->err && !R.mod_fn(&f, md->m, name))
 		k2 = fn_occ(f, threads, shmem);

@@ -138,7 +138,7 @@ static int take_clones(struct gsp_xform_result *r, const char *in)
 		goto out;
 	}
 	if (gsp_xform_parts_new(r->out, r->out_len, &pp, err, sizeof(err)) ||
-	    gsp_xform_parts_take(pp, keep, &out, &len, err, sizeof(err))) {
+	    gsp_xform_parts_take(pp, keep, 0, &out, &len, err, sizeof(err))) {
 		fprintf(stderr, "gsp-xform: --alone: %s\n", err);
 		goto out;
 	}

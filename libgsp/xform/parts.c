@@ -220,8 +220,8 @@ static void keep_sym(uint32_t s, char *kept, uint32_t *stack, uint32_t *n)
 }
 
 int gsp_xform_parts_take(const struct gsp_xform_parts *pp,
-			 const char *const *keep, char **out, size_t *out_len,
-			 char *err, size_t errlen)
+			 const char *const *keep, unsigned int flags,
+			 char **out, size_t *out_len, char *err, size_t errlen)
 {
 	char *kept = calloc(pp->nsyms + 1, 1), *part = calloc(pp->nparts + 1, 1);
 	uint32_t *stack = calloc(pp->nsyms + 1, sizeof(*stack));
@@ -230,6 +230,10 @@ int gsp_xform_parts_take(const struct gsp_xform_parts *pp,
 	int rc = -1;
 
 	*out = NULL;
+	if (flags & ~GSP_XFORM_PARTS_LINES) {
+		snprintf(err, errlen, "unknown flags 0x%x", flags);
+		goto out;
+	}
 	if (!kept || !part || !stack)
 		goto oom;
 	for (; *keep; keep++) {
@@ -265,6 +269,13 @@ int gsp_xform_parts_take(const struct gsp_xform_parts *pp,
 			continue;
 		sb_put(&b, pp->src + cur, pp->parts[i].from - cur);
 		cur = pp->parts[i].to;
+		if (flags & GSP_XFORM_PARTS_LINES) {
+			/* its newlines stay: every line keeps its number */
+			for (j = pp->parts[i].from; j < cur; j++)
+				if (pp->src[j] == '\n')
+					sb_put(&b, "\n", 1);
+			continue;
+		}
 		/* and the rest of its last line, if blank */
 		for (j = cur; j < pp->len && (pp->src[j] == ' ' || pp->src[j] == '\t'); j++)
 			;

@@ -102,14 +102,17 @@ int gsp_xform_bind(const char *src, size_t len, const char *const *names,
  * once (src must outlive the parts); 0, or -1 with a message in err (bad
  * PTX, out of memory). Take: 0 with a new module in *out (malloc-ed,
  * NUL-terminated), or -1 with a message in err (a name that is not a
- * kernel with a body, out of memory).
+ * kernel with a body, unknown flags, out of memory). With
+ * GSP_XFORM_PARTS_LINES every dropped part leaves its newlines, so that
+ * each kept line has its number in src (for reports on the result).
  */
+#define GSP_XFORM_PARTS_LINES	(1u << 0)
 struct gsp_xform_parts;
 int gsp_xform_parts_new(const char *src, size_t len,
 			struct gsp_xform_parts **pp, char *err, size_t errlen);
 int gsp_xform_parts_take(const struct gsp_xform_parts *pp,
-			 const char *const *keep, char **out, size_t *out_len,
-			 char *err, size_t errlen);
+			 const char *const *keep, unsigned int flags,
+			 char **out, size_t *out_len, char *err, size_t errlen);
 void gsp_xform_parts_free(struct gsp_xform_parts *pp);
 
 const char *gsp_xform_reason_name(enum gsp_xform_reason r);

@@ -1089,6 +1089,11 @@ EXPORT CUmodule fake_last_module(void)
 	return (CUmodule)m;
 }
 
+EXPORT const char *fake_module_text(CUmodule m)
+{
+	return m ? ((const struct fake_mod *)m)->text : NULL;
+}
+
 /* Sizes of .entry @name's parameters in @text; count, or -1 if absent. */
 static int ptx_params(const char *text, const char *name, size_t *size)
 {

@@ -44,5 +44,7 @@ void fake_hold(int on);
 void fake_hide_global(const char *name, int in_gsp);
 /* The module that the last module or library load made. */
 CUmodule fake_last_module(void);
+/* The PTX text @m was loaded from, or NULL (not PTX). */
+const char *fake_module_text(CUmodule m);
 
 #endif /* FAKE_CUDA_H */

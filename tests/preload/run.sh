@@ -119,7 +119,7 @@ fi
 # Spatial sharing (Documentation/spatial.rst) against the fakes.
 scenario spatial arb FAKE_GSP_PART=2,1 GSP_STATS_FILE="$tmp/stats"
 count 'spatial sharing on' 1 "spatial: the mode is reported once"
-count 'kernel kgs runs unchanged: grid-sync' 1 "spatial: a grid-sync kernel launched three times is reported once"
+count 'kernel kgs runs unchanged: grid-sync (line 22: reads %envreg1' 1 "spatial: a grid-sync kernel launched three times is reported once, at its line in the image"
 count 'kernel kelf runs unchanged: no PTX' 1 "spatial: a kernel of an ELF-only image launched twice is reported once"
 count 'kernel k1 runs unchanged: a cooperative launch' 1 "spatial: a cooperative launch is reported"
 count 'MPS is off' 0 "spatial: MPS on: no MPS warning"

@@ -842,6 +842,19 @@ static void test_vars_refused(void)
 	}
 }
 
+/* The 1-based line of the first @what in @s, 0 if none. */
+static int line_of(const char *s, const char *what)
+{
+	const char *at = strstr(s, what);
+	int n = 1;
+
+	if (!at)
+		return 0;
+	for (; s < at; s++)
+		n += *s == '\n';
+	return n;
+}
+
 /* A module cut into its symbols: a kernel taken with what it names. */
 static const char partmod[] = HEAD
 	"// top\n"
@@ -881,34 +894,46 @@ static void test_parts(void)
 	tap_ok(!rc && pp, "parts: the module is cut: %s", rc ? err : "ok");
 	if (rc)
 		return;
-	rc = gsp_xform_parts_take(pp, k1, &out, &len, err, sizeof(err));
+	rc = gsp_xform_parts_take(pp, k1, 0, &out, &len, err, sizeof(err));
 	tap_ok(!rc && len == strlen(out) && !strcmp(out, want_k1),
 	       "parts: k1 keeps f's prototype and body, a, the declaration of c and d (f names d); not k2, g, b, fp");
 	rc = rc ? rc : gsp_xform_parts_new(out, len, &pp2, err, sizeof(err));
-	rc = rc ? rc : gsp_xform_parts_take(pp2, k1, &again, &len2, err, sizeof(err));
+	rc = rc ? rc : gsp_xform_parts_take(pp2, k1, 0, &again, &len2, err, sizeof(err));
 	tap_ok(!rc && !strcmp(again, out), "parts: taking k1 again changes nothing");
 	gsp_xform_parts_free(pp2);
 	free(again);
 	free(out);
 	out = NULL;
-	rc = gsp_xform_parts_take(pp, k2, &out, &len, err, sizeof(err));
+	rc = gsp_xform_parts_take(pp, k2, 0, &out, &len, err, sizeof(err));
 	tap_ok(!rc && strstr(out, ".entry k2()") && strstr(out, "g(.param .b32 x)\n{") &&
 	       strstr(out, ".u32 b;") && !strstr(out, "entry k1") &&
 	       !strstr(out, " f(") && !strstr(out, ".u32 a;") && !strstr(out, "fp["),
 	       "parts: k2 keeps g and b only");
 	free(out);
 	out = NULL;
-	rc = gsp_xform_parts_take(pp, both, &out, &len, err, sizeof(err));
+	rc = gsp_xform_parts_take(pp, both, 0, &out, &len, err, sizeof(err));
 	tap_ok(!rc && strstr(out, ".entry k1()") && strstr(out, ".entry k2()") &&
 	       strstr(out, ".u32 a;") && strstr(out, ".u32 b;") && !strstr(out, "fp[") &&
 	       strstr(out, "// k1\n.visible .entry k1") < strstr(out, ".entry k2"),
 	       "parts: two kernels keep both, in module order");
 	free(out);
 	out = NULL;
-	rc = gsp_xform_parts_take(pp, fn, &out, &len, err, sizeof(err));
+	rc = gsp_xform_parts_take(pp, k2, GSP_XFORM_PARTS_LINES, &out, &len,
+				  err, sizeof(err));
+	tap_ok(!rc && count(out, "\n") == count(partmod, "\n") &&
+	       strstr(out, ".visible .entry k2") &&
+	       line_of(out, ".visible .entry k2") == line_of(partmod, ".visible .entry k2") &&
+	       line_of(out, ".u32 b;") == line_of(partmod, ".u32 b;") && !strstr(out, " f("),
+	       "parts: with GSP_XFORM_PARTS_LINES k2 and b keep their line numbers");
+	free(out);
+	out = NULL;
+	rc = gsp_xform_parts_take(pp, k2, 2, &out, &len, err, sizeof(err));
+	tap_ok(rc == -1 && !out && strstr(err, "unknown flags"),
+	       "parts: unknown flags are refused: %s", err);
+	rc = gsp_xform_parts_take(pp, fn, 0, &out, &len, err, sizeof(err));
 	tap_ok(rc == -1 && !out && strstr(err, "no kernel f with a body"),
 	       "parts: a .func is not a kernel to take: %s", err);
-	rc = gsp_xform_parts_take(pp, none, &out, &len, err, sizeof(err));
+	rc = gsp_xform_parts_take(pp, none, 0, &out, &len, err, sizeof(err));
 	tap_ok(rc == -1 && !out && strstr(err, "no kernel k3"),
 	       "parts: an unknown name is refused: %s", err);
 	gsp_xform_parts_free(pp);
@@ -918,7 +943,7 @@ static void test_parts(void)
 	if (sec) {
 		sprintf(sec, "%s.section .debug_x\n{\n\t.b64 g\n}\n", partmod);
 		rc = gsp_xform_parts_new(sec, strlen(sec), &pp, err, sizeof(err));
-		rc = rc ? rc : gsp_xform_parts_take(pp, k1, &out, &len, err, sizeof(err));
+		rc = rc ? rc : gsp_xform_parts_take(pp, k1, 0, &out, &len, err, sizeof(err));
 		tap_ok(!rc && strstr(out, "g(.param .b32 x)\n{") && !strstr(out, "entry k2"),
 		       "parts: a function a .section names is kept: %s", rc ? err : "ok");
 		free(out);
