@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * A module cut into its symbols, so that one kernel can be JIT-ed alone.
+ * A module cut into its symbols, so that one kernel can be transformed and
+ * JIT-ed alone.
  *
  * gsp_xform() keeps every kernel of an image and adds a clone of each, so
- * JIT-ing its output compiles the whole image (on an H200 host, ptxas takes
- * seconds for a few hundred kernels) at the first launch of any of them.
+ * JIT-ing its output compiles the whole image (on an H200, seconds for a
+ * few hundred kernels) at the first launch of any of them.
  * A part is a function (a prototype or a definition) or a module-scope
  * variable declaration, with the symbols its tokens name; taking a kernel
  * keeps the parts of every symbol reachable from it, and of every symbol
