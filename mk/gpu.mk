@@ -17,8 +17,10 @@ GPU_OUT := $(BUILD)/gpu
 GPU_NVCCFLAGS := $(GPU_ARCH) -O2 -std=c++17 -I$(GPU_OUT) \
 	-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings
 GPU_STUBS := -L$(CUDA_HOME)/lib64/stubs -lcuda
-GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead
-GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh
+GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead \
+	$(GPU_OUT)/lcprotect
+GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
+	bench/run-lcprotect.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
 
 # spin.ptx as a C string: the file has no quotes or backslashes, but
@@ -38,6 +40,10 @@ $(GPU_OUT)/gsp-check: bench/gpu/gsp-check.cu
 $(GPU_OUT)/gsp-load: bench/gpu/gsp-load.cu bench/gpu/gpu_cli.h
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $<
+
+$(GPU_OUT)/lcprotect: bench/gpu/lcprotect.cu bench/gpu/gpu_cli.h
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< -lpthread
 
 $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 		$(GPU_OUT)/spin_ptx.h

@@ -136,3 +136,48 @@ def bars(path, title, ylabel, groups, names, values, ref=None):
     c.add(f'<line x1="{L}" y1="{py(0):.1f}" x2="{W - R}" y2="{py(0):.1f}" stroke="#888"/>')
     c.legend(names)
     c.write(path)
+
+
+def scatter(path, title, xlabel, ylabel, groups, logy=False):
+    """groups: list of (name, [(x, y, label)]); one colour per group, each
+    point labelled. A log y axis for ratios that span decades."""
+    pts_all = [p for g in groups for p in g[1] if not logy or p[1] > 0]
+    c = _Canvas(title, xlabel, ylabel)
+    if not pts_all:
+        c.add(f'<text x="{W / 2}" y="{H / 2}" text-anchor="middle">no data</text>')
+        c.write(path)
+        return
+    fy = (lambda v: math.log10(v)) if logy else (lambda v: v)
+    x0, x1 = 0.0, max(1.0, max(p[0] for p in pts_all) * 1.05)
+    y0 = fy(min(p[1] for p in pts_all)) if logy else 0.0
+    y1 = fy(max(p[1] for p in pts_all))
+    if logy:
+        y0, y1 = math.floor(y0), math.ceil(y1) if y1 > math.floor(y0) else math.floor(y0) + 1
+    else:
+        y1 = y1 * 1.05 or 1.0
+
+    def px(v):
+        return L + (v - x0) / (x1 - x0) * (W - L - R)
+
+    def py(v):
+        return H - B - (fy(v) - y0) / (y1 - y0) * (H - T - B)
+
+    yt = [10 ** e for e in range(int(y0), int(y1) + 1)] if logy else _nice_ticks(y0, y1)
+    for t in yt:
+        c.add(f'<line x1="{L}" y1="{py(t):.1f}" x2="{W - R}" y2="{py(t):.1f}" stroke="#ddd"/>')
+        c.add(f'<text x="{L - 6}" y="{py(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
+    for t in _nice_ticks(x0, x1):
+        if x0 <= t <= x1:
+            c.add(f'<line x1="{px(t):.1f}" y1="{T}" x2="{px(t):.1f}" y2="{H - B}" stroke="#eee"/>')
+            c.add(f'<text x="{px(t):.1f}" y="{H - B + 16}" text-anchor="middle">{_fmt(t)}</text>')
+    c.add(f'<rect x="{L}" y="{T}" width="{W - L - R}" height="{H - T - B}" fill="none" stroke="#888"/>')
+    for i, (_, pts) in enumerate(groups):
+        col = COLORS[i % len(COLORS)]
+        for x, y, lab in pts:
+            if logy and y <= 0:
+                continue
+            c.add(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="4" fill="{col}"/>')
+            if lab:
+                c.add(f'<text x="{px(x) + 6:.1f}" y="{py(y) - 4:.1f}" font-size="10">{escape(lab)}</text>')
+    c.legend([g[0] for g in groups])
+    c.write(path)

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The LC-protection benchmark's tables and plots (bench/run-lcprotect.sh).
+
+  lcprotect-pareto.py RAW.csv GPU > pareto.csv
+      joins the solo rows of RAW.csv (a BE shape alone, an LC alone) into
+      every other row: the columns issue 27 fixes
+  lcprotect-pareto.py --plot pareto.csv OUTDIR
+      one SVG per (shape, lc, arrival): LC p99 / solo against BE / solo,
+      a point per mechanism and setting
+"""
+import csv
+import os
+import re
+import sys
+
+COLS = ["shape", "lc", "arrival", "mechanism", "setting", "lc_solo_p99_us",
+        "lc_p50_us", "lc_p99_us", "lc_p999_us", "be_solo_per_s", "be_per_s",
+        "gpu"]
+
+
+def pareto(raw, gpu, out):
+    rows = list(csv.DictReader(open(raw)))
+    be_solo = {r["shape"]: r["be_per_s"] for r in rows
+               if r["mechanism"] == "solo" and r["shape"]}
+    lc_solo = {(r["lc"], r["arrival"]): r["lc_p99_us"] for r in rows
+               if r["mechanism"] == "solo" and r["lc"]}
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(COLS)
+    for r in rows:
+        if r["mechanism"] == "solo":
+            continue
+        w.writerow([r["shape"], r["lc"], r["arrival"], r["mechanism"],
+                    r["setting"], lc_solo.get((r["lc"], r["arrival"]), ""),
+                    r["lc_p50_us"], r["lc_p99_us"], r["lc_p999_us"],
+                    be_solo.get(r["shape"], ""), r["be_per_s"], gpu])
+
+
+def num(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def plot(path, outdir):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import svgplot
+
+    cells = {}
+    for r in csv.DictReader(open(path)):
+        cells.setdefault((r["shape"], r["lc"], r["arrival"]), []).append(r)
+    os.makedirs(outdir, exist_ok=True)
+    for (shape, lc, arr), rs in sorted(cells.items()):
+        groups = {}
+        for r in rs:
+            p99, solo = num(r["lc_p99_us"]), num(r["lc_solo_p99_us"])
+            be, be_solo = num(r["be_per_s"]), num(r["be_solo_per_s"])
+            if None in (p99, solo, be, be_solo) or not solo or not be_solo:
+                continue
+            lab = "" if r["setting"] == "default" else r["setting"]
+            groups.setdefault(r["mechanism"], []).append(
+                (be / be_solo, p99 / solo, lab))
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", f"{shape}.{lc}.{arr}")
+        svgplot.scatter(os.path.join(outdir, name + ".svg"),
+                        f"BE {shape}, LC {lc} {arr}",
+                        "BE throughput / BE alone", "LC p99 / LC alone",
+                        sorted(groups.items()), logy=True)
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "--plot":
+        plot(argv[2], argv[3])
+    elif len(argv) == 3 and not argv[1].startswith("-"):
+        pareto(argv[1], argv[2], sys.stdout)
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,265 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The LC-protection benchmark (issue 27) on a GPU host, from a bare
+# checkout (root, nvcc and the MPS binaries in PATH):
+#
+#   bench/run-lcprotect.sh [--quick] [--only REGEX] [--measure-s S] OUT
+#
+# For each BE shape and LC shape it runs the LC beside the BE under every
+# mechanism, side by side in one run: plain MPS, MPS with the BE at
+# 10/25/50/75 % threads, one process with stream priorities, the gspace
+# time plane, and gspace's spatial modes at each partition it tries
+# (reactive, and reserved/predictive when the arbiter has the `protect`
+# knob). All cells run under one MPS daemon. Writes
+#
+#   OUT/pareto.csv   shape,lc,arrival,mechanism,setting,lc_solo_p99_us,
+#                    lc_p50_us,lc_p99_us,lc_p999_us,be_solo_per_s,
+#                    be_per_s,gpu
+#   OUT/calib.txt    the --iters of every body (kept: a second run with
+#                    the same OUT reuses them, so runs can be split)
+#   OUT/logs.tgz     every program's stderr, stats file and gspaced's log
+#   OUT/env.txt, OUT/commands.txt
+#
+# and OUT/plots/*.svg, one Pareto plot per shape (lcprotect-pareto.py).
+# --quick runs three BE shapes and the short periodic LC only; --only
+# keeps the BE shapes whose name matches REGEX. A cell lasts about
+# 1 + 1 + S seconds (start, warm-up, measurement; S = 2 by default).
+# Cells append to OUT/pareto.csv, so OUT may collect several runs.
+set -uo pipefail
+quick=0 only=. measure=2
+while [ $# -gt 1 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--only) only=$2; shift ;;
+	--measure-s) measure=$2; shift ;;
+	*) echo "run-lcprotect: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ $# = 1 ] || { echo "usage: $0 [--quick] [--only REGEX] [--measure-s S] OUT" >&2; exit 2; }
+case $measure in ''|*[!0-9]*|0) echo "run-lcprotect: --measure-s needs a whole number of seconds >= 1" >&2; exit 2 ;; esac
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${BUILD:-build}
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+outdir_init run-lcprotect "$1"
+LOGS=$OUT/logs
+mkdir -p "$LOGS"
+
+log_cmd make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" "$BUILD/gpu/lcprotect"
+make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" "$BUILD/gpu/lcprotect" ||
+	{ echo "run-lcprotect: the build failed" >&2; exit 1; }
+LCP=$BUILD/gpu/lcprotect
+TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only measure_s=$measure"
+
+# --- MPS for every cell ------------------------------------------------------
+CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/gsp-mps.XXXXXX) || exit 1
+export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY=$LOGS/mps
+mkdir -p "$CUDA_MPS_LOG_DIRECTORY"
+log_cmd "$BUILD/gspctl" mps start
+"$BUILD/gspctl" mps start || { echo "run-lcprotect: MPS did not start" >&2; exit 1; }
+# shellcheck source=bench/gspaced.sh
+. bench/gspaced.sh
+finish() {
+	gspaced_cleanup
+	"$BUILD/gspctl" mps stop >/dev/null 2>&1
+	rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
+}
+trap finish EXIT
+
+# --- shapes ---------------------------------------------------------------------
+# BE: "US-BODY-WAVES-SYNC": block length, compute|memory, many|one, sync|nosync
+if [ "$quick" = 1 ]; then
+	BE_SHAPES="22us-compute-many-sync 220us-compute-many-sync 94000us-compute-one-sync"
+else
+	BE_SHAPES="2us-compute-many-sync 10us-compute-many-sync 22us-compute-many-sync
+50us-compute-many-sync 220us-compute-many-sync 2000us-compute-many-sync
+20000us-compute-many-sync 100000us-compute-many-sync
+22us-memory-many-sync 220us-memory-many-sync 2000us-memory-many-sync
+220us-compute-one-sync 2000us-compute-one-sync 94000us-compute-one-sync
+22us-compute-many-nosync 220us-compute-many-nosync"
+fi
+# LC: "NAME:US:KERNELS:PERIOD_US"; every BE shape gets the first, the
+# shapes in LC_MORE_ON get the others too, periodic and Poisson.
+LC_BASE="100us-1k:100:1:2000"
+LC_MORE="1500us-1k:1500:1:10000 400us-4k:400:4:4000"
+LC_MORE_ON="22us-compute-many-sync 220us-compute-many-sync"
+[ "$quick" = 1 ] && LC_MORE=
+LC_BLOCKS=264
+PARTS="132,2 66,8"
+
+# --- calibration (kept in OUT/calib.txt) ---------------------------------------
+touch "$OUT/calib.txt"
+calib() {	# KEY ARGS...: the --iters for KEY, measured once
+	local key=$1 v
+	shift
+	v=$(awk -v k="$key" '$1 == k { print $2 }' "$OUT/calib.txt")
+	if [ -z "$v" ]; then
+		log_cmd "$LCP" calibrate "$@"
+		v=$("$LCP" calibrate "$@") || { echo "run-lcprotect: calibrate $* failed" >&2; exit 1; }
+		echo "$key $v" >>"$OUT/calib.txt"
+	fi
+	echo "$v"
+}
+
+# --- one cell -------------------------------------------------------------------
+[ -s "$OUT/raw.csv" ] ||
+	echo "shape,lc,arrival,mechanism,setting,lc_p50_us,lc_p99_us,lc_p999_us,lc_n,be_per_s" >"$OUT/raw.csv"
+GSPACE_UP=0
+gspace_up() {
+	[ "$GSPACE_UP" = 1 ] && return 0
+	printf 'lease_devices = 1\nsim_devices = 0\npolicy = band\nlc_uids = %s\n' \
+		"$(id -u)" >"$OUT/gspaced.conf"
+	gspaced_up lcprotect "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
+		{ echo "run-lcprotect: gspaced did not come up" >&2; exit 1; }
+	trap finish EXIT	# gspaced_up set its own
+	GSPACE_UP=1
+}
+gctl() {	# gspctl against our gspaced, logged
+	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
+	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
+}
+HAVE_PROTECT=
+have_protect() {
+	[ -n "$HAVE_PROTECT" ] || { gspace_up; if gctl set protect reactive; then
+		HAVE_PROTECT=1; else HAVE_PROTECT=0; fi; }
+	[ "$HAVE_PROTECT" = 1 ]
+}
+
+# cell SHAPE BEARGS LCNAME LCARGS ARRIVAL MECH SETTING
+cell() {
+	local shape=$1 beargs=$2 lcname=$3 lcargs=$4 arr=$5 mech=$6 set=$7
+	local tag="$shape.$lcname.$arr.$mech.$set" start be lc
+	local berun=() lcrun=() beenv=() lcenv=()
+	tag=${tag//,/_}
+	start=$(($(date +%s%3N) + 1000))
+	local timing="--start-ms $start --warmup-s 1 --measure-s $measure"
+	case $mech in
+	mps) ;;
+	mps-cap) beenv=(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="$set") ;;
+	gspace-*)
+		gspace_up
+		local g=("$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s")
+		beenv=(GSP_STATS_FILE="$LOGS/$tag.be.stats")
+		lcenv=(GSP_STATS_FILE="$LOGS/$tag.lc.stats")
+		lcrun=("${g[@]}" --class lc --)
+		if [ "$mech" = gspace-time ]; then
+			gctl set partition 0,0
+			berun=("${g[@]}" --class be --no-spatial --)
+		else
+			gctl set partition "$set"
+			[ "$HAVE_PROTECT" = 1 ] && gctl set protect "${mech#gspace-}"
+			berun=("${g[@]}" --class be --spatial --)
+		fi ;;
+	esac
+	if [ "$mech" = priority ]; then
+		# shellcheck disable=SC2086
+		log_cmd "$LCP" both --prio 1 $lcargs $beargs $timing
+		# shellcheck disable=SC2086
+		"${TMO[@]}" "$LCP" both --prio 1 $lcargs $beargs $timing \
+			>"$LOGS/$tag.out" 2>"$LOGS/$tag.err"
+	else
+		# shellcheck disable=SC2086
+		log_cmd env "${beenv[@]}" "${berun[@]}" "$LCP" be $beargs $timing
+		# shellcheck disable=SC2086
+		"${TMO[@]}" env "${beenv[@]}" "${berun[@]}" "$LCP" be $beargs $timing \
+			>"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
+		be=$!
+		# shellcheck disable=SC2086
+		log_cmd env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} $timing
+		# shellcheck disable=SC2086
+		"${TMO[@]}" env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} $timing \
+			>"$LOGS/$tag.lc.out" 2>"$LOGS/$tag.lc.err"
+		wait "$be"
+		cat "$LOGS/$tag.be.out" "$LOGS/$tag.lc.out" >"$LOGS/$tag.out"
+	fi
+	lc=$(awk '$1 == "lc" { print $3 "," $5 "," $7 "," $9 }' "$LOGS/$tag.out")
+	be=$(awk '$1 == "be" { print $3 }' "$LOGS/$tag.out")
+	echo "$shape,$lcname,$arr,$mech,$set,${lc:-,,,},${be:-}" >>"$OUT/raw.csv"
+	echo "run-lcprotect: $tag: lc ${lc:-failed} be ${be:-failed}" >&2
+}
+
+# solo SHAPE BEARGS | solo - LCNAME LCARGS ARRIVAL
+solo_be() {
+	local start
+	start=$(($(date +%s%3N) + 1000))
+	# shellcheck disable=SC2086
+	log_cmd "$LCP" be $2 --start-ms "$start" --warmup-s 1 --measure-s "$measure"
+	# shellcheck disable=SC2086
+	"${TMO[@]}" "$LCP" be $2 --start-ms "$start" --warmup-s 1 --measure-s "$measure" \
+		>"$LOGS/$1.solo.out" 2>"$LOGS/$1.solo.err"
+	echo "$1,,,solo,default,,,,,$(awk '$1 == "be" { print $3 }' "$LOGS/$1.solo.out")" >>"$OUT/raw.csv"
+}
+solo_lc() {
+	local start
+	start=$(($(date +%s%3N) + 1000))
+	# shellcheck disable=SC2086
+	log_cmd "$LCP" lc ${2//--lc-/--} --start-ms "$start" --warmup-s 1 --measure-s "$measure"
+	# shellcheck disable=SC2086
+	"${TMO[@]}" "$LCP" lc ${2//--lc-/--} --start-ms "$start" --warmup-s 1 --measure-s "$measure" \
+		>"$LOGS/$1.$3.solo.out" 2>"$LOGS/$1.$3.solo.err"
+	echo ",$1,$3,solo,default,$(awk '$1 == "lc" { print $3 "," $5 "," $7 "," $9 }' "$LOGS/$1.$3.solo.out")," >>"$OUT/raw.csv"
+}
+
+# --- the sweep ------------------------------------------------------------------
+lc_args() {	# NAME:US:KERNELS:PERIOD ARRIVAL -> the LC's options
+	local us k p it
+	IFS=: read -r _ us k p <<<"$1"
+	it=$(calib "lc-$us" --body compute --target-us "$us" --blocks "$LC_BLOCKS")
+	echo "--lc-iters $it --lc-blocks $LC_BLOCKS --kernels $k --period-us $p --arrival $2"
+}
+declare -A LC_SOLO_DONE
+for shape in $BE_SHAPES; do
+	[[ $shape =~ $only ]] || continue
+	IFS=- read -r us body waves sync <<<"$shape"
+	us=${us%us}
+	it=$(calib "be-$body-$us" --body "$body" --target-us "$us")
+	if [ "$waves" = one ]; then w=0; else w=$((14000 / us)); [ "$w" -lt 4 ] && w=4; fi
+	beargs="--body $body --iters $it --waves $w --sync $([ "$sync" = sync ] && echo 1 || echo 0)"
+	solo_be "$shape" "$beargs"
+	lcs=$LC_BASE:periodic
+	if [[ " $LC_MORE_ON " == *" $shape "* ]]; then
+		lcs="$lcs $LC_BASE:poisson"
+		for l in $LC_MORE; do lcs="$lcs $l:periodic"; done
+	fi
+	for l in $lcs; do
+		arr=${l##*:}
+		l=${l%:*}
+		lcname=${l%%:*}
+		lcargs=$(lc_args "$l" "$arr")
+		if [ -z "${LC_SOLO_DONE[$lcname.$arr]:-}" ]; then
+			solo_lc "$lcname" "$lcargs" "$arr"
+			LC_SOLO_DONE[$lcname.$arr]=1
+		fi
+		cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" mps default
+		for cap in 10 25 50 75; do
+			cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" mps-cap "$cap"
+		done
+		cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" priority default
+		cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-time default
+		for p in $PARTS; do
+			cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-reactive "$p"
+		done
+		if have_protect; then
+			for p in $PARTS; do
+				cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-reserved "$p"
+			done
+			cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-predictive "${PARTS%% *}"
+		fi
+	done
+done
+
+# --- pareto.csv from raw.csv: the solo figures joined in --------------------------
+python3 bench/gpu/lcprotect-pareto.py "$OUT/raw.csv" "$GPU" >"$OUT/pareto.csv" ||
+	{ echo "run-lcprotect: lcprotect-pareto.py failed" >&2; exit 1; }
+log_cmd python3 bench/gpu/lcprotect-pareto.py "$OUT/raw.csv" "$GPU"
+log_cmd python3 bench/gpu/lcprotect-pareto.py --plot "$OUT/pareto.csv" "$OUT/plots"
+python3 bench/gpu/lcprotect-pareto.py --plot "$OUT/pareto.csv" "$OUT/plots"
+gspaced_down >>"$LOGS/gspaced.log"
+tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$LOGS"
+echo "run-lcprotect: $(($(wc -l <"$OUT/pareto.csv") - 1)) rows in $OUT/pareto.csv"
