@@ -638,14 +638,21 @@ static int tok_eq(const struct ptx_module *m, uint32_t t, const char *s, size_t 
 	return m->toks[t].len == l && !memcmp(m->src + m->toks[t].off, s, l);
 }
 
+/* The function of that name: its definition, where a prototype comes
+ * first (a call must be followed into the body), else any; -1: none. */
 static int find_func(const struct ptx_module *m, const char *name, size_t l)
 {
 	uint32_t i;
+	int any = -1;
 
 	for (i = 0; i < m->nfuncs; i++)
-		if (tok_eq(m, m->funcs[i].name_tok, name, l))
-			return (int)i;
-	return -1;
+		if (tok_eq(m, m->funcs[i].name_tok, name, l)) {
+			if (m->funcs[i].has_body)
+				return (int)i;
+			if (any < 0)
+				any = (int)i;
+		}
+	return any;
 }
 
 static int contains(const char *s, size_t l, const char *needle)
