@@ -17,11 +17,12 @@ GSP_RUN := $(BUILD)/gsp-run
 # The PTX transformer is linked in, hidden like everything but the hooks.
 PRELOAD_SRCS := $(wildcard libgsp/preload/*.c) libgsp/xform/ptx.c libgsp/xform/flow.c \
 	libgsp/xform/xform.c libgsp/xform/vars.c libgsp/xform/names.c \
-	libgsp/xform/parts.c
+	libgsp/xform/parts.c libgsp/xform/funcs.c
 PRELOAD_HDRS := $(wildcard libgsp/preload/*.h) libgsp/include/gsp.h \
 	libgsp/include/gsp_board.h uapi/gspace.h libgsp/xform/ptx.h \
 	libgsp/xform/flow.h libgsp/xform/xform.h libgsp/xform/sbuf.h \
-	libgsp/xform/vars.h libgsp/xform/names.h kernels/gsp_persist.h
+	libgsp/xform/vars.h libgsp/xform/names.h libgsp/xform/funcs.h \
+	kernels/gsp_persist.h
 PRELOAD_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -I$(CUDA_HOME)/include \
 	-Ilibgsp/xform -Ikernels -pthread
 PRELOAD_TEST_DIR := $(BUILD)/tests/preload

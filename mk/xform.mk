@@ -5,16 +5,18 @@
 # output on a GPU (bench/gpu/xform-check.cu) is built here too.
 #
 #   make $(BUILD)/gsp-xform
-#   make check-xform   TAP: parser/transformer unit tests (ASan/UBSan);
+#   make check-xform   TAP: parser/transformer unit tests (ASan/UBSan;
+#                      test_xform, and test_funcs for device functions);
 #                      every .cu of kernels/ and tests/xform/ through
 #                      nvcc -ptx, gsp-xform and ptxas (sm_90), one line
 #                      per kernel; the GPU harness builds
 
 XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
-	libgsp/xform/vars.c libgsp/xform/names.c libgsp/xform/parts.c
+	libgsp/xform/vars.c libgsp/xform/names.c libgsp/xform/parts.c \
+	libgsp/xform/funcs.c
 XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h \
 	libgsp/xform/sbuf.h libgsp/xform/vars.h libgsp/xform/names.h \
-	kernels/gsp_persist.h
+	libgsp/xform/funcs.h kernels/gsp_persist.h
 XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
@@ -32,8 +34,8 @@ $(XFORM_OUT)/gsp-xform-san: libgsp/tools/gsp-xform.c $(XFORM_SRCS) $(XFORM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -o $@ $< $(XFORM_SRCS)
 
-$(XFORM_OUT)/test_xform: tests/xform/test_xform.c tests/tap.h $(XFORM_SRCS) \
-		$(XFORM_HDRS)
+$(XFORM_OUT)/test_xform $(XFORM_OUT)/test_funcs: $(XFORM_OUT)/%: \
+		tests/xform/%.c tests/tap.h $(XFORM_SRCS) $(XFORM_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< $(XFORM_SRCS)
 
@@ -55,10 +57,13 @@ $(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu
 check-xform:
 	@mkdir -p $(XFORM_OUT)
 	@{ if $(MAKE) --no-print-directory -s $(XFORM_OUT)/test_xform \
+		$(XFORM_OUT)/test_funcs \
 		$(XFORM_OUT)/gsp-xform-san >$(XFORM_OUT)/build.log 2>&1; then \
-		$(XFORM_OUT)/test_xform 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - unit: /p'; \
-		$(XFORM_OUT)/test_xform >/dev/null 2>&1 || \
-			echo "not ok - unit: test program exited with an error"; \
+		for t in test_xform test_funcs; do \
+		$(XFORM_OUT)/$$t 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - unit: /p'; \
+		$(XFORM_OUT)/$$t >/dev/null 2>&1 || \
+			echo "not ok - unit: $$t exited with an error"; \
+		done; \
 		tests/xform/corpus.sh $(XFORM_OUT)/corpus \
 			$(XFORM_OUT)/gsp-xform-san $(XFORM_CORPUS); \
 	   else echo "not ok - gsp-xform and its tests build with ASan/UBSan"; \

@@ -1146,6 +1146,16 @@ int main(int argc, char **argv)
 		{ "mm(2048)", "_Z9mm_kerneliPKfS0_Pf", { 64, 64, 1 }, { 32, 8, 1 }, 0,
 		  { { 'i', 2048, 0, 0 }, { 'b', 0, 2048 * 2048 * 4, 'f' },
 		    { 'b', 0, 2048 * 2048 * 4, 'f' }, { 'b', 0, 2048 * 2048 * 4, 'z' } } },
+		/* blockIdx/gridDim read in device functions (their clones take
+		 * the task's ids); fn_coords3d counts each block in place */
+		{ "fn_coords3d", "_Z11fn_coords3dPjS_S_", { 37, 11, 5 }, { 8, 4, 2 }, 0,
+		  { { 'b', 0, 37 * 11 * 5 * 64 * 16, 'z' }, { 'b', 0, 37 * 11 * 5 * 4, 'z' },
+		    { 'b', 0, 37 * 11 * 5 * 64 * 4, 'z' } } },
+		{ "fn_tile2d", "_Z9fn_tile2diiPKfPf", { 125, 63, 1 }, { 16, 16, 1 }, 0,
+		  { { 'i', 2000, 0, 0 }, { 'i', 1000, 0, 0 }, { 'b', 0, 2000 * 1000 * 4, 'f' },
+		    { 'b', 0, 2000 * 1000 * 4, 'z' } } },
+		{ "fn_stride1d", "_Z11fn_stride1diPKfPf", { 300, 1, 1 }, { 256, 1, 1 }, 0,
+		  { { 'i', n1 - 3.0, 0, 0 }, { 'b', 0, n1 * 4, 'f' }, { 'b', 0, n1 * 4, 'z' } } },
 	};
 	FILE *cost = out_csv(out, "cost.csv");
 	double lsum = 0;

@@ -24,7 +24,8 @@ mkdir -p "$out" "$build/xform/gpu"
 make -s "$build/gsp-xform" "$build/xform/xform-check"
 mods=()
 for f in tests/xform/barriers.cu tests/xform/grids.cu \
-	tests/xform/smem_templates.cu tests/xform/spin.cu kernels/wl_mm.cu; do
+	tests/xform/smem_templates.cu tests/xform/spin.cu tests/xform/func_ids.cu \
+	kernels/wl_mm.cu; do
 	b=$build/xform/gpu/$(basename "${f%.cu}")
 	"$cuda/bin/nvcc" -ptx -arch=sm_90 -O2 -std=c++17 -Ikernels "$f" -o "$b.ptx"
 	"$build/gsp-xform" "$b.ptx" -o "$b.xform.ptx" --report "$b.report" 2>/dev/null

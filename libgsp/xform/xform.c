@@ -6,6 +6,8 @@
  *   - %ctaid.{x,y,z} operands read the task's values that the block's
  *     leader published in shared memory; %nctaid.{x,y,z} read the job
  *     parameter (struct gsp_persist_job, the clone's last parameter);
+ *     calls of device functions that read them pass them to clones of
+ *     those functions (funcs.c);
  *   - ret/exit become a branch to the task's join point;
  *   - the block barrier (bar.sync 0, barrier.sync 0) becomes a non-aligned
  *     barrier.sync 0 when every thread passes the same barriers in a task
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flow.h"
+#include "funcs.h"
 #include "gsp_persist.h"
 #include "ptx.h"
 #include "sbuf.h"
@@ -638,14 +641,21 @@ static int tok_eq(const struct ptx_module *m, uint32_t t, const char *s, size_t 
 	return m->toks[t].len == l && !memcmp(m->src + m->toks[t].off, s, l);
 }
 
+/* The function of that name: its definition, where a prototype comes
+ * first (a call must be followed into the body), else any; -1: none. */
 static int find_func(const struct ptx_module *m, const char *name, size_t l)
 {
 	uint32_t i;
+	int any = -1;
 
 	for (i = 0; i < m->nfuncs; i++)
-		if (tok_eq(m, m->funcs[i].name_tok, name, l))
-			return (int)i;
-	return -1;
+		if (tok_eq(m, m->funcs[i].name_tok, name, l)) {
+			if (m->funcs[i].has_body)
+				return (int)i;
+			if (any < 0)
+				any = (int)i;
+		}
+	return any;
 }
 
 static int contains(const char *s, size_t l, const char *needle)
@@ -656,21 +666,6 @@ static int contains(const char *s, size_t l, const char *needle)
 		if (!memcmp(s + i, needle, n))
 			return 1;
 	return 0;
-}
-
-/* %ctaid.x ... %nctaid.z: 0..5, else -1. */
-static int grid_sreg(const struct ptx_module *m, uint32_t t)
-{
-	static const char *const names[] = {
-		"%nctaid.x", "%nctaid.y", "%nctaid.z",
-		"%ctaid.x", "%ctaid.y", "%ctaid.z",
-	};
-	int i;
-
-	for (i = 0; i < 6; i++)
-		if (ptx_tok_is(m, t, names[i]))
-			return i;
-	return -1;
 }
 
 /* bar.sync 0 / barrier.sync[.aligned] 0 and their .cta spellings. */
@@ -832,12 +827,13 @@ static void scan_func(const struct ptx_module *m, const struct ptx_func *f,
 				note(&fs->hard, GSP_XFORM_GRID_SYNC, k->line,
 				     "reads %.*s (cooperative launch's grid workspace)",
 				     len, w);
-			else if (ptx_tok_is(m, t, "%ctaid") || ptx_tok_is(m, t, "%nctaid"))
+			else if ((ptx_tok_is(m, t, "%ctaid") ||
+				  ptx_tok_is(m, t, "%nctaid")) && f->is_entry)
 				note(&fs->other, GSP_XFORM_UNSUPPORTED, k->line,
 				     "reads %.*s as a vector", len, w);
-			else if (grid_sreg(m, t) >= 0 && !f->is_entry)
+			else if (ptx_tok_is(m, t, "%ctaid") || ptx_tok_is(m, t, "%nctaid"))
 				note(&fs->func, GSP_XFORM_FUNC, k->line,
-				     "reads %.*s", len, w);
+				     "reads %.*s as a vector", len, w);
 		}
 		if (s->kind != PTX_S_INSN)
 			continue;
@@ -866,13 +862,14 @@ static void scan_func(const struct ptx_module *m, const struct ptx_func *f,
 
 /* The reason entry e cannot be transformed, or GSP_XFORM_OK; *meets: an
  * is_meeting_op() is reachable from it. */
-static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
+static void judge(const struct xfuncs *x, uint32_t e, struct fscan *fs,
 		  struct finding *out, int *meets)
 {
+	const struct ptx_module *m = x->m;
 	uint8_t *seen = calloc(m->nfuncs ? m->nfuncs : 1, 1);
 	uint32_t *stack = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*stack));
 	uint32_t sp = 0, i;
-	struct finding hard = { 0 }, func = { 0 };
+	struct finding hard = { 0 }, func = { 0 }, name = { 0 };
 	const struct ptx_func *ef = &m->funcs[e];
 	int all = fs[e].indirect;
 
@@ -895,6 +892,14 @@ static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
 		if (c->func.reason)
 			note(&func, GSP_XFORM_FUNC, c->func.line, "%s in %.*s",
 			     c->func.detail, (int)fn->len, m->src + fn->off);
+		/* its clone (funcs.c) would use reserved names */
+		if (fi != e && x->need[fi] && x->taken[fi])
+			note(&name, GSP_XFORM_NAME, fn->line,
+			     "%.*s" GSP_XFUNC_SUFFIX " exists already",
+			     (int)fn->len, m->src + fn->off);
+		else if (fi != e && x->need[fi] && c->other.reason == GSP_XFORM_NAME)
+			note(&name, GSP_XFORM_NAME, c->other.line, "%s in %.*s",
+			     c->other.detail, (int)fn->len, m->src + fn->off);
 		all |= c->indirect;
 		*meets |= c->meets;
 		for (i = 0; i < c->ncallees; i++)
@@ -905,7 +910,18 @@ static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
 	}
 	if (all)	/* an indirect call may reach any function */
 		for (i = 0; i < m->nfuncs; i++) {
-			if (seen[i] || m->funcs[i].is_entry)
+			const struct ptx_tok *fn = &m->toks[m->funcs[i].name_tok];
+			const struct ptx_tok *id = &m->toks[x->first[i]];
+
+			if (m->funcs[i].is_entry)
+				continue;
+			if (x->own[i])
+				note(&func, GSP_XFORM_FUNC, id->line,
+				     "reads %.*s in %.*s, which an indirect call "
+				     "may reach (the task's ids go to direct "
+				     "calls only)", (int)id->len, m->src + id->off,
+				     (int)fn->len, m->src + fn->off);
+			if (seen[i])
 				continue;
 			*meets |= fs[i].meets;
 			if (fs[i].hard.reason)
@@ -929,6 +945,8 @@ static void judge(const struct ptx_module *m, uint32_t e, struct fscan *fs,
 		*out = hard;
 	else if (func.reason)
 		*out = func;
+	else if (name.reason)
+		*out = name;
 	else if (fs[e].barrier.reason)
 		*out = fs[e].barrier;
 	else if (fs[e].other.reason)
@@ -941,13 +959,11 @@ done:
 /* ---- rewriting ---- */
 
 /* Emits one body statement, rewritten where it must be. */
-static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
+static void emit_stmt(struct sbuf *b, const struct xfuncs *x,
 		      const struct ptx_stmt *s, const char *job, int uneven)
 {
+	const struct ptx_module *m = x->m;
 	uint32_t start = ptx_stmt_start(m, s), end = ptx_stmt_end(m, s);
-	uint32_t t, cur;
-	int nv = 0;
-	char buf[64];
 
 	if (s->kind != PTX_S_INSN) {
 		put_src(b, m, start, end);
@@ -971,37 +987,9 @@ static void emit_stmt(struct sbuf *b, const struct ptx_module *m,
 		sb_str(b, tpl_barrier_end);
 		return;
 	}
-	/* virtual %ctaid (the task entry) and %nctaid (the job): load each
-	 * just before its use, so no register is held across the body */
-	for (t = s->op + 1; t < s->tok + s->ntok; t++) {
-		int r = grid_sreg(m, t);
-
-		if (r < 0)
-			continue;
-		if (r < 3) {
-			snprintf(buf, sizeof(buf), "ld.param.u32 %%__gsp_v%d, [", nv++);
-			sb_str(b, buf);
-			sb_str(b, job);
-			snprintf(buf, sizeof(buf), "+%d];\n\t",
-				 GSP_PERSIST_JOB_NCTAID + 4 * r);
-		} else {
-			snprintf(buf, sizeof(buf),
-				 "ld.shared.u32 %%__gsp_v%d, [%%__gsp_cur+%d];\n\t",
-				 nv++, SH_CTAID + 4 * (r - 3));
-		}
-		sb_str(b, buf);
-	}
-	cur = start;
-	nv = 0;
-	for (t = s->op + 1; t < s->tok + s->ntok; t++) {
-		if (grid_sreg(m, t) < 0)
-			continue;
-		put_src(b, m, cur, m->toks[t].off);
-		snprintf(buf, sizeof(buf), "%%__gsp_v%d", nv++);
-		sb_str(b, buf);
-		cur = m->toks[t].off + m->toks[t].len;
-	}
-	put_src(b, m, cur, end);
+	/* virtual %ctaid (the task entry) and %nctaid (the job), also for
+	 * the functions it calls (funcs.c) */
+	xfuncs_insn(b, x, s, job);
 }
 
 /* the end of the prologue: the batch's join for even bodies, the body's label */
@@ -1012,9 +1000,10 @@ static void emit_body_start(struct sbuf *b, int even)
 	sb_str(b, tpl_body);
 }
 
-static void emit_clone(struct sbuf *b, const struct ptx_module *m,
+static void emit_clone(struct sbuf *b, const struct xfuncs *x,
 		       const struct ptx_func *f, int uneven, int alone)
 {
+	const struct ptx_module *m = x->m;
 	const struct ptx_tok *name = &m->toks[f->name_tok];
 	int even = !uneven && !alone;
 	uint32_t i, ins, cur;
@@ -1079,7 +1068,7 @@ static void emit_clone(struct sbuf *b, const struct ptx_module *m,
 			cur = at;
 		}
 		put_src(b, m, cur, ptx_stmt_start(m, s));
-		emit_stmt(b, m, s, param, uneven);
+		emit_stmt(b, x, s, param, uneven);
 		cur = ptx_stmt_end(m, s);
 	}
 	if (ins == f->stmt + f->nstmt) {
@@ -1199,8 +1188,10 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 {
 	struct ptx_module m;
 	struct fscan *fs = NULL;
+	struct xfuncs x = { 0 };
 	struct sbuf b = { 0 };
 	uint32_t i, cur = 0, nentries = 0;
+	size_t ki = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -1214,11 +1205,12 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 		nentries += m.funcs[i].is_entry;
 	fs = calloc(m.nfuncs ? m.nfuncs : 1, sizeof(*fs));
 	r->k = calloc(nentries ? nentries : 1, sizeof(*r->k));
-	if (!fs || !r->k)
+	if (!fs || !r->k || xfuncs_init(&x, &m))
 		goto oom;
 	for (i = 0; i < m.nfuncs; i++)
 		if (m.funcs[i].has_body)
 			scan_func(&m, &m.funcs[i], &fs[i]);
+	/* every kernel judged first: a function's clone may come before it */
 	for (i = 0; i < m.nfuncs; i++) {
 		const struct ptx_func *f = &m.funcs[i];
 		const struct ptx_tok *nt = &m.toks[f->name_tok];
@@ -1239,7 +1231,7 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 			k->reason = GSP_XFORM_NOT_SELECTED;
 			continue;
 		}
-		judge(&m, i, fs, &why, &meets);
+		judge(&x, i, fs, &why, &meets);
 		if (!why.reason && find_func(&m, clone, strlen(clone)) >= 0)
 			note(&why, GSP_XFORM_NAME, nt->line, "%s exists already", clone);
 		k->reason = why.reason;
@@ -1247,12 +1239,24 @@ int gsp_xform(const char *src, size_t len, const char *const *only,
 		memcpy(k->detail, why.detail, sizeof(k->detail));
 		if (why.reason)
 			continue;
-		/* the original stays; the clone follows it */
-		put_src(&b, &m, cur, m.toks[f->end_tok - 1].off + 1);
-		cur = m.toks[f->end_tok - 1].off + 1;
 		k->uneven = ptx_uneven_barriers(&m, f);
 		k->alone = !meets;
-		emit_clone(&b, &m, f, k->uneven, k->alone);
+		if (xfuncs_mark(&x, i))
+			goto oom;
+	}
+	/* the originals stay; each clone follows its original */
+	for (i = 0; i < m.nfuncs; i++) {
+		const struct ptx_func *f = &m.funcs[i];
+		const struct gsp_xform_kernel *k = f->is_entry ? &r->k[ki++] : NULL;
+
+		if (k ? k->reason != GSP_XFORM_OK : !xfuncs_cloned(&x, i))
+			continue;
+		put_src(&b, &m, cur, m.toks[f->end_tok - 1].off + 1);
+		cur = m.toks[f->end_tok - 1].off + 1;
+		if (k)
+			emit_clone(&b, &x, f, k->uneven, k->alone);
+		else
+			xfuncs_emit(&b, &x, i);
 	}
 	if (sb_finish(&b, &m, cur))
 		goto oom;
@@ -1270,6 +1274,7 @@ out:
 	for (i = 0; fs && i < m.nfuncs; i++)
 		free(fs[i].callees);
 	free(fs);
+	xfuncs_free(&x);
 	free(b.p);
 	ptx_free(&m);
 	return rc;

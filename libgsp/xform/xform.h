@@ -3,7 +3,8 @@
  * gsp-xform: turns each entry kernel of a PTX module into the persistent,
  * SM-aware, yieldable form described in kernels/gsp_persist.h and
  * Documentation/xform.rst. The output is the input module, unchanged, with
- * NAME__gsp added after every kernel NAME that could be transformed; a
+ * NAME__gsp added after every kernel NAME that could be transformed (and
+ * F__gsp_f after each device function F they reach that reads the ids); a
  * kernel that cannot be transformed is reported with its reason and left
  * as it was, so the output always loads where the input did.
  */
@@ -21,8 +22,9 @@ enum gsp_xform_reason {
 	GSP_XFORM_CLUSTER,	/* thread-block clusters */
 	GSP_XFORM_SM_ID,	/* reads %smid/%nsmid/%gridid */
 	GSP_XFORM_BARRIER,	/* a barrier form that early exit cannot join */
-	GSP_XFORM_FUNC,		/* a called function reads %ctaid, exits or
-				   synchronises the block */
+	GSP_XFORM_FUNC,		/* a called function exits or synchronises
+				   the block, or an indirect call may reach
+				   one that reads %ctaid/%nctaid */
 	GSP_XFORM_TARGET,	/* .target older than sm_70 */
 	GSP_XFORM_NAME,		/* NAME__gsp exists, or reserved names used */
 	GSP_XFORM_UNSUPPORTED,	/* e.g. %ctaid read as a vector */

@@ -21,8 +21,8 @@ __device__ __noinline__ int block_base(int w)
 	return blockIdx.x * w;
 }
 
-/* The callee reads blockIdx: the virtual index cannot reach it. */
-// gsp-xform: skip function uses_block_base
+/* The callee reads blockIdx: the clone calls block_base's clone, which
+ * takes the task's blockIdx.x as a parameter. */
 __global__ void uses_block_base(int *d)
 {
 	d[block_base(blockDim.x) + threadIdx.x] = 1;
