@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The libgsp suite (make check-libgsp), TAP on stdout and nothing else:
-#  1. test_api: parsers and gsp_open() without any arbiter
+#  1. test_api: parsers and gsp_open() without any arbiter; test_board:
+#     the board's rules (gsp_board.h) on a board in memory
 #  2. libgsp.so exports exactly the functions gsp.h declares, versioned
 #  3. gspctl rejects bad command lines with exit 2 and a message;
 #     gspctl mps against a fake nvidia-cuda-mps-control (simulated: no
@@ -47,6 +48,7 @@ run_tap() {
 
 # 1
 run_tap "$T/test_api"
+run_tap "$T/test_board"
 
 # 2: the declared API, from gsp.h with its comments stripped.
 $CC -fpreprocessed -dD -E -P libgsp/include/gsp.h 2>/dev/null |
