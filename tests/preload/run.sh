@@ -269,6 +269,11 @@ fi
 rc=${PIPESTATUS[0]}
 [ "$rc" -le 1 ] || echo "not ok - preload: test_fatbin exited with status $rc"
 
+# The arrival forecast of protect predictive alone (ASan/UBSan).
+"$T/test_predict" | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - preload: predict: /p'
+rc=${PIPESTATUS[0]}
+[ "$rc" -le 1 ] || echo "not ok - preload: test_predict exited with status $rc"
+
 # Only the hooked driver functions and dlsym leave the library.
 extra=$(nm -D --defined-only "$B/lib/libgsp_preload.so" | awk '{ print $3 }' |
 	grep -v '^cu' | grep -vx dlsym)
