@@ -96,7 +96,15 @@ void gsp_predict_arrival(struct gsp_predict *p, uint64_t t)
 		update(p, iv);
 		return;
 	}
-	if (++p->odd >= GSP_PREDICT_ODD) {
+	/*
+	 * Odd: long or short. Odd ones in a row that differ (one arrival
+	 * late, the next on time again) are noise; alike, a new period.
+	 */
+	if (iv > p->period)
+		p->odd = p->odd > 0 ? p->odd + 1 : 1;
+	else
+		p->odd = p->odd < 0 ? p->odd - 1 : -1;
+	if (p->odd >= GSP_PREDICT_ODD || -p->odd >= GSP_PREDICT_ODD) {
 		restart(p, iv);	/* the period changed */
 		return;
 	}

@@ -26,10 +26,12 @@
  * Once regular, an interval that is not on time is odd. An odd interval
  * within tol of 2, 3 or 4 periods counts as that many periods with
  * arrivals missed (the EWMAs take interval / m); any other odd interval
- * goes in as it is. GSP_PREDICT_ODD odd intervals in a row mean the
- * period changed: the history restarts from the last interval, so the
- * forecast comes back after GSP_PREDICT_MIN intervals instead of after
- * the EWMA's slow drift. An interval over GSP_PREDICT_MAX_NS (the tenant
+ * goes in as it is. GSP_PREDICT_ODD odd intervals in a row, all longer
+ * or all shorter than the period, mean the period changed: the history
+ * restarts from the last interval, so the forecast comes back after
+ * GSP_PREDICT_MIN intervals instead of after the EWMA's slow drift. A
+ * long one then a short one (an arrival late) or the other way round is
+ * noise, not a change. An interval over GSP_PREDICT_MAX_NS (the tenant
  * paused) restarts it too; a timestamp at or before the last arrival (a
  * duplicate, or a clock read out of order) is ignored.
  */
@@ -43,7 +45,7 @@
 #define GSP_PREDICT_MIN		8	/* intervals before any forecast */
 #define GSP_PREDICT_WEIGHT	8	/* EWMA weight 1/8 after them */
 #define GSP_PREDICT_REGULAR	10	/* deviation <= period / 10 */
-#define GSP_PREDICT_ODD		2	/* odd intervals in a row: restart */
+#define GSP_PREDICT_ODD		2	/* alike odd intervals in a row: restart */
 #define GSP_PREDICT_MAX_SKIP	4	/* at most 3 arrivals missed in a row */
 #define GSP_PREDICT_MAX_NS	10000000000ULL	/* 10 s: a pause */
 
@@ -52,7 +54,7 @@ struct gsp_predict {
 	uint64_t period;	/* EWMA of the intervals, ns */
 	uint64_t dev;		/* EWMA of |interval - period before it| */
 	uint32_t n;		/* intervals in, up to GSP_PREDICT_MIN */
-	uint32_t odd;		/* odd intervals in a row */
+	int32_t odd;		/* odd intervals in a row: > 0 long, < 0 short */
 	int have;		/* @last is set */
 };
 

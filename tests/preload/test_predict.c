@@ -256,12 +256,31 @@ static void test_missed(void)
 	tap_ok(gsp_predict_regular(&p) && p.period == 10 * MS &&
 	       gsp_predict_reserve(&p, t + 40 * MS, LEAD),
 	       "two arrivals missed in a row: counted as three periods");
-	t = feed(&p, t + 30 * MS, 10 * MS, 3);
-	gsp_predict_arrival(&p, t + 3 * MS);
-	tap_ok(gsp_predict_regular(&p) &&
-	       gsp_predict_reserve(&p, t + 3 * MS + 10 * MS, LEAD),
-	       "one early arrival (3 ms): still regular (period %llu us)",
+}
+
+/* One arrival @shift ns off its slot, the next on time again. */
+static void displaced(int64_t shift)
+{
+	struct gsp_predict p;
+	uint64_t t;
+
+	gsp_predict_reset(&p);
+	gsp_predict_arrival(&p, T0);
+	t = feed(&p, T0, 10 * MS, 20);
+	gsp_predict_arrival(&p, t + (uint64_t)((int64_t)(10 * MS) + shift));
+	gsp_predict_arrival(&p, t + 20 * MS);
+	tap_ok(gsp_predict_regular(&p) && p.n == GSP_PREDICT_MIN &&
+	       gsp_predict_reserve(&p, t + 30 * MS, LEAD),
+	       "one arrival %lld us %s, the next on time: noise, not a new period (period %llu us)",
+	       (long long)(shift < 0 ? -shift : shift) / 1000,
+	       shift < 0 ? "early" : "late",
 	       (unsigned long long)(p.period / US));
+}
+
+static void test_displaced(void)
+{
+	displaced(3 * MS);
+	displaced(-3 * MS);
 }
 
 static void test_edges(void)
@@ -407,6 +426,7 @@ int main(void)
 	test_poisson();
 	test_change();
 	test_missed();
+	test_displaced();
 	test_edges();
 	test_reserver();
 	return tap_done();
