@@ -13,6 +13,7 @@
 
 #define GSP_LC_HOLD_DEFAULT_NS	(200 * NSEC_PER_USEC)
 #define GSP_LC_MAX_DEFAULT_NS	(100 * NSEC_PER_MSEC)
+#define GSP_PREDICT_LEAD_DEFAULT_NS	(500 * NSEC_PER_USEC)
 
 int gsp_board_init(struct gspace *gsp)
 {
@@ -29,6 +30,7 @@ int gsp_board_init(struct gspace *gsp)
 	b->num_devices = gsp->nr_sim + gsp->nr_lease;
 	b->lc_hold_ns = GSP_LC_HOLD_DEFAULT_NS;
 	b->lc_max_ns = GSP_LC_MAX_DEFAULT_NS;
+	b->predict_lead_ns = GSP_PREDICT_LEAD_DEFAULT_NS;
 	return 0;
 }
 
@@ -50,17 +52,26 @@ static void gsp_board_clear_slot(struct gspace_board_lc *s)
 	WRITE_ONCE(s->owner, 0);
 	WRITE_ONCE(s->inflight, 0);
 	WRITE_ONCE(s->stamp_ns, 0);
+	WRITE_ONCE(s->reserve, 0);
 }
 
-static bool gsp_board_lc_inflight(const struct gspace_board *b, u32 dev)
+/*
+ * Whether some LC slot of @dev claims the partition under protection mode
+ * @mode: in flight (every mode), held at all (GSPACE_PROTECT_RESERVED), or
+ * reserving (GSPACE_PROTECT_PREDICTIVE).
+ */
+static bool gsp_board_lc_claims(const struct gspace_board *b, u32 dev,
+				u32 mode)
 {
 	int i;
 
 	for (i = 0; i < GSPACE_BOARD_LC_SLOTS; i++) {
 		const struct gspace_board_lc *s = &b->lc[i];
 
-		if (READ_ONCE(s->owner) && READ_ONCE(s->device) == dev &&
-		    READ_ONCE(s->inflight))
+		if (!READ_ONCE(s->owner) || READ_ONCE(s->device) != dev)
+			continue;
+		if (mode == GSPACE_PROTECT_RESERVED || READ_ONCE(s->inflight) ||
+		    (mode == GSPACE_PROTECT_PREDICTIVE && READ_ONCE(s->reserve)))
 			return true;
 	}
 	return false;
@@ -73,7 +84,9 @@ static bool gsp_board_lc_inflight(const struct gspace_board *b, u32 dev)
  * userspace twin is gsp_board_part_update() in libgsp/include/gsp_board.h):
  * scan the slots after reading the word, then install the result with a
  * new epoch by compare-and-swap on the word read, rescanning if another
- * writer got there first. n and k come from our own copy, not the board's.
+ * writer got there first. n, k and the protection mode come from our own
+ * copies, not the board's, and are read after the word: a writer that
+ * changes one stores it before its own swap.
  */
 static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 {
@@ -86,7 +99,8 @@ static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 	for (;;) {
 		n = 0;
 		k = 0;
-		if (gsp_board_lc_inflight(gsp->board, dev)) {
+		if (gsp_board_lc_claims(gsp->board, dev,
+					READ_ONCE(gsp->protect))) {
 			n = READ_ONCE(gsp->part_n);
 			k = READ_ONCE(gsp->part_k);
 		}
@@ -128,11 +142,37 @@ void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k)
 }
 
 /**
+ * gsp_board_set_protect - publish a new protection mode for every device
+ * @gsp: the driver
+ * @mode: GSPACE_PROTECT_*
+ *
+ * Stores @mode in our copy and in each device's dev[].protect, then
+ * recomputes each device's request, so LC tenants already registered,
+ * reserving or in flight get the new rule at once.
+ */
+void gsp_board_set_protect(struct gspace *gsp, u32 mode)
+{
+	int i;
+
+	lockdep_assert_held_write(&gsp->cfg_rwsem);
+	if (mode == gsp->protect)
+		return;
+	WRITE_ONCE(gsp->protect, mode);
+	for (i = 0; i < GSPACE_BOARD_MAX_DEVICES; i++) {
+		WRITE_ONCE(gsp->board->dev[i].protect, mode);
+		gsp_board_part_update(gsp, i);
+	}
+}
+
+/**
  * gsp_board_update_slot - give an LC tenant a slot, take a BE one's back
  * @ctx: the tenant, after a change of class or device
  *
  * An LC tenant with no slot gets a free one if there is any; it keeps -1
  * otherwise, and BE tenants then only see its LC jobs (dev[].lc_jobs).
+ * The request of each device the slot leaves or joins is recomputed: a
+ * slot given out claims the partition at once under
+ * GSPACE_PROTECT_RESERVED.
  */
 void gsp_board_update_slot(struct gsp_ctx *ctx)
 {
@@ -162,6 +202,7 @@ void gsp_board_update_slot(struct gsp_ctx *ctx)
 		set_bit(slot, gsp->board_slots);
 		gsp_board_clear_slot(&gsp->board->lc[slot]);
 		ctx->lc_slot = slot;
+		new_dev = ctx->gdev->index;
 	} else if (READ_ONCE(gsp->board->lc[ctx->lc_slot].device) !=
 		   ctx->gdev->index) {
 		/* Its in-flight count moves with it. */

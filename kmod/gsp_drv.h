@@ -126,6 +126,8 @@ struct gsp_device {
  *	under @cfg_rwsem, read with READ_ONCE(): the board's copy is
  *	writable by LC tenants, this one is not.
  * @part_k: its k, likewise
+ * @protect: the protection mode, GSPACE_PROTECT_*, for every device.
+ *	Likewise.
  * @dev: the devices
  */
 struct gspace {
@@ -148,6 +150,7 @@ struct gspace {
 	DECLARE_BITMAP(board_slots, GSPACE_BOARD_LC_SLOTS);
 	u32 part_n;
 	u32 part_k;
+	u32 protect;
 	struct gsp_device dev[GSP_MAX_DEVICES];
 };
 
@@ -283,6 +286,7 @@ void gsp_board_set_devices(struct gspace *gsp);
 void gsp_board_update_slot(struct gsp_ctx *ctx);
 void gsp_board_lc_jobs_locked(struct gsp_device *gdev, int delta);
 void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k);
+void gsp_board_set_protect(struct gspace *gsp, u32 mode);
 int gsp_board_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* gsp_drv.c */

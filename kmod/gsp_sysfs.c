@@ -198,6 +198,8 @@ static DEVICE_ATTR_RW(_name)
 
 GSP_BOARD_ATTR(lc_hold_us, lc_hold_ns, NSEC_PER_USEC, 0, 100000);
 GSP_BOARD_ATTR(lc_max_ms, lc_max_ns, NSEC_PER_MSEC, 1, 60000);
+/* How long before its expected work a predictive LC tenant reserves. */
+GSP_BOARD_ATTR(predict_lead_us, predict_lead_ns, NSEC_PER_USEC, 1, 100000);
 
 /* The partition plane's limits: kernels/gsp_persist.h. */
 #define GSP_PART_MAX_N	256	/* GSP_PERSIST_MAX_SM */
@@ -247,6 +249,42 @@ static ssize_t partition_store(struct device *dev,
 	return count;
 }
 static DEVICE_ATTR_RW(partition);
+
+/* Indexed by GSPACE_PROTECT_*. */
+static const char * const gsp_protect_names[] = {
+	[GSPACE_PROTECT_REACTIVE] = "reactive",
+	[GSPACE_PROTECT_RESERVED] = "reserved",
+	[GSPACE_PROTECT_PREDICTIVE] = "predictive",
+};
+static_assert(ARRAY_SIZE(gsp_protect_names) == GSPACE_PROTECT_COUNT);
+
+static ssize_t protect_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	u32 mode;
+
+	down_read(&gsp_drv->cfg_rwsem);
+	mode = gsp_drv->protect;
+	up_read(&gsp_drv->cfg_rwsem);
+	return sysfs_emit(buf, "%s\n", gsp_protect_names[mode]);
+}
+
+/* One mode for every device of the board. */
+static ssize_t protect_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	int i;
+
+	i = __sysfs_match_string(gsp_protect_names,
+				 ARRAY_SIZE(gsp_protect_names), buf);
+	if (i < 0)
+		return -EINVAL;
+	down_write(&gsp_drv->cfg_rwsem);
+	gsp_board_set_protect(gsp_drv, i);
+	up_write(&gsp_drv->cfg_rwsem);
+	return count;
+}
+static DEVICE_ATTR_RW(protect);
 
 /*
  * Device counts renumber the lease devices, so they only change while no
@@ -368,6 +406,8 @@ static struct attribute *gsp_attrs[] = {
 	&dev_attr_lc_hold_us.attr,
 	&dev_attr_lc_max_ms.attr,
 	&dev_attr_partition.attr,
+	&dev_attr_protect.attr,
+	&dev_attr_predict_lead_us.attr,
 	NULL,
 };
 

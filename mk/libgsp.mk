@@ -58,7 +58,7 @@ $(LIBGSP_TEST_DIR)/gspctl: libgsp/tools/gspctl.c $(LIBGSP_SRCS) \
 	$(CC) $(LIBGSP_CFLAGS) $(SAN_FLAGS) -o $@ $< $(LIBGSP_SRCS)
 
 LIBGSP_TESTS := $(LIBGSP_TEST_DIR)/test_api $(LIBGSP_TEST_DIR)/test_e2e \
-	$(LIBGSP_TEST_DIR)/gspctl
+	$(LIBGSP_TEST_DIR)/test_board $(LIBGSP_TEST_DIR)/gspctl
 
 check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) \
 		$(if $(wildcard mk/daemon.mk),$(GSPACED))

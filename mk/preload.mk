@@ -7,7 +7,8 @@
 #   $(PRELOAD_SO)        the interposer, next to libgsp.so.1 in $(BUILD)/lib
 #   $(GSP_RUN)           runs a program with it
 #   make check-preload   tests/preload/run.sh, TAP only (with nvcc, it also
-#                        parses fatbins nvcc makes)
+#                        parses fatbins nvcc makes); test_predict: the
+#                        arrival forecast of protect predictive, alone
 #   make bench-preload   tests/preload/bench.sh: per-launch host time and
 #                        BE throughput against the fake libcuda (no GPU)
 
@@ -69,6 +70,14 @@ $(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
 		-Itests -Itests/preload -o $@ $< \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
+$(PRELOAD_TEST_DIR)/test_protect: tests/preload/test_protect.c \
+		tests/preload/fake_cuda.h tests/tap.h $(PRELOAD_HDRS) \
+		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
+		-Itests -Itests/preload -o $@ $< \
+		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
+
 # fatbin.c alone, under ASan and UBSan (the interposer itself cannot be).
 $(PRELOAD_TEST_DIR)/test_fatbin: tests/preload/test_fatbin.c tests/tap.h \
 		libgsp/preload/fatbin.c libgsp/preload/fatbin.h
@@ -76,9 +85,19 @@ $(PRELOAD_TEST_DIR)/test_fatbin: tests/preload/test_fatbin.c tests/tap.h \
 	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/preload -Itests -o $@ \
 		tests/preload/test_fatbin.c libgsp/preload/fatbin.c -ldl -pthread
 
+# predict.c alone (pure C, no CUDA), under ASan and UBSan.
+$(PRELOAD_TEST_DIR)/test_predict: tests/preload/test_predict.c tests/tap.h \
+		libgsp/preload/predict.c libgsp/preload/predict.h \
+		libgsp/include/gsp_board.h uapi/gspace.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/include -Ilibgsp/preload \
+		-Itests -o $@ tests/preload/test_predict.c \
+		libgsp/preload/predict.c -lm
+
 check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
-		$(PRELOAD_TEST_DIR)/test_fatbin
+		$(PRELOAD_TEST_DIR)/test_fatbin $(PRELOAD_TEST_DIR)/test_predict \
+		$(PRELOAD_TEST_DIR)/test_protect
 	@BUILD=$(BUILD) NVCC=$(CUDA_HOME)/bin/nvcc tests/preload/run.sh
 
 bench-preload: $(PRELOAD_SO) $(PRELOAD_TEST_DIR)/test_preload $(BUILD)/gspaced \

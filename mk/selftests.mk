@@ -14,7 +14,7 @@
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_SRCS := $(sort $(wildcard selftests/*_test.c))
 SELFTEST_HDRS := $(wildcard selftests/*.h) uapi/gspace.h \
-	libgsp/proto/gspd_proto.h
+	libgsp/proto/gspd_proto.h libgsp/include/gsp_board.h
 # The daemon transport's client (gsp_transport.h), linked into each.
 SELFTEST_CLIENT := libgsp/proto/gspd_client.c
 SELFTEST_BINS := $(patsubst selftests/%.c,$(SELFTEST_DIR)/%,$(SELFTEST_SRCS))

@@ -37,7 +37,7 @@ extern "C" {
  */
 
 #define GSPACE_ABI_MAJOR	1
-#define GSPACE_ABI_MINOR	2
+#define GSPACE_ABI_MINOR	3
 
 /* Not in Documentation/userspace-api/ioctl/ioctl-number.rst: out of tree. */
 #define GSPACE_IOCTL_TYPE	0xB9
@@ -64,6 +64,7 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_REORDER		(1ULL << 7)
 #define GSPACE_FEAT_BOARD		(1ULL << 8)	/* ABI 1.1: mmap board */
 #define GSPACE_FEAT_PARTITION		(1ULL << 9)	/* ABI 1.2: part_req */
+#define GSPACE_FEAT_PROTECT		(1ULL << 11)	/* ABI 1.3: protect */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -321,26 +322,47 @@ struct gspace_stats {
  *   @part_req is the live request, one 64-bit word laid out as the
  *   transformed kernels' control word (kernels/gsp_persist.h): bits 0-15
  *   n, 16-31 k, 32-63 an epoch bumped on every change. It holds
- *   (@part_n, @part_k) while some LC slot of the device has @inflight > 0,
- *   else (0, 0). Every writer (an LC tenant when its @inflight leaves or
- *   reaches 0, the arbiter when it clears a slot or changes the
- *   partition) recomputes it from the slots and stores it, with a new
- *   epoch even when n and k are unchanged, by a 64-bit compare-and-swap
+ *   (@part_n, @part_k) while an LC slot of the device claims it (see
+ *   Protection modes; by default, while one has @inflight > 0), else
+ *   (0, 0). Every writer (an LC tenant when its @inflight leaves or
+ *   reaches 0 or its @reserve changes; the arbiter when it gives out,
+ *   clears or moves a slot, or changes the partition or @protect)
+ *   recomputes it from the slots and stores it, with a new epoch even
+ *   when n and k are unchanged, by a 64-bit compare-and-swap
  *   on the word it read, retrying if the word changed. So the last writer
  *   has seen every slot change that preceded it, and a dead LC tenant's
  *   request is withdrawn with its slot. BE kernels may read the word in
  *   place through a read-only device mapping of the board.
  *
+ * - Protection modes (ABI 1.3, GSPACE_FEAT_PROTECT): @protect (the
+ *   operator's setting, the same on every device) says which LC slots of
+ *   the device claim the partition: GSPACE_PROTECT_REACTIVE (0), those
+ *   with @inflight > 0; GSPACE_PROTECT_RESERVED, every slot with an
+ *   @owner, in flight or not; GSPACE_PROTECT_PREDICTIVE, those with
+ *   @inflight > 0 or a nonzero @reserve. An LC tenant writes @reserve:
+ *   the CLOCK_MONOTONIC time (never 0) at which it raised a reservation,
+ *   @predict_lead_ns before the work it expects, or 0 once that work has
+ *   started or did not come. Under PREDICTIVE a BE tenant also treats LC
+ *   work as active on the device while a slot of it has a @reserve
+ *   younger than @lc_max_ns. The arbiter zeroes @reserve with the slot.
+ *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
  * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
- * the length at most GSPACE_BOARD_SIZE, else EINVAL. Fields are naturally aligned; read and
- * write them with single atomic loads and stores.
+ * the length at most GSPACE_BOARD_SIZE, else EINVAL. Fields are
+ * naturally aligned; read and write them with single atomic loads and
+ * stores.
  */
 #define GSPACE_BOARD_SIZE		4096
 #define GSPACE_BOARD_MAGIC		0x62707367	/* "gspb" */
 #define GSPACE_BOARD_VERSION		1
 #define GSPACE_BOARD_MAX_DEVICES	16
 #define GSPACE_BOARD_LC_SLOTS		32
+
+/* &gspace_board_dev.protect: when @part_req holds the partition. */
+#define GSPACE_PROTECT_REACTIVE		0	/* an LC slot in flight */
+#define GSPACE_PROTECT_RESERVED		1	/* an LC slot held */
+#define GSPACE_PROTECT_PREDICTIVE	2	/* in flight or reserving */
+#define GSPACE_PROTECT_COUNT		3
 
 /* Per device, written by the arbiter. */
 struct gspace_board_dev {
@@ -349,7 +371,9 @@ struct gspace_board_dev {
 	__u32 part_k;		/* block slots per such SM */
 	__aligned_u64 part_epoch;
 	__aligned_u64 part_req;	/* ABI 1.2: the live request, see above */
-	__aligned_u64 reserved[4];
+	__u32 protect;		/* ABI 1.3: GSPACE_PROTECT_* */
+	__u32 pad;
+	__aligned_u64 reserved[3];
 };
 
 /* One LC tenant's slot: owner and device by the arbiter, the rest by it. */
@@ -358,7 +382,8 @@ struct gspace_board_lc {
 	__u32 device;
 	__aligned_u64 inflight;
 	__aligned_u64 stamp_ns;
-	__aligned_u64 reserved[5];
+	__aligned_u64 reserve;	/* ABI 1.3: 0, or when it was raised */
+	__aligned_u64 reserved[4];
 };
 
 struct gspace_board {
@@ -368,7 +393,8 @@ struct gspace_board {
 	__u32 pad;
 	__aligned_u64 lc_hold_ns;
 	__aligned_u64 lc_max_ns;
-	__aligned_u64 reserved[5];
+	__aligned_u64 predict_lead_ns;	/* ABI 1.3: see Protection modes */
+	__aligned_u64 reserved[4];
 	struct gspace_board_dev dev[GSPACE_BOARD_MAX_DEVICES];
 	struct gspace_board_lc lc[GSPACE_BOARD_LC_SLOTS];
 };

@@ -12,9 +12,10 @@
  * it is trusted by the arbiter (see Documentation/gspaced.rst).
  *
  * The partition plane: gspaced publishes the partition knob in
- * dev[].part_n/part_k/part_epoch and, like every writer, recomputes
- * dev[].part_req with gsp_board_part_update() after each change of what it
- * depends on: the knob, and a slot it clears or moves. The knob's value is
+ * dev[].part_n/part_k/part_epoch and the protect knob in dev[].protect
+ * and, like every writer, recomputes dev[].part_req with
+ * gsp_board_part_update() after each change of what it depends on: the
+ * knobs, and a slot it gives out, clears or moves. The knobs' values are
  * gd_state.cfg's, never read back from the board.
  */
 #define _GNU_SOURCE
@@ -55,6 +56,7 @@ int gd_board_init(void)
 	b->magic = GSP_BOARD_MAGIC;
 	b->version = GSP_BOARD_VERSION;
 	gd_board_update_knobs();
+	gd_board_protect();
 	if (gd_state.cfg.part_n)
 		gd_board_partition();
 	return 0;
@@ -80,6 +82,7 @@ void gd_board_update_knobs(void)
 	gsp_board_store(&b->num_devices, gd_nr_devices());
 	gsp_board_store(&b->lc_hold_ns, gd_state.cfg.lc_hold_ns);
 	gsp_board_store(&b->lc_max_ns, gd_state.cfg.lc_max_ns);
+	gsp_board_store(&b->predict_lead_ns, gd_state.cfg.predict_lead_ns);
 }
 
 void gd_board_lc_jobs(struct gd_dev *d)
@@ -107,17 +110,33 @@ void gd_board_partition(void)
 	}
 }
 
+void gd_board_protect(void)
+{
+	struct gsp_board *b = gd_state.board;
+	int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < GSP_BOARD_MAX_DEVICES; i++) {
+		gsp_board_store(&b->dev[i].protect, gd_state.cfg.protect);
+		gsp_board_part_update(b, (uint32_t)i);
+	}
+}
+
 static void slot_clear(struct gsp_board_lc *s)
 {
 	gsp_board_store(&s->owner, 0);
 	gsp_board_store(&s->inflight, 0);
 	gsp_board_store(&s->stamp_ns, 0);
+	gsp_board_store(&s->reserve, 0);
 }
 
 /*
  * gsp_board_update_slot(): an LC tenant holds a slot on its device (when
  * one is free), anyone else none. The owner is the tenant's pid, stored
- * last, since readers check it first.
+ * last, since readers check it first. The request of each device the
+ * slot joins or leaves is recomputed: a slot given out claims the
+ * partition at once under protect reserved.
  */
 void gd_board_update_slot(struct gd_tenant *t)
 {
@@ -150,16 +169,16 @@ void gd_board_update_slot(struct gd_tenant *t)
 		t->lc_slot = i;
 	} else {
 		old_dev = gsp_board_load(&b->lc[t->lc_slot].device);
+		if (old_dev == t->dev->index)
+			return;
 	}
 	s = &b->lc[t->lc_slot];
 	gsp_board_store(&s->device, t->dev->index);
 	gsp_board_store(&s->owner, t->pid > 0 ? (uint32_t)t->pid : 1);
 	/* A slot that moved takes its in-flight count along. */
-	if (old_dev != UINT32_MAX && old_dev != t->dev->index) {
-		if (old_dev < GSP_BOARD_MAX_DEVICES)
-			gsp_board_part_update(b, old_dev);
-		gsp_board_part_update(b, t->dev->index);
-	}
+	if (old_dev < GSP_BOARD_MAX_DEVICES)
+		gsp_board_part_update(b, old_dev);
+	gsp_board_part_update(b, t->dev->index);
 }
 
 int gd_board_fd_for(struct gd_tenant *t, struct gspd_board_reply *r)

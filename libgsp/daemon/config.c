@@ -23,6 +23,7 @@
 #define GD_WATCHDOG_MAX_MS	(3600ULL * 1000)
 #define GD_LC_HOLD_MAX_US	100000ULL	/* 100 ms, as the module */
 #define GD_LC_MAX_MAX_MS	60000ULL	/* 1 min, as the module */
+#define GD_PREDICT_LEAD_MAX_US	100000ULL	/* 100 ms, as the module */
 #define GD_PART_MAX_N	256	/* GSP_PERSIST_MAX_SM, kernels/gsp_persist.h */
 #define GD_PART_MAX_K	32	/* GSP_PERSIST_MAX_K */
 
@@ -35,6 +36,8 @@ void gd_config_default(struct gd_config *c)
 	c->nr_lease = 1;
 	c->lc_hold_ns = 200 * NSEC_PER_USEC;
 	c->lc_max_ns = 100 * NSEC_PER_MSEC;
+	c->protect = GSP_PROTECT_REACTIVE;
+	c->predict_lead_ns = 500 * NSEC_PER_USEC;
 }
 
 /*
@@ -58,19 +61,39 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *val)
 	return 0;
 }
 
-/* __sysfs_match_string(): the name, or the name and a newline. */
+/* __sysfs_match_string(): @name, or @name and a newline. */
+static bool name_is(const char *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(s, name, n) && (!s[n] || (s[n] == '\n' && !s[n + 1]));
+}
+
 static int parse_policy(const char *s)
 {
 	int i;
 
-	for (i = 0; i < GSP_POLICY_COUNT; i++) {
-		size_t n = strlen(gsp_policy_names[i]);
-
-		if (!strncmp(s, gsp_policy_names[i], n) &&
-		    (!s[n] || (s[n] == '\n' && !s[n + 1])))
+	for (i = 0; i < GSP_POLICY_COUNT; i++)
+		if (name_is(s, gsp_policy_names[i]))
 			return i;
-	}
 	return -EINVAL;
+}
+
+/* The protect knob: one of gsp_protect_name()'s, for every device. */
+static int protect_knob(const char *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < GSP_PROTECT_COUNT; i++)
+		if (name_is(s, gsp_protect_name(i)))
+			break;
+	if (i == GSP_PROTECT_COUNT)
+		return -EINVAL;
+	if (i == gd_state.cfg.protect)
+		return 0;
+	gd_state.cfg.protect = i;
+	gd_board_protect();
+	return 0;
 }
 
 /*
@@ -196,6 +219,15 @@ int gd_knob_set(const char *name, const char *value)
 	}
 	if (!strcmp(name, "partition"))
 		return partition_knob(value);
+	if (!strcmp(name, "protect"))
+		return protect_knob(value);
+	if (!strcmp(name, "predict_lead_us")) {
+		if (parse_u64(value, GD_PREDICT_LEAD_MAX_US, &v) || !v)
+			return -EINVAL;
+		gd_state.cfg.predict_lead_ns = v * NSEC_PER_USEC;
+		gd_board_update_knobs();
+		return 0;
+	}
 	return -ENOENT;
 }
 
@@ -210,6 +242,10 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 	}
 	if (!strcmp(name, "partition")) {
 		snprintf(out, outsz, "%u %u", c->part_n, c->part_k);
+		return 0;
+	}
+	if (!strcmp(name, "protect")) {
+		snprintf(out, outsz, "%s", gsp_protect_name(c->protect));
 		return 0;
 	}
 	/* Read-only: the module's debugfs "objects", for leak checks. */
@@ -240,6 +276,8 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 		v = c->lc_hold_ns / NSEC_PER_USEC;
 	else if (!strcmp(name, "lc_max_ms"))
 		v = c->lc_max_ns / NSEC_PER_MSEC;
+	else if (!strcmp(name, "predict_lead_us"))
+		v = c->predict_lead_ns / NSEC_PER_USEC;
 	else
 		return -ENOENT;
 	snprintf(out, outsz, "%llu", v);
@@ -371,6 +409,11 @@ int gd_config_load(const char *path, bool must_exist)
 		if (r == -ENOENT) {
 			gd_log(GD_LOG_ERR, "%s:%d: unknown key '%s'; see Documentation/gspaced.rst for the keys\n",
 			       path, n, key);
+			goto err;
+		}
+		if (r && !strcmp(key, "protect")) {
+			gd_log(GD_LOG_ERR, "%s:%d: protect = '%s': write reactive, reserved or predictive\n",
+			       path, n, val);
 			goto err;
 		}
 		if (r && !strcmp(key, "partition")) {

@@ -46,6 +46,9 @@ struct gd_idlist {
  * @lc_max_ns: board: the longest an LC slot in flight holds BE work back
  * @part_n, @part_k: board: the partition plane, for every device (0, 0:
  *	off)
+ * @protect: board: the protection mode, GSP_PROTECT_*, for every device
+ * @predict_lead_ns: board: how long before expected work a predictive LC
+ *	tenant reserves
  * @lc_uids, @lc_groups: who may become LC (besides uid 0)
  * @admin_uids, @admin_groups: who may CTL_SET (besides uid 0 and us)
  */
@@ -58,6 +61,8 @@ struct gd_config {
 	uint64_t lc_max_ns;
 	uint32_t part_n;
 	uint32_t part_k;
+	uint32_t protect;
+	uint64_t predict_lead_ns;
 	struct gd_idlist lc_uids, lc_groups, admin_uids, admin_groups;
 };
 
@@ -263,6 +268,8 @@ void gd_board_update_knobs(void);
 void gd_board_lc_jobs(struct gd_dev *d);
 /* Publishes the configured partition on every device (a new epoch each). */
 void gd_board_partition(void);
+/* Publishes the configured protection mode on every device. */
+void gd_board_protect(void);
 /* The fd to hand @t (read-write with an LC slot); -errno. */
 int gd_board_fd_for(struct gd_tenant *t, struct gspd_board_reply *r);
 /* After a class or device change, or (class BE) at the end: @t's slot. */

@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The board: one shared page, mapped by every tenant of an arbiter that
- * has one (gspaced, and gspace.ko from ABI 1.1: mmap of /dev/gspace). Plain fields, read and written with __atomic builtins
+ * has one (gspaced, and gspace.ko from ABI 1.1: mmap of /dev/gspace).
+ * Plain fields, read and written with __atomic builtins
  * (gsp_board_load/store below), so C and C++ see the same layout.
  *
  * Who writes what:
- * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch: the
- *   arbiter;
+ * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch and
+ *   dev[].protect: the arbiter;
  * - dev[].part_req: whoever changes what it depends on (an LC tenant's
- *   inflight leaving or reaching 0, the arbiter clearing a slot or
- *   changing the partition), through gsp_board_part_update();
- * - lc[i].inflight and lc[i].stamp_ns: the LC tenant that owns slot i
- *   (lc[i].owner != 0: its pid); the arbiter zeroes a slot when its owner ends, so
- *   a dead LC tenant never holds BE work back.
+ *   inflight leaving or reaching 0 or its reserve changing, the arbiter
+ *   giving out or clearing a slot or changing the partition or the
+ *   protection mode), through gsp_board_part_update();
+ * - lc[i].inflight, lc[i].stamp_ns and lc[i].reserve: the LC tenant that
+ *   owns slot i (lc[i].owner != 0: its pid); the arbiter zeroes a slot
+ *   when its owner ends, so a dead LC tenant never holds BE work back.
  *
  * How a BE tenant reads it (gsp_board_lc_active()): LC work is active on
  * a device while some slot of that device has inflight > 0 and was
  * stamped less than lc_max_ns ago, or was stamped less than lc_hold_ns
+ * ago, or (protect predictive) has a reserve raised less than lc_max_ns
  * ago. The lc_max_ns bound means a hung LC tenant stalls BE work for at
  * most that long.
  */
@@ -42,7 +45,9 @@ struct gsp_board_dev {
 	uint32_t part_k;	/* ... block slots per such SM */
 	uint64_t part_epoch;	/* bumped on every change of (n, k) */
 	uint64_t part_req;	/* the live request (gsp_board_part_update) */
-	uint64_t reserved[4];
+	uint32_t protect;	/* GSP_PROTECT_*: which slots claim part_req */
+	uint32_t pad;
+	uint64_t reserved[3];
 };
 
 /* One LC tenant's slot. 64 bytes. */
@@ -51,7 +56,8 @@ struct gsp_board_lc {
 	uint32_t device;	/* arbiter: the owner's device */
 	uint64_t inflight;	/* owner: its GPU operations not yet seen done */
 	uint64_t stamp_ns;	/* owner: CLOCK_MONOTONIC of its last issue */
-	uint64_t reserved[5];
+	uint64_t reserve;	/* owner: 0, or when it raised a reservation */
+	uint64_t reserved[4];
 };
 
 struct gsp_board {
@@ -61,7 +67,8 @@ struct gsp_board {
 	uint32_t pad;
 	uint64_t lc_hold_ns;	/* knob lc_hold_us */
 	uint64_t lc_max_ns;	/* knob lc_max_ms */
-	uint64_t reserved[5];
+	uint64_t predict_lead_ns;	/* knob predict_lead_us */
+	uint64_t reserved[4];
 	struct gsp_board_dev dev[GSP_BOARD_MAX_DEVICES];
 	struct gsp_board_lc lc[GSP_BOARD_LC_SLOTS];
 };
@@ -79,11 +86,56 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 	       offsetof(struct gsp_board, dev[1].part_req) ==
 	       offsetof(struct gspace_board, dev[1].part_req) &&
 	       offsetof(struct gsp_board, lc[1].stamp_ns) ==
-	       offsetof(struct gspace_board, lc[1].stamp_ns),
+	       offsetof(struct gspace_board, lc[1].stamp_ns) &&
+	       offsetof(struct gsp_board, predict_lead_ns) ==
+	       offsetof(struct gspace_board, predict_lead_ns) &&
+	       offsetof(struct gsp_board, dev[1].protect) ==
+	       offsetof(struct gspace_board, dev[1].protect) &&
+	       offsetof(struct gsp_board, dev[1].reserved) ==
+	       offsetof(struct gspace_board, dev[1].reserved) &&
+	       offsetof(struct gsp_board, lc[1].reserve) ==
+	       offsetof(struct gspace_board, lc[1].reserve) &&
+	       offsetof(struct gsp_board, lc[1].reserved) ==
+	       offsetof(struct gspace_board, lc[1].reserved) &&
+	       sizeof(struct gsp_board_dev) == 64 &&
+	       sizeof(struct gsp_board_lc) == 64,
 	       "struct gsp_board matches uapi struct gspace_board");
+
+/* dev[].protect (uapi GSPACE_PROTECT_*; Documentation/spatial.rst). */
+#define GSP_PROTECT_REACTIVE	0	/* part_req while an LC slot is in flight */
+#define GSP_PROTECT_RESERVED	1	/* ... while an LC slot is held */
+#define GSP_PROTECT_PREDICTIVE	2	/* ... in flight or reserving */
+#define GSP_PROTECT_COUNT	3
+_Static_assert(GSP_PROTECT_REACTIVE == GSPACE_PROTECT_REACTIVE &&
+	       GSP_PROTECT_RESERVED == GSPACE_PROTECT_RESERVED &&
+	       GSP_PROTECT_PREDICTIVE == GSPACE_PROTECT_PREDICTIVE &&
+	       GSP_PROTECT_COUNT == GSPACE_PROTECT_COUNT,
+	       "GSP_PROTECT_* match uapi GSPACE_PROTECT_*");
+
+/* The knob's names, as sysfs and gspaced spell them; NULL if out of range. */
+static inline const char *gsp_protect_name(uint32_t mode)
+{
+	switch (mode) {
+	case GSP_PROTECT_REACTIVE:
+		return "reactive";
+	case GSP_PROTECT_RESERVED:
+		return "reserved";
+	case GSP_PROTECT_PREDICTIVE:
+		return "predictive";
+	}
+	return NULL;
+}
 
 #define gsp_board_load(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define gsp_board_store(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* The protection mode of @device (reactive for a device the board lacks). */
+static inline uint32_t gsp_board_protect(const struct gsp_board *b,
+					 uint32_t device)
+{
+	return device < GSP_BOARD_MAX_DEVICES ?
+	       gsp_board_load(&b->dev[device].protect) : GSP_PROTECT_REACTIVE;
+}
 
 /* 1 if LC work is active on @device at @now_ns (see above). */
 static inline int gsp_board_lc_active(const struct gsp_board *b,
@@ -91,11 +143,12 @@ static inline int gsp_board_lc_active(const struct gsp_board *b,
 {
 	uint64_t hold = gsp_board_load(&b->lc_hold_ns);
 	uint64_t max = gsp_board_load(&b->lc_max_ns);
+	int predictive = gsp_board_protect(b, device) == GSP_PROTECT_PREDICTIVE;
 	int i;
 
 	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
 		const struct gsp_board_lc *s = &b->lc[i];
-		uint64_t stamp, age;
+		uint64_t stamp, age, r;
 
 		if (!gsp_board_load(&s->owner) ||
 		    gsp_board_load(&s->device) != device)
@@ -105,6 +158,9 @@ static inline int gsp_board_lc_active(const struct gsp_board *b,
 		if (age < hold)
 			return 1;
 		if (gsp_board_load(&s->inflight) && age < max)
+			return 1;
+		r = predictive ? gsp_board_load(&s->reserve) : 0;
+		if (r && (now_ns > r ? now_ns - r : 0) < max)
 			return 1;
 	}
 	return 0;
@@ -119,31 +175,41 @@ static inline int gsp_board_lc_active(const struct gsp_board *b,
 	(((uint64_t)(uint32_t)(epoch) << 32) |				\
 	 ((uint64_t)((k) & 0xffffu) << 16) | ((uint64_t)(n) & 0xffffu))
 #define GSP_BOARD_REQ_NK(w)	((uint32_t)(w))
+#define GSP_BOARD_REQ_N(w)	((uint32_t)(w) & 0xffffu)
 #define GSP_BOARD_REQ_EPOCH(w)	((uint32_t)((w) >> 32))
 
-/* 1 if some LC slot of @device has GPU work in flight. */
-static inline int gsp_board_lc_inflight(const struct gsp_board *b,
-					uint32_t device)
+/*
+ * 1 if some LC slot of @device claims the partition under protection mode
+ * @mode: it is in flight (every mode), it is held at all
+ * (GSP_PROTECT_RESERVED), or it reserves (GSP_PROTECT_PREDICTIVE).
+ */
+static inline int gsp_board_lc_claims(const struct gsp_board *b,
+				      uint32_t device, uint32_t mode)
 {
 	int i;
 
 	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
 		const struct gsp_board_lc *s = &b->lc[i];
 
-		if (gsp_board_load(&s->owner) &&
-		    gsp_board_load(&s->device) == device &&
-		    gsp_board_load(&s->inflight))
+		if (!gsp_board_load(&s->owner) ||
+		    gsp_board_load(&s->device) != device)
+			continue;
+		if (mode == GSP_PROTECT_RESERVED ||
+		    gsp_board_load(&s->inflight) ||
+		    (mode == GSP_PROTECT_PREDICTIVE &&
+		     gsp_board_load(&s->reserve)))
 			return 1;
 	}
 	return 0;
 }
 
 /*
- * Recomputes dev[device].part_req from the slots and the published
- * partition, and stores it with a compare-and-swap on the word it read,
- * retrying when the word changed meanwhile (uapi/gspace.h, "Partition
- * plane"). Call it after every change of what the word depends on.
- * Returns the word now in place.
+ * Recomputes dev[device].part_req from the slots, the published partition
+ * and the protection mode, and stores it with a compare-and-swap on the
+ * word it read, retrying when the word changed meanwhile (uapi/gspace.h,
+ * "Partition plane"; the module's twin is gsp_board_part_update() in
+ * kmod/gsp_board.c). Call it after every change of what the word depends
+ * on. Returns the word now in place.
  *
  * It stores even when (n, k) is unchanged: the epoch it bumps is what
  * makes a concurrent writer's CAS, based on a scan that missed this
@@ -159,7 +225,8 @@ static inline uint64_t gsp_board_part_update(struct gsp_board *b,
 	for (;;) {
 		uint32_t n = 0, k = 0;
 
-		if (gsp_board_lc_inflight(b, device)) {
+		if (gsp_board_lc_claims(b, device,
+					gsp_board_load(&d->protect))) {
 			n = gsp_board_load(&d->part_n);
 			k = gsp_board_load(&d->part_k);
 		}
@@ -169,6 +236,22 @@ static inline uint64_t gsp_board_part_update(struct gsp_board *b,
 						__ATOMIC_ACQUIRE))
 			return want;
 	}
+}
+
+/*
+ * 1 if a BE kernel that cannot give up its SMs should keep off the LC's
+ * (run on a green context of the others, Documentation/spatial.rst) on
+ * @device at @now_ns: while LC work is active, and under protect reserved
+ * or predictive also while the request word asks for SMs.
+ */
+static inline int gsp_board_lc_confine(const struct gsp_board *b,
+				       uint32_t device, uint64_t now_ns)
+{
+	if (gsp_board_lc_active(b, device, now_ns))
+		return 1;
+	return device < GSP_BOARD_MAX_DEVICES &&
+	       gsp_board_protect(b, device) != GSP_PROTECT_REACTIVE &&
+	       GSP_BOARD_REQ_N(gsp_board_load(&b->dev[device].part_req));
 }
 
 #endif /* GSP_BOARD_H */

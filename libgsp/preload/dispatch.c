@@ -23,6 +23,7 @@
 
 #include <gsp_persist.h>
 
+#include "predict.h"
 #include "preload.h"
 #include "spatial.h"
 
@@ -134,6 +135,8 @@ static struct {
 	atomic_ullong ring_head, ring_tail;
 	atomic_ullong lc_overflow;
 	atomic_ullong lc_last_ns;
+	/* Arrivals for the forecast (lc_arrival()): how many, the last. */
+	atomic_ullong lc_arrivals, lc_arrival_ns;
 } S = {
 	.once = PTHREAD_ONCE_INIT,
 	.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -464,6 +467,12 @@ static int lc_active(void)
 	return S.board && gsp_board_lc_active(S.board, S.device, now_ns());
 }
 
+/* Kernels that cannot yield keep off the LC's SMs (a green context). */
+static int lc_confine(void)
+{
+	return S.board && gsp_board_lc_confine(S.board, S.device, now_ns());
+}
+
 /* BE leases (dispatcher thread only) ------------------------------------ */
 
 #define RING	(MAX_DEPTH + 2)
@@ -766,7 +775,7 @@ static void dispatch_one(struct gsp_op *op)
 		 * runs, is known before the time-plane gate.
 		 */
 		spatial = gsp_sp_on() && gsp_sp_prepare(op);
-		if (!spatial && gsp_sp_on() && lc_active())
+		if (!spatial && gsp_sp_on() && lc_confine())
 			spatial = gsp_sp_green(op, &why);
 		if (L.open && !lease_fits(op, spatial))
 			lease_end(!S.overlap);
@@ -1018,6 +1027,22 @@ static void sample_free(int sample)
 }
 
 /*
+ * An arrival for the forecast of protect predictive (predict.h): in
+ * flight from none, at least lc_hold_ns after the last issue @prev, so
+ * that the host's gaps inside one request do not count. The reporter
+ * reads the count, then the time.
+ */
+static void lc_arrival(uint64_t now, uint64_t prev)
+{
+	uint64_t hold = gsp_board_load(&S.board_rw->lc_hold_ns);
+
+	if (prev && now > prev && now - prev < hold)
+		return;
+	atomic_store_explicit(&S.lc_arrival_ns, now, memory_order_relaxed);
+	atomic_fetch_add_explicit(&S.lc_arrivals, 1, memory_order_release);
+}
+
+/*
  * The per-op cost on the app thread: a key lookup, a clock read, a few
  * relaxed atomics and one ring slot; every LC_SAMPLE-th op of a key also
  * records two pooled events around the call.
@@ -1030,10 +1055,14 @@ void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 	t->sample = 0;
 	if (S.board_rw && S.lc_slot >= 0) {
 		struct gsp_board_lc *slot = &S.board_rw->lc[S.lc_slot];
+		uint64_t prev = __atomic_load_n(&slot->stamp_ns,
+						__ATOMIC_RELAXED);
 
 		/* 0 -> 1 and back: the partition request follows. */
-		if (!__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED))
+		if (!__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED)) {
+			lc_arrival(now, prev);
 			gsp_board_part_update(S.board_rw, S.device);
+		}
 		__atomic_store_n(&slot->stamp_ns, now, __ATOMIC_RELAXED);
 	}
 	atomic_store_explicit(&S.lc_last_ns, now, memory_order_relaxed);
@@ -1161,6 +1190,34 @@ static void mark_put(CUcontext ctx, CUevent ev)
 	marks.ev[marks.n++] = ev;
 }
 
+/*
+ * protect predictive: our slot's reservation follows the forecast of our
+ * arrivals (predict.c; reporter thread only). reserver.b is NULL without
+ * a slot.
+ */
+static struct gsp_reserver reserver;
+
+/* Feeds the arrivals, raises or drops the reservation: when to look again. */
+static uint64_t reserve_poll(void)
+{
+	uint64_t n, t;
+
+	if (!reserver.b)
+		return UINT64_MAX;
+	n = atomic_load_explicit(&S.lc_arrivals, memory_order_acquire);
+	t = atomic_load_explicit(&S.lc_arrival_ns, memory_order_relaxed);
+	return gsp_reserver_poll(&reserver, now_ns(), n, t);
+}
+
+/* Sleeps until @until (CLOCK_MONOTONIC), exactly: no timer slack here. */
+static void sleep_until(uint64_t until)
+{
+	struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ULL),
+			       .tv_nsec = (long)(until % 1000000000ULL) };
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
 /* The records of one batch on one (context, stream), and their marker. */
 struct lc_group {
 	CUcontext ctx;
@@ -1173,7 +1230,9 @@ struct lc_group {
  * Picks up LC records in batches. Per batch and (context, stream) it
  * records one pooled marker after the records' ops; when the marker has
  * completed, so have they: it charges them (measured for sampled ops,
- * else the EWMA) and lowers the board's inflight by their number.
+ * else the EWMA) and lowers the board's inflight by their number. Under
+ * protect predictive it also keeps the slot's reservation, waking for
+ * the forecast's window as well as for its polls.
  */
 static void *reporter_main(void *arg)
 {
@@ -1182,11 +1241,15 @@ static void *reporter_main(void *arg)
 	(void)arg;
 
 	tight_timers();
+	if (S.board_rw && S.lc_slot >= 0)
+		gsp_reserver_init(&reserver, S.board_rw, S.lc_slot, S.device);
 	for (;;) {
 		uint64_t charge[GSPACE_ENGINE_COUNT] = { 0 };
-		uint64_t tail = atomic_load(&S.ring_tail), last;
+		uint64_t tail = atomic_load(&S.ring_tail), last, wake, now;
 		unsigned int n = 0, ng = 0, i, g, e;
 		int stop;
+
+		wake = reserve_poll();
 
 		while (n < LC_BATCH) {
 			struct lc_rec *r = &S.ring[tail % LC_RING];
@@ -1212,8 +1275,9 @@ static void *reporter_main(void *arg)
 				break;
 			last = atomic_load_explicit(&S.lc_last_ns,
 						    memory_order_relaxed);
-			sleep_ns(now_ns() - last < LC_BUSY_NS ? LC_FAST_NS
-							      : LC_SLOW_NS);
+			now = now_ns();
+			now += now - last < LC_BUSY_NS ? LC_FAST_NS : LC_SLOW_NS;
+			sleep_until(wake < now ? wake : now);
 			continue;
 		}
 		for (i = 0; i < n; i++) {
@@ -1253,8 +1317,11 @@ static void *reporter_main(void *arg)
 			if (S.board_rw && S.lc_slot >= 0 &&
 			    __atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
 					       grp[g].count, __ATOMIC_RELAXED) ==
-				    grp[g].count)
+				    grp[g].count) {
+				/* The arrival drops the reservation first. */
+				reserve_poll();
 				gsp_board_part_update(S.board_rw, S.device);
+			}
 		}
 		for (i = 0; i < n; i++) {
 			struct lc_rec *r = &batch[i];
@@ -1278,6 +1345,8 @@ static void *reporter_main(void *arg)
 			if (charge[e])
 				lc_charge(e, charge[e]);
 	}
+	if (reserver.b)
+		gsp_reserver_drop(&reserver);
 	return NULL;
 }
 

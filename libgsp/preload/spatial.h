@@ -61,11 +61,14 @@ GSP_HIDDEN void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev);
  */
 GSP_HIDDEN int gsp_sp_prepare(struct gsp_op *op);
 /*
- * Dispatcher thread, @op's context current, LC work active, @op not
- * transformed: 1 if @op (a launch) will run on a green context confined
- * to the SMs the LC's request leaves (op->sp set; it needs no time-plane
- * gate), else 0 with a reason code in *@why (0: @op is no candidate),
- * reported once. Cheap to call again while @op waits.
+ * Dispatcher thread, @op's context current, @op not transformed, and
+ * kernels that cannot yield to keep off the LC's SMs
+ * (gsp_board_lc_confine(): LC work active or, under protect reserved or
+ * predictive, a request standing): 1 if @op (a launch) will run on a
+ * green context confined to the SMs the LC's request leaves (op->sp set;
+ * it needs no time-plane gate), else 0 with a reason code in *@why (0:
+ * @op is no candidate), reported once. Cheap to call again while @op
+ * waits.
  */
 GSP_HIDDEN int gsp_sp_green(struct gsp_op *op, int *why);
 /* Counts a launch that ran without a green context for reason @why. */

@@ -95,7 +95,9 @@ static void usage_error(const char *fmt, ...)
  * gsp_params_validate(); the arbiter checks again and has the last word
  * (band_wait_us < period_us, for one, depends on two knobs).
  */
-enum knob_type { KNOB_POLICY, KNOB_UINT, KNOB_GROUP, KNOB_PARTITION };
+enum knob_type {
+	KNOB_POLICY, KNOB_UINT, KNOB_GROUP, KNOB_PARTITION, KNOB_PROTECT
+};
 
 struct knob {
 	const char *name;
@@ -128,6 +130,10 @@ static const struct knob knobs[] = {
 	  "board: longest an in-flight LC slot holds BE back, 1..60000 ms" },
 	{ "partition", KNOB_PARTITION, 0, 0,
 	  "N,K: BE kernels give up K block slots (1..32) on N SMs (1..256) while LC work runs; 0,0: off" },
+	{ "protect", KNOB_PROTECT, 0, 0,
+	  "when BE kernels give up the partition: reactive (LC work in flight), reserved (an LC tenant registered) or predictive (in flight or forecast)" },
+	{ "predict_lead_us", KNOB_UINT, 1, 100000,
+	  "board: predictive LC tenants reserve this long before their forecast work, 1..100000 us" },
 };
 
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
@@ -214,6 +220,12 @@ static void knob_check(const struct knob *k, const char *value)
 			knob_error("partition must be N,K with N 1..%d and K 1..%d (such as 8,2), or 0,0 for off, not '%s'",
 				   PART_MAX_N, PART_MAX_K, value);
 		return;
+	case KNOB_PROTECT:
+		for (v = 0; v < GSP_PROTECT_COUNT; v++)
+			if (!strcmp(value, gsp_protect_name((uint32_t)v)))
+				return;
+		knob_error("protect must be reactive, reserved or predictive, not '%s'",
+			   value);
 	case KNOB_POLICY:
 		if (strcmp(value, "fifo") && strcmp(value, "credit") &&
 		    strcmp(value, "band"))
@@ -618,17 +630,24 @@ static void print_tenants(const struct table *tab)
 	}
 }
 
+/* The feature bits by name; a bit gspctl has no name for as bitN. */
 static void print_features(uint64_t f)
 {
 	static const char *const names[] = {
 		"sim", "lease", "sync_file", "fifo", "credit", "band",
 		"lc_priority", "reorder", "board", "partition",
+		[11] = "protect",
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (f & (1ull << i))
+	for (i = 0; i < 64; i++) {
+		if (!(f & (1ull << i)))
+			continue;
+		if (i < sizeof(names) / sizeof(names[0]) && names[i])
 			printf(" %s", names[i]);
+		else
+			printf(" bit%zu", i);
+	}
 }
 
 /* Per device: the published partition and the live request (the board). */
@@ -642,22 +661,24 @@ static void print_partition(struct target *t, unsigned ndev)
 		return;
 	}
 	printf("partition: per device, as published and as requested now\n");
-	printf("  %3s %9s %6s %9s %10s %8s\n", "DEV", "PARTITION", "EPOCH",
-	       "REQUEST", "REQ_EPOCH", "LC_JOBS");
+	printf("  %3s %9s %6s %10s %9s %10s %8s\n", "DEV", "PARTITION", "EPOCH",
+	       "PROTECT", "REQUEST", "REQ_EPOCH", "LC_JOBS");
 	if (ndev > GSP_BOARD_MAX_DEVICES)
 		ndev = GSP_BOARD_MAX_DEVICES;
 	for (i = 0; i < ndev; i++) {
 		const struct gsp_board_dev *d = &b->dev[i];
 		uint64_t w = gsp_board_load(&d->part_req);
+		const char *mode = gsp_protect_name(gsp_board_load(&d->protect));
 		char part[24], req[24];
 
 		snprintf(part, sizeof(part), "%u,%u", gsp_board_load(&d->part_n),
 			 gsp_board_load(&d->part_k));
 		snprintf(req, sizeof(req), "%u,%u", (unsigned)(w & 0xffff),
 			 (unsigned)(w >> 16 & 0xffff));
-		printf("  %3u %9s %6" PRIu64 " %9s %10u %8" PRIu64 "\n", i, part,
-		       gsp_board_load(&d->part_epoch), req,
-		       GSP_BOARD_REQ_EPOCH(w), gsp_board_load(&d->lc_jobs));
+		printf("  %3u %9s %6" PRIu64 " %10s %9s %10u %8" PRIu64 "\n", i,
+		       part, gsp_board_load(&d->part_epoch), mode ? mode : "?",
+		       req, GSP_BOARD_REQ_EPOCH(w),
+		       gsp_board_load(&d->lc_jobs));
 	}
 }
 

@@ -69,6 +69,15 @@ timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
 	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
 check "$([ $? = 2 ] && grep -q 'write N,K with N 1..256 SMs and K 1..32 slots, or 0,0 for off' "$tmp/err"; echo $?)" \
 	"config partition = 8,x: the message says how to write it"
+bad_conf "protect unknown" 1 'protect = always\n'
+bad_conf "protect in capitals" 1 'protect = Reserved\n'
+bad_conf "predict_lead_us 0" 1 'predict_lead_us = 0\n'
+bad_conf "predict_lead_us above 100 ms" 1 'predict_lead_us = 100001\n'
+printf 'protect = sometimes\n' >"$tmp/bad.conf"
+timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
+	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
+check "$([ $? = 2 ] && grep -q 'write reactive, reserved or predictive' "$tmp/err"; echo $?)" \
+	"config protect = sometimes: the message names the three modes"
 printf 'sim_devices = 0\nlease_devices = 0\n' >"$tmp/bad.conf"
 timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
 	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
@@ -81,8 +90,10 @@ cat >"$tmp/gspaced.conf" <<CONF
 sim_devices = 2
 lease_devices = 1
 lc_uids = $(id -u)
-# test_partition expects it; the selftests restore what they change.
+# test_partition expects them; the selftests restore what they change.
 partition = 8,2
+protect = predictive
+predict_lead_us = 700
 CONF
 # Returns once the daemon listens: it logs "listening on" only then, with
 # its socket in place. A socket on the path proves nothing: it may be the

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gspaced's partition plane, against a daemon on $GSP_SOCKET that
- * tests/daemon/run.sh starts with "partition = 8,2" in its config: the
- * configured value on the board, the knob through CTL_GET/CTL_SET (both
+ * tests/daemon/run.sh starts with "partition = 8,2", "protect =
+ * predictive" and "predict_lead_us = 700" in its config: the configured
+ * values on the board, the partition knob through CTL_GET/CTL_SET (both
  * the config's "N,K" and sysfs's "N K"), and the request withdrawn when
- * an LC client that raised it is killed with SIGKILL.
+ * an LC client that raised it is killed with SIGKILL. The selftests'
+ * "partition" and "protect" fixtures cover the rest, on both arbiters.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -96,6 +98,26 @@ static void test_config_and_set(struct gspd_conn *c,
 	tap_ok(!r, "CTL_SET partition=8,2 again (%d)", r);
 }
 
+static void test_protect_config(struct gspd_conn *c,
+				const struct gsp_board *b)
+{
+	char mode[64] = "", lead[64] = "";
+	int d, all = 1;
+
+	for (d = 0; d < GSP_BOARD_MAX_DEVICES; d++)
+		all &= gsp_board_load(&b->dev[d].protect) ==
+		       GSP_PROTECT_PREDICTIVE;
+	tap_ok(!gspd_ctl_get(c, "protect", mode, sizeof(mode)) &&
+	       !strcmp(mode, "predictive") && all,
+	       "config protect = predictive: CTL_GET says so ('%s'), and every device of the board",
+	       mode);
+	tap_ok(!gspd_ctl_get(c, "predict_lead_us", lead, sizeof(lead)) &&
+	       !strcmp(lead, "700") &&
+	       gsp_board_load(&b->predict_lead_ns) == 700000,
+	       "config predict_lead_us = 700: CTL_GET '%s', the board %llu ns",
+	       lead, (unsigned long long)gsp_board_load(&b->predict_lead_ns));
+}
+
 /* A child that raises the request as the interposer does, then sleeps. */
 static pid_t lc_child(int wfd)
 {
@@ -180,6 +202,7 @@ int main(void)
 	b = be_board(c);
 	tap_ok(b != NULL, "a BE client maps the board read-only");
 	if (b) {
+		test_protect_config(c, b);
 		test_config_and_set(c, b);
 		test_killed_lc(b);
 		munmap((void *)b, GSP_BOARD_SIZE);

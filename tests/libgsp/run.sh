@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The libgsp suite (make check-libgsp), TAP on stdout and nothing else:
-#  1. test_api: parsers and gsp_open() without any arbiter
+#  1. test_api: parsers and gsp_open() without any arbiter; test_board:
+#     the board's rules (gsp_board.h) on a board in memory
 #  2. libgsp.so exports exactly the functions gsp.h declares, versioned
 #  3. gspctl rejects bad command lines with exit 2 and a message;
 #     gspctl mps against a fake nvidia-cuda-mps-control (simulated: no
@@ -47,6 +48,7 @@ run_tap() {
 
 # 1
 run_tap "$T/test_api"
+run_tap "$T/test_board"
 
 # 2: the declared API, from gsp.h with its comments stripped.
 $CC -fpreprocessed -dD -E -P libgsp/include/gsp.h 2>/dev/null |
@@ -125,6 +127,11 @@ $GSPCTL set partition 0,2|or 0,0 for off
 $GSPCTL set partition -1,2|partition must be N,K
 $GSPCTL set partition 8,2,1|partition must be N,K
 $GSPCTL set partition 8;2|partition must be N,K
+$GSPCTL set protect always|protect must be reactive, reserved or predictive
+$GSPCTL set protect Reserved|protect must be reactive, reserved or predictive
+$GSPCTL set protect 1|protect must be reactive, reserved or predictive
+$GSPCTL set predict_lead_us 0|1..100000
+$GSPCTL set predict_lead_us 100001|1..100000
 $GSPCTL mps|mps takes one of start, stop or status
 $GSPCTL mps bogus|mps takes one of start, stop or status
 $GSPCTL mps start extra|mps takes one of start, stop or status
@@ -288,9 +295,22 @@ check "$([ $rc = 2 ] && grep -q 'gspaced rejected band_wait_us=60000' "$tmp/err"
 check $? "gspctl set partition 8,2, get partition: 8,2"
 "$GSPCTL" status >"$tmp/out" 2>"$tmp/err"
 check "$(grep -q '^features:.* partition' "$tmp/out" && grep -q '^partition:' "$tmp/out" &&
-	 grep -qE '^ +0 +8,2 +[0-9]+ +0,0 ' "$tmp/out" &&
+	 grep -qE '^ +0 +8,2 +[0-9]+ +reactive +0,0 ' "$tmp/out" &&
 	 grep -qE '^ +1 +8,2 ' "$tmp/out" && grep -qE '^ +partition +8,2$' "$tmp/out"; echo $?)" \
 	"gspctl status: the partition feature, knob, and per device 8,2, request 0,0"
+"$GSPCTL" set protect reserved 2>"$tmp/err" &&
+	[ "$("$GSPCTL" get protect)" = reserved ] &&
+	"$GSPCTL" status >"$tmp/out" 2>"$tmp/err"
+check "$(grep -q '^features:.* protect' "$tmp/out" &&
+	 grep -qE '^ +0 +8,2 +[0-9]+ +reserved +0,0 ' "$tmp/out" &&
+	 grep -qE '^ +protect +reserved$' "$tmp/out"; echo $?)" \
+	"gspctl set protect reserved: get says so; status: the feature, the knob, and reserved per device"
+"$GSPCTL" set predict_lead_us 900 2>"$tmp/err" &&
+	[ "$("$GSPCTL" get predict_lead_us)" = 900 ]
+check $? "gspctl set predict_lead_us 900, get: 900"
+"$GSPCTL" set protect reactive 2>"$tmp/err" &&
+	[ "$("$GSPCTL" get protect)" = reactive ]
+check $? "gspctl set protect reactive: back to the default"
 "$GSPCTL" set partition 0,0 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get partition)" = 0,0 ]
 check $? "gspctl set partition 0,0: off"

@@ -4,7 +4,9 @@
  * once and logs each SUBMIT and COMPLETE, with a board whose LC slot the
  * tenant owns when it set the LC class. fake_gsp_fail() makes every later
  * request fail as if the daemon had died. FAKE_GSP_PART=N,K publishes a
- * partition on device 0 at open. No arbiter is involved.
+ * partition on device 0 at open, FAKE_GSP_PROTECT=MODE its protection
+ * mode (reactive, reserved or predictive) and FAKE_GSP_LEAD_US the
+ * board's predict_lead_ns. No arbiter is involved.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsp.h>
 #include <gsp_board.h>
@@ -31,6 +34,7 @@ static uint32_t cls;
 static struct gsp_board board __attribute__((aligned(GSP_BOARD_SIZE))) = {
 	.magic = GSP_BOARD_MAGIC, .version = GSP_BOARD_VERSION,
 	.num_devices = 1, .lc_hold_ns = 0, .lc_max_ns = 1000000000ULL,
+	.predict_lead_ns = 500000,
 };
 
 static void add(int op, uint32_t engine, uint64_t handle, uint64_t ns)
@@ -52,13 +56,21 @@ static int fail(void)
 EXPORT int gsp_open(struct gsp **out, const struct gsp_open_opts *o)
 {
 	const char *part = getenv("FAKE_GSP_PART");
+	const char *mode = getenv("FAKE_GSP_PROTECT");
+	const char *lead = getenv("FAKE_GSP_LEAD_US");
 	unsigned int n, k;
+	uint32_t m;
 
 	(void)o;
 	if (part && sscanf(part, "%u,%u", &n, &k) == 2) {
 		board.dev[0].part_n = n;
 		board.dev[0].part_k = k;
 	}
+	for (m = 0; mode && m < GSP_PROTECT_COUNT; m++)
+		if (!strcmp(mode, gsp_protect_name(m)))
+			board.dev[0].protect = m;
+	if (lead)
+		board.predict_lead_ns = strtoull(lead, NULL, 10) * 1000;
 	*out = (struct gsp *)&board;
 	return 0;
 }

@@ -14,13 +14,15 @@ mkdir -p "$tmp/arb" "$tmp/noarb"
 cp "$B/lib/libgsp_preload.so" "$T/fake_gsp/libgsp.so.1" "$tmp/arb/"
 cp "$B/lib/libgsp_preload.so" "$tmp/noarb/"
 
-# scenario DIR [ENV...]: runs one scenario, its stderr into $tmp/err
+# scenario SCENARIO DIR [ENV...]: runs one scenario of $prog (test_preload
+# unless set), its stderr into $tmp/err
 scenario() {
 	local s=$1 dir=$2
 	shift 2
 	env -u LD_LIBRARY_PATH "$@" LD_LIBRARY_PATH="$T/cuda" \
 		LD_PRELOAD="$tmp/$dir/libgsp_preload.so" \
-		timeout 60 "$T/test_preload" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
+		timeout 60 "${prog:-$T/test_preload}" "$s" 2>"$tmp/err" |
+		grep -v '^1\.\.'
 	local rc=${PIPESTATUS[0]}
 	if [ "$rc" -gt 1 ]; then
 		echo "not ok - preload: scenario $s exited with status $rc"
@@ -235,6 +237,16 @@ has "$tmp/stats" 'spatial_green_launches 0' 'spatial_green_unavailable 0' &&
 scenario noarb arb GSP_GREEN=yes
 count 'GSP_GREEN=yes is not auto or 0' 1 "a bad GSP_GREEN is named on stderr"
 
+# Protection modes (test_protect.c): the LC's reservation ahead of its
+# periodic launches, and what a BE does with a request that stands.
+prog=$T/test_protect
+scenario predict arb GSP_CLASS=lc FAKE_GSP_PART=2,1 \
+	FAKE_GSP_PROTECT=predictive FAKE_GSP_LEAD_US=3000
+count '^gsp: ' 0 "predict: predictive: nothing said"
+scenario predict arb GSP_CLASS=lc FAKE_GSP_PART=2,1 FAKE_GSP_LEAD_US=3000
+scenario protect arb FAKE_CUDA_SMS=132 FAKE_GSP_PART=60,1
+prog=
+
 scenario nospatial arb FAKE_GSP_PART=2,1 GSP_SPATIAL=0
 count '^gsp: ' 0 "nospatial: GSP_SPATIAL=0: silent"
 scenario nospatial arb FAKE_GSP_PART=2,1 GSP_CLASS=lc
@@ -268,6 +280,11 @@ fi
 	sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - preload: /p'
 rc=${PIPESTATUS[0]}
 [ "$rc" -le 1 ] || echo "not ok - preload: test_fatbin exited with status $rc"
+
+# The arrival forecast of protect predictive alone (ASan/UBSan).
+"$T/test_predict" | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - preload: predict.c: /p'
+rc=${PIPESTATUS[0]}
+[ "$rc" -le 1 ] || echo "not ok - preload: test_predict exited with status $rc"
 
 # Only the hooked driver functions and dlsym leave the library.
 extra=$(nm -D --defined-only "$B/lib/libgsp_preload.so" | awk '{ print $3 }' |

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The board's rules in gsp_board.h, on a board in memory: the partition
+ * request (gsp_board_part_update()) under each protection mode, what a
+ * BE tenant counts as LC activity (gsp_board_lc_active()) and when it
+ * confines kernels that cannot yield (gsp_board_lc_confine()). The
+ * module has its own copy of the request rule (kmod/gsp_board.c); the
+ * selftests run the same cases against it.
+ */
+#include <string.h>
+
+#include "gsp_board.h"
+#include "tap.h"
+
+#define MS		1000000ULL
+#define NOW		(1000 * MS)
+
+static struct gsp_board board __attribute__((aligned(GSP_BOARD_SIZE)));
+
+static void reset(uint32_t mode)
+{
+	int d;
+
+	memset(&board, 0, sizeof(board));
+	board.magic = GSP_BOARD_MAGIC;
+	board.lc_hold_ns = 200000;
+	board.lc_max_ns = 100 * MS;
+	board.predict_lead_ns = 500000;
+	for (d = 0; d < GSP_BOARD_MAX_DEVICES; d++) {
+		board.dev[d].part_n = 8;
+		board.dev[d].part_k = 2;
+		board.dev[d].protect = mode;
+	}
+}
+
+/* Slot @i: owned (pid 100 + i) on @dev, stamped @age ns before NOW. */
+static struct gsp_board_lc *slot(int i, uint32_t dev, uint64_t age)
+{
+	struct gsp_board_lc *s = &board.lc[i];
+
+	s->owner = 100 + (uint32_t)i;
+	s->device = dev;
+	s->stamp_ns = NOW - age;
+	return s;
+}
+
+static uint32_t nk(uint32_t dev)
+{
+	return GSP_BOARD_REQ_NK(gsp_board_part_update(&board, dev));
+}
+
+#define NK_ON	GSP_BOARD_REQ_NK(GSP_BOARD_REQ(8, 2, 0))
+
+static void test_names(void)
+{
+	tap_ok(!strcmp(gsp_protect_name(GSP_PROTECT_REACTIVE), "reactive") &&
+	       !strcmp(gsp_protect_name(GSP_PROTECT_RESERVED), "reserved") &&
+	       !strcmp(gsp_protect_name(GSP_PROTECT_PREDICTIVE), "predictive") &&
+	       !gsp_protect_name(GSP_PROTECT_COUNT),
+	       "protect names: reactive, reserved, predictive; none beyond");
+}
+
+static void test_reactive(void)
+{
+	struct gsp_board_lc *s;
+	uint64_t w0, w;
+
+	reset(GSP_PROTECT_REACTIVE);
+	s = slot(0, 0, 50 * MS);
+	w0 = gsp_board_part_update(&board, 0);
+	tap_ok(!GSP_BOARD_REQ_NK(w0),
+	       "reactive: an idle LC slot asks for nothing");
+	s->reserve = NOW;
+	tap_ok(!nk(0), "reactive: a reserve does not count");
+	s->inflight = 1;
+	w = gsp_board_part_update(&board, 0);
+	tap_ok(GSP_BOARD_REQ_NK(w) == NK_ON &&
+	       GSP_BOARD_REQ_EPOCH(w) == GSP_BOARD_REQ_EPOCH(w0) + 2,
+	       "reactive: in flight: (8, 2), a new epoch at every update");
+	tap_ok(!nk(1), "reactive: another device is not asked");
+	s->inflight = 0;
+	tap_ok(!nk(0), "reactive: back to 0: withdrawn");
+}
+
+static void test_reserved(void)
+{
+	struct gsp_board_lc *s;
+
+	reset(GSP_PROTECT_RESERVED);
+	tap_ok(!nk(0), "reserved: no LC slot: nothing asked");
+	s = slot(3, 0, 50 * MS);
+	tap_ok(nk(0) == NK_ON,
+	       "reserved: an LC slot held, idle: (8, 2)");
+	tap_ok(!nk(1), "reserved: only on the slot's device");
+	s->inflight = 2;
+	tap_ok(nk(0) == NK_ON, "reserved: in flight: (8, 2)");
+	s->inflight = 0;
+	tap_ok(nk(0) == NK_ON, "reserved: idle again: still (8, 2)");
+	s->device = 1;
+	tap_ok(!nk(0) && nk(1) == NK_ON, "reserved: the slot moved: it follows");
+	s->owner = 0;
+	tap_ok(!nk(1), "reserved: the slot freed: withdrawn");
+	s = slot(4, 2, 0);
+	board.dev[2].part_n = 0;
+	board.dev[2].part_k = 0;
+	tap_ok(!nk(2), "reserved: partition 0,0 asks for nothing");
+	board.dev[2].protect = GSP_PROTECT_REACTIVE;
+	board.dev[2].part_n = 8;
+	board.dev[2].part_k = 2;
+	tap_ok(!nk(2), "reserved -> reactive: the idle slot no longer asks");
+}
+
+static void test_predictive(void)
+{
+	struct gsp_board_lc *s, *t;
+
+	reset(GSP_PROTECT_PREDICTIVE);
+	s = slot(0, 0, 50 * MS);
+	tap_ok(!nk(0), "predictive: an idle slot without a reserve: nothing");
+	s->reserve = NOW - 10;
+	tap_ok(nk(0) == NK_ON, "predictive: a reserve: (8, 2)");
+	s->reserve = 0;
+	s->inflight = 1;
+	tap_ok(nk(0) == NK_ON, "predictive: in flight: (8, 2)");
+	s->inflight = 0;
+	tap_ok(!nk(0), "predictive: neither: withdrawn");
+	t = slot(1, 0, 50 * MS);
+	t->reserve = NOW;
+	tap_ok(nk(0) == NK_ON, "predictive: another slot's reserve counts");
+	t->device = 1;
+	tap_ok(!nk(0) && nk(1) == NK_ON,
+	       "predictive: a reserve asks on its own device only");
+}
+
+static void test_lc_active(void)
+{
+	struct gsp_board_lc *s;
+
+	reset(GSP_PROTECT_REACTIVE);
+	s = slot(0, 0, 50 * MS);
+	s->reserve = NOW - MS;
+	tap_ok(!gsp_board_lc_active(&board, 0, NOW),
+	       "lc_active, reactive: an idle slot with a reserve is not active");
+	board.dev[0].protect = GSP_PROTECT_RESERVED;
+	tap_ok(!gsp_board_lc_active(&board, 0, NOW),
+	       "lc_active, reserved: an idle slot is not active (BE work is not held back)");
+	board.dev[0].protect = GSP_PROTECT_PREDICTIVE;
+	tap_ok(gsp_board_lc_active(&board, 0, NOW),
+	       "lc_active, predictive: a fresh reserve is active");
+	tap_ok(!gsp_board_lc_active(&board, 1, NOW),
+	       "lc_active, predictive: on its own device only");
+	s->reserve = NOW - 100 * MS;
+	tap_ok(!gsp_board_lc_active(&board, 0, NOW),
+	       "lc_active, predictive: a reserve lc_max_ns old no longer holds BE work");
+	s->reserve = NOW + MS;
+	tap_ok(gsp_board_lc_active(&board, 0, NOW),
+	       "lc_active, predictive: a reserve stamped after now counts as new");
+	s->reserve = 0;
+	tap_ok(!gsp_board_lc_active(&board, 0, NOW),
+	       "lc_active, predictive: no reserve, idle: not active");
+	s->stamp_ns = NOW - 100000;
+	tap_ok(gsp_board_lc_active(&board, 0, NOW),
+	       "lc_active: younger than lc_hold_ns: active, as before");
+	tap_ok(!gsp_board_lc_active(&board, GSP_BOARD_MAX_DEVICES, NOW),
+	       "lc_active: a device beyond the board: nothing");
+}
+
+static void test_confine(void)
+{
+	reset(GSP_PROTECT_RESERVED);
+	slot(0, 0, 50 * MS);
+	gsp_board_part_update(&board, 0);
+	tap_ok(gsp_board_lc_confine(&board, 0, NOW) &&
+	       !gsp_board_lc_active(&board, 0, NOW),
+	       "confine, reserved: an idle LC slot confines untransformed BE kernels without holding them back");
+	board.dev[0].protect = GSP_PROTECT_REACTIVE;
+	tap_ok(!gsp_board_lc_confine(&board, 0, NOW),
+	       "confine, reactive: the word alone does not confine");
+	gsp_board_part_update(&board, 0);
+	board.dev[0].protect = GSP_PROTECT_PREDICTIVE;
+	tap_ok(!gsp_board_lc_confine(&board, 0, NOW),
+	       "confine, predictive: no request, no LC work: nothing");
+	board.lc[0].reserve = NOW;
+	gsp_board_part_update(&board, 0);
+	tap_ok(gsp_board_lc_confine(&board, 0, NOW),
+	       "confine, predictive: a reserve confines");
+	tap_ok(!gsp_board_lc_confine(&board, GSP_BOARD_MAX_DEVICES, NOW),
+	       "confine: a device beyond the board: nothing");
+}
+
+/* Every mode, through the 16 devices: the rule never asks elsewhere. */
+static void test_matrix(void)
+{
+	uint32_t mode, d;
+	int ok = 1;
+
+	for (mode = 0; mode < GSP_PROTECT_COUNT; mode++) {
+		reset(mode);
+		slot(0, 5, 50 * MS)->inflight = 1;
+		slot(1, 9, 50 * MS)->reserve = NOW;
+		slot(2, 12, 50 * MS);
+		for (d = 0; d < GSP_BOARD_MAX_DEVICES; d++) {
+			int want = d == 5 ||
+				   (d == 9 && mode != GSP_PROTECT_REACTIVE) ||
+				   (d == 12 && mode == GSP_PROTECT_RESERVED);
+
+			if (!!nk(d) != want) {
+				tap_diag("mode %s device %u: %s", gsp_protect_name(mode),
+					 d, want ? "not asked" : "asked");
+				ok = 0;
+			}
+		}
+	}
+	tap_ok(ok, "every mode, 16 devices: in flight, reserving and held slots ask exactly as the mode says");
+}
+
+int main(void)
+{
+	test_names();
+	test_reactive();
+	test_reserved();
+	test_predictive();
+	test_lc_active();
+	test_confine();
+	test_matrix();
+	return tap_done();
+}
