@@ -138,7 +138,7 @@ struct sp_ctl {
 	 */
 	int clean, zeroing;
 	unsigned int topups;
-	uint32_t hw;		/* n*k at its last look (launch or poll) */
+	uint32_t hw;		/* slots given up at its last look (ctl_slots) */
 	uint32_t ep;		/* the request's epoch then */
 	struct sp_img *img;	/* referenced while live */
 	/* what a top-up repeats */
@@ -636,6 +636,21 @@ static uint64_t req_now(void)
 static uint32_t req_nk(uint64_t w)
 {
 	return GSP_PERSIST_CTRL_N(w) * GSP_PERSIST_CTRL_K(w);
+}
+
+/*
+ * The slots @t's blocks give up under the word @w: n SMs of the context
+ * at most, k of the job's K slots on each at most.
+ */
+static uint32_t ctl_slots(const struct sp_ctl *t, uint64_t w)
+{
+	uint32_t n = GSP_PERSIST_CTRL_N(w), k = GSP_PERSIST_CTRL_K(w);
+
+	if (n > t->c->nsm)
+		n = t->c->nsm;
+	if (k > t->job.k_slots)
+		k = t->job.k_slots;
+	return n * k;
 }
 
 /*
@@ -2234,7 +2249,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	}
 	t->img = kn->img;	/* the prepare's reference */
 	t->topups = 0;
-	t->hw = req_nk(word);
+	t->hw = ctl_slots(t, word);
 	t->ep = GSP_PERSIST_CTRL_EPOCH(word);
 	t->state = CTL_LIVE;
 	sp.live[sp.nlive++] = t;
@@ -2245,14 +2260,19 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 }
 
 /*
- * A top-up of @t (claimed, in the watcher): flags 0, the word the
- * watcher just read and the attributes topup_attrs() kept, on its
- * context's own stream. -1 if its end cannot be seen (the ctl is then
- * lost), else 0.
+ * A top-up of @t (claimed, in the watcher): @blocks blocks (at most the
+ * job's grid), flags 0, the word the watcher just read and the
+ * attributes topup_attrs() kept, on its context's own stream. No more
+ * blocks than slots were given up: a block that finds its SM full stays
+ * queued in the hardware until a slot frees, and the hardware hands a
+ * freed slot to the oldest queued grid of the highest priority first,
+ * which would be the top-up's, not the LC kernel's. -1 if its end
+ * cannot be seen (the ctl is then lost), else 0.
  */
-static int topup(struct sp_ctl *t, uint64_t word)
+static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 {
 	struct sp_ctx *c = t->c;
+	unsigned int grid = blocks < t->grid ? blocks : t->grid;
 	CUresult r;
 
 	if (R.ctx_set(c->ctx))
@@ -2261,7 +2281,7 @@ static int topup(struct sp_ctl *t, uint64_t word)
 	t->job.word = word;
 	if (t->nattrs) {
 		CUlaunchConfig cfg = {
-			.gridDimX = t->grid, .gridDimY = 1, .gridDimZ = 1,
+			.gridDimX = grid, .gridDimY = 1, .gridDimZ = 1,
 			.blockDimX = t->b[0], .blockDimY = t->b[1],
 			.blockDimZ = t->b[2], .sharedMemBytes = t->shmem,
 			.hStream = c->topup, .attrs = t->attrs,
@@ -2270,7 +2290,7 @@ static int topup(struct sp_ctl *t, uint64_t word)
 
 		r = R.launch_ex[0](&cfg, t->f, t->params, NULL);
 	} else {
-		r = R.launch[0](t->f, t->grid, 1, 1, t->b[0], t->b[1], t->b[2],
+		r = R.launch[0](t->f, grid, 1, 1, t->b[0], t->b[1], t->b[2],
 				t->shmem, c->topup, t->params, NULL);
 	}
 	if (r)
@@ -2308,8 +2328,7 @@ static void *watcher_main(void *arg)
 		struct sp_img *dead = NULL;
 		unsigned int i, n = 0;
 		const struct gsp_board_dev *dv = &sp.cfg.board->dev[sp.cfg.device];
-		uint32_t nk, full;
-		uint64_t word;
+		uint64_t word, full_word;
 
 		while (!sp.stop && !sp.nlive)
 			pthread_cond_wait(&sp.wake, &sp.mu);
@@ -2324,24 +2343,28 @@ static void *watcher_main(void *arg)
 		word = req_now();
 		if (local_word())
 			__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
-		nk = req_nk(word);
-		full = req_nk(GSP_PERSIST_CTRL(gsp_board_load(&dv->part_n),
-					       gsp_board_load(&dv->part_k), 0));
+		full_word = GSP_PERSIST_CTRL(gsp_board_load(&dv->part_n),
+					     gsp_board_load(&dv->part_k), 0);
 		for (i = 0; i < n; i++) {
 			struct sp_ctl *t = batch[i];
+			uint32_t nk = ctl_slots(t, word);
+			uint32_t full = ctl_slots(t, full_word);
 
 			done[i] = ctl_done(t);
 			lost[i] = 0;
 			/*
 			 * A shrink since its last look, or a change it did not
 			 * see that may have been a raise and a fall between two
-			 * polls: slots may be free. A needless top-up costs one
-			 * launch whose blocks find their SMs full and leave.
+			 * polls: slots may be free, as many as were given up.
+			 * A block too many stays queued, and leaves at once
+			 * when it starts under a request (its first boundary
+			 * reads the word afresh).
 			 */
-			if (!done[i] && (nk < t->hw ||
-					 (GSP_PERSIST_CTRL_EPOCH(word) != t->ep &&
-					  nk < full)))
-				lost[i] = topup(t, word);
+			if (!done[i] && nk < t->hw)
+				lost[i] = topup(t, word, t->hw - nk);
+			else if (!done[i] && GSP_PERSIST_CTRL_EPOCH(word) != t->ep &&
+				 nk < full)
+				lost[i] = topup(t, word, full - nk);
 			t->hw = nk;
 			t->ep = GSP_PERSIST_CTRL_EPOCH(word);
 			/* ended: reset now, off the program's streams */

@@ -200,10 +200,15 @@ static const char tpl_prologue[] =
 	"\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.v2.u64 [__gsp_sh+16], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.u64 [__gsp_sh+32], %__gsp_x2;\n"
-	/* the first decision acts on the word of the launch, once: the
-	 * block's copy keeps read time 0, so its next boundary looks for a
-	 * fresh word, and no bus read delays the job's first tasks */
+	/* a primary block's first decision acts on the word of the
+	 * launch, once: the block's copy keeps read time 0, so its next
+	 * boundary looks for a fresh word, and no bus read delays the job's
+	 * first tasks. A top-up's block may have waited in the hardware's
+	 * queue for a free slot since its launch: it looks for a fresh word
+	 * at once */
 	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_word;\n"
 	"\tld.param.u64 %__gsp_x6, [@P+56];\n"
 	"\tbra.uni $__gsp_check;\n"
 	"$__gsp_noslot:\n"
