@@ -276,6 +276,9 @@ check "$([ $rc = 0 ] && grep -q '^arbiter:  daemon' "$tmp/out" &&
 	"gspctl status: daemon, 2 devices, knobs, tenants (exit $rc)"
 grep -q '\*' "$tmp/out"
 check $? "gspctl status lists its own tenant, marked *"
+grep -q '^features:.* lease_progress' "$tmp/out" && grep -q ' RENEWALS$' "$tmp/out" &&
+	grep -qE '^ +[0-9]+ +[0-9]+\* .* 0$' "$tmp/out"
+check $? "gspctl status: the lease_progress feature, and a RENEWALS column (0 for its own tenant)"
 "$GSPCTL" set policy band 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get policy)" = band ]
 check $? "gspctl set policy band, get policy: band"
