@@ -31,6 +31,7 @@ int gsp_board_init(struct gspace *gsp)
 	b->lc_hold_ns = GSP_LC_HOLD_DEFAULT_NS;
 	b->lc_max_ns = GSP_LC_MAX_DEFAULT_NS;
 	b->predict_lead_ns = GSP_PREDICT_LEAD_DEFAULT_NS;
+	b->watchdog_ns = gsp->watchdog_ns;
 	return 0;
 }
 

@@ -27,7 +27,7 @@ static int tenants_show(struct seq_file *m, void *unused)
 	struct gspace *gsp = m->private;
 	struct gsp_ctx *ctx;
 
-	seq_puts(m, "pid dev class weight queued running completed failed qos_violations gpu_ns_compute gpu_ns_h2d gpu_ns_d2h credit_ns_compute hung\n");
+	seq_puts(m, "pid dev class weight queued running completed failed qos_violations gpu_ns_compute gpu_ns_h2d gpu_ns_d2h credit_ns_compute hung renewals\n");
 	mutex_lock(&gsp->ctx_lock);
 	list_for_each_entry(ctx, &gsp->contexts, node) {
 		struct gsp_device *gdev;
@@ -35,7 +35,7 @@ static int tenants_show(struct seq_file *m, void *unused)
 		mutex_lock(&ctx->lock);
 		gdev = ctx->gdev;
 		spin_lock_bh(&gdev->lock);
-		seq_printf(m, "%d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d\n",
+		seq_printf(m, "%d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d %llu\n",
 			   ctx->pid, gdev->index,
 			   ctx->class == GSPACE_CLASS_LC ? "lc" : "be",
 			   ctx->weight, ctx->nr_queued, ctx->nr_running,
@@ -45,7 +45,7 @@ static int tenants_show(struct seq_file *m, void *unused)
 			   ctx->gpu_ns[GSP_ENGINE_H2D],
 			   ctx->gpu_ns[GSP_ENGINE_D2H],
 			   gsp_entity_credit_ns(&ctx->ent, GSP_ENGINE_COMPUTE),
-			   ctx->hung);
+			   ctx->hung, ctx->nr_renewals);
 		spin_unlock_bh(&gdev->lock);
 		mutex_unlock(&ctx->lock);
 	}

@@ -178,6 +178,8 @@ extern struct gspace *gsp_drv;
  *	on its fence. Protected by @lock.
  * @wq: woken whenever one of this tenant's jobs changes state
  * @hung: a leased job hit the watchdog. Protected by &gsp_device.lock.
+ * @nr_renewals: leases renewed with GSPACE_COMPLETE_PROGRESS. Protected
+ *	by &gsp_device.lock.
  * @nr_live: jobs not yet ended. Protected by &gsp_device.lock.
  * @nr_queued: jobs waiting for dependencies or the GPU. Protected by
  *	&gsp_device.lock, as are the other counters below.
@@ -203,6 +205,7 @@ struct gsp_ctx {
 	struct dma_fence *last;
 	wait_queue_head_t wq;
 	bool hung;
+	u64 nr_renewals;
 	u32 nr_live;
 	u64 nr_queued;
 	u64 nr_running;
@@ -249,6 +252,8 @@ struct gsp_dep {
  * @user_tag: from SUBMIT
  * @submit_ns: CLOCK_MONOTONIC at SUBMIT
  * @start_ns: when it started running
+ * @charged_ns: GPU time charged while it ran (GSPACE_COMPLETE_PROGRESS).
+ *	Protected by &gsp_device.lock.
  * @gpu_ns: GPU time charged
  * @latency_ns: SUBMIT to end
  */
@@ -270,6 +275,7 @@ struct gsp_kjob {
 	u64 user_tag;
 	u64 submit_ns;
 	u64 start_ns;
+	u64 charged_ns;
 	u64 gpu_ns;
 	u64 latency_ns;
 };
@@ -305,6 +311,7 @@ void gsp_job_put(struct gsp_kjob *job);
 bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job);
 void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns,
 			u64 now);
+void gsp_job_progress_locked(struct gsp_kjob *job, u64 gpu_ns, u64 now);
 void gsp_ctx_cancel_all(struct gsp_ctx *ctx);
 void gsp_device_ready_work(struct work_struct *work);
 
@@ -312,6 +319,7 @@ void gsp_device_ready_work(struct work_struct *work);
 void gsp_engine_init(struct gsp_device *gdev, struct gsp_dev_engine *eng, u32 id);
 void gsp_engine_fini(struct gsp_dev_engine *eng);
 void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now);
+void gsp_engine_renew_locked(struct gsp_dev_engine *eng, u64 now);
 void gsp_device_kick_locked(struct gsp_device *gdev, u64 now);
 
 /* gsp_sysfs.c */

@@ -21,9 +21,12 @@
  *   time. The timer's lateness (large under emulation) is completion
  *   latency, seen in the job's latency, not GPU time.
  * - lease: the job is granted to userspace, which runs it on a real GPU and
- *   reports the measured time with COMPLETE. If COMPLETE does not come
- *   within the watchdog period, the watchdog charges the period, fails the
- *   job with -ETIMEDOUT and marks the tenant hung.
+ *   reports the measured time with COMPLETE. A holder still waiting for
+ *   the GPU renews the lease (COMPLETE with GSPACE_COMPLETE_PROGRESS),
+ *   which starts a new watchdog period. If neither comes within the
+ *   period, the watchdog charges the time since the grant, fails the job
+ *   with -ETIMEDOUT and marks the tenant hung: a holder that is alive
+ *   renews, so one that does not is stuck (a dead one is released).
  */
 
 static u64 gsp_now(void)
@@ -123,6 +126,24 @@ void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now)
 		      HRTIMER_MODE_ABS_SOFT);
 	/* A lease holder waits for the grant. */
 	wake_up_all(&job->ctx->wq);
+}
+
+/**
+ * gsp_engine_renew_locked - a new watchdog period for the running lease
+ * @eng: the engine, running a leased job
+ * @now: CLOCK_MONOTONIC ns
+ *
+ * The timer may be firing for the old deadline on another CPU, waiting
+ * for the device lock: it then finds the new deadline in the future and
+ * does nothing, and the timer started here stays queued.
+ */
+void gsp_engine_renew_locked(struct gsp_dev_engine *eng, u64 now)
+{
+	lockdep_assert_held(&eng->gdev->lock);
+
+	eng->deadline_ns = now + READ_ONCE(gsp_drv->watchdog_ns);
+	hrtimer_start(&eng->timer, ns_to_ktime(eng->deadline_ns),
+		      HRTIMER_MODE_ABS_SOFT);
 }
 
 void gsp_device_kick_locked(struct gsp_device *gdev, u64 now)

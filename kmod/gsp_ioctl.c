@@ -29,7 +29,7 @@ static int gsp_ucmd_respond(const struct gsp_ucmd *ucmd, const void *cmd,
 			 GSPACE_FEAT_POLICY_CREDIT | GSPACE_FEAT_POLICY_BAND | \
 			 GSPACE_FEAT_LC_PRIORITY | GSPACE_FEAT_REORDER | \
 			 GSPACE_FEAT_BOARD | GSPACE_FEAT_PARTITION | \
-			 GSPACE_FEAT_PROTECT)
+			 GSPACE_FEAT_PROTECT | GSPACE_FEAT_LEASE_PROGRESS)
 
 /*
  * gsp_ioctl_version (GSPACE_IOCTL_VERSION): the ABI version, features, the
@@ -197,20 +197,25 @@ out_put_job:
 
 /*
  * gsp_ioctl_complete (GSPACE_IOCTL_COMPLETE): the lease holder ran the job
- * and charges the GPU time it measured. EINVAL if the job is not leased,
- * EBUSY if it was not granted yet, EALREADY if it has already ended.
+ * and charges the GPU time it measured, or, with GSPACE_COMPLETE_PROGRESS,
+ * charges the time so far and renews the lease. EINVAL if the job is not
+ * leased, EBUSY if it was not granted yet, EALREADY if it has already
+ * ended.
  */
 static int gsp_ioctl_complete(struct gsp_ctx *ctx, void *cmd,
 			      const struct gsp_ucmd *ucmd)
 {
 	struct gspace_complete *args = cmd;
+	bool progress = args->flags & GSPACE_COMPLETE_PROGRESS;
 	struct gsp_device *gdev;
 	struct gsp_kjob *job;
 	int ret = 0;
 
-	if (args->flags || args->pad)
+	if (args->flags & ~GSPACE_COMPLETE_FLAGS || args->pad)
 		return -EINVAL;
 	if (args->error > 0 || args->error < -MAX_ERRNO)
+		return -EINVAL;
+	if (progress && args->error)
 		return -EINVAL;
 	if (args->gpu_ns > GSPACE_COST_MAX_NS)
 		return -EINVAL;
@@ -226,12 +231,14 @@ static int gsp_ioctl_complete(struct gsp_ctx *ctx, void *cmd,
 		ret = -EALREADY;
 	else if (job->state != GSP_KJOB_RUNNING)
 		ret = -EBUSY;
+	else if (progress)
+		gsp_job_progress_locked(job, args->gpu_ns, ktime_get_ns());
 	else
 		gsp_job_end_locked(job, args->error, args->gpu_ns,
 				   ktime_get_ns());
 	spin_unlock_bh(&gdev->lock);
 
-	if (!ret)
+	if (!ret && !progress)
 		gsp_job_reap(ctx, job);
 	gsp_job_put(job);
 	return ret;

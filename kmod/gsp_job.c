@@ -121,11 +121,12 @@ static struct gsp_kjob *gsp_job_alloc(struct gsp_ctx *ctx,
  * gsp_job_end_locked - end a job that has not ended yet
  * @job: the job
  * @status: 0 or -errno
- * @gpu_ns: GPU time to charge; ignored unless the job was running
+ * @gpu_ns: the job's GPU time; ignored unless the job was running
  * @now: CLOCK_MONOTONIC ns
  *
- * Charges a running job, signals the fence, wakes waiters, and gives a
- * freed engine its next job.
+ * Charges a running job what @gpu_ns adds to what renewals charged while
+ * it ran, signals the fence, wakes waiters, and gives a freed engine its
+ * next job.
  */
 void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 {
@@ -138,11 +139,13 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 
 	switch (job->state) {
 	case GSP_KJOB_RUNNING:
-		gsp_sched_complete(&gdev->sched, &job->base, gpu_ns, now);
+		gpu_ns = max(gpu_ns, job->charged_ns);
+		gsp_sched_complete(&gdev->sched, &job->base,
+				   gpu_ns - job->charged_ns, now);
 		eng->running = NULL;
 		hrtimer_try_to_cancel(&eng->timer);
 		ctx->nr_running--;
-		ctx->gpu_ns[job->base.engine] += gpu_ns;
+		ctx->gpu_ns[job->base.engine] += gpu_ns - job->charged_ns;
 		was_running = true;
 		break;
 	case GSP_KJOB_QUEUED:
@@ -178,6 +181,33 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 
 	if (was_running)
 		gsp_engine_kick_locked(eng, now);
+}
+
+/**
+ * gsp_job_progress_locked - renew the lease of a running leased job
+ * @job: the job, running on a lease device
+ * @gpu_ns: the GPU time it has used so far, as its holder measured it
+ * @now: CLOCK_MONOTONIC ns
+ *
+ * Charges what @gpu_ns adds to what was charged before, and gives the job
+ * a new watchdog period from @now.
+ */
+void gsp_job_progress_locked(struct gsp_kjob *job, u64 gpu_ns, u64 now)
+{
+	struct gsp_device *gdev = job->gdev;
+	struct gsp_ctx *ctx = job->ctx;
+	u64 add;
+
+	lockdep_assert_held(&gdev->lock);
+
+	if (gpu_ns > job->charged_ns) {
+		add = gpu_ns - job->charged_ns;
+		gsp_sched_progress(&gdev->sched, &job->base, add, now);
+		ctx->gpu_ns[job->base.engine] += add;
+		job->charged_ns = gpu_ns;
+	}
+	ctx->nr_renewals++;
+	gsp_engine_renew_locked(&gdev->eng[job->base.engine], now);
 }
 
 /* The job's dependencies have all signalled: hand it to the scheduler. */

@@ -165,6 +165,8 @@ static ssize_t watchdog_ms_store(struct device *dev,
 		return -EINVAL;
 	down_write(&gsp->cfg_rwsem);
 	WRITE_ONCE(gsp->watchdog_ns, val * NSEC_PER_MSEC);
+	/* Lease holders renew by it. */
+	WRITE_ONCE(gsp->board->watchdog_ns, val * NSEC_PER_MSEC);
 	up_write(&gsp->cfg_rwsem);
 	return count;
 }

@@ -2,7 +2,7 @@
 #
 # libgsp.so (the client library), gspctl, their tests and `make install`.
 #
-#   $(LIBGSP_SO)        libgsp.so.1.0, soname libgsp.so.1, exports exactly
+#   $(LIBGSP_SO)        libgsp.so.1.1, soname libgsp.so.1, exports exactly
 #                       the gsp_* functions of gsp.h (libgsp/lib/libgsp.map)
 #   $(GSPCTL)           status, top and knobs of the arbiter
 #   make check-libgsp   tests/libgsp/run.sh, TAP only
@@ -13,7 +13,7 @@
 # $(INCLUDEDIR)). See Documentation/libgsp.rst.
 
 LIBGSP_OUT := $(BUILD)/lib
-LIBGSP_VERSION := 1.0
+LIBGSP_VERSION := 1.1
 LIBGSP_SONAME := libgsp.so.1
 LIBGSP_SO := $(LIBGSP_OUT)/libgsp.so.$(LIBGSP_VERSION)
 LIBGSP_MAP := libgsp/lib/libgsp.map

@@ -270,17 +270,31 @@ static inline void t_wait_granted(struct __test_meta *_metadata, int fd,
 			   now_ns() + timeout_ns, NULL));
 }
 
-static inline int complete_raw(int fd, uint64_t handle, uint64_t gpu_ns,
-			       int32_t error)
+static inline int complete_fl_raw(int fd, uint64_t handle, uint64_t gpu_ns,
+				  int32_t error, uint32_t flags)
 {
 	struct gspace_complete c;
 
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
+	c.flags = flags;
 	c.handle = handle;
 	c.gpu_ns = gpu_ns;
 	c.error = error;
 	return gsp_ioctl(fd, GSPACE_IOCTL_COMPLETE, &c);
+}
+
+static inline int complete_raw(int fd, uint64_t handle, uint64_t gpu_ns,
+			       int32_t error)
+{
+	return complete_fl_raw(fd, handle, gpu_ns, error, 0);
+}
+
+/* Renews a running lease, reporting @gpu_ns used so far (ABI 1.3). */
+static inline int progress_raw(int fd, uint64_t handle, uint64_t gpu_ns)
+{
+	return complete_fl_raw(fd, handle, gpu_ns, 0,
+			       GSPACE_COMPLETE_PROGRESS);
 }
 
 static inline int cancel_raw(int fd, uint64_t handle)

@@ -251,7 +251,8 @@ static const struct op op_wait =
 	OP(wait, GSPACE_IOCTL_WAIT, gspace_wait, GSPACE_WAIT_FLAGS,
 	   (int)offsetof(struct gspace_wait, pad), 0);
 static const struct op op_complete =
-	OP(complete, GSPACE_IOCTL_COMPLETE, gspace_complete, 0,
+	OP(complete, GSPACE_IOCTL_COMPLETE, gspace_complete,
+	   GSPACE_COMPLETE_FLAGS,
 	   (int)offsetof(struct gspace_complete, pad), 0);
 static const struct op op_cancel =
 	OP(cancel, GSPACE_IOCTL_CANCEL, gspace_cancel, 0, -1, 0);
@@ -886,6 +887,127 @@ TEST_F(abi, complete_after_cancel_ealready)
 	ASSERT_ERRNO(EALREADY, complete_raw(self->fd, h, 1, 0));
 	/* Not forgotten by the failed COMPLETE. */
 	ASSERT_EQ(-ECANCELED, t_wait_end(_metadata, self->fd, h, GSP_SLOW_NS,
+					 NULL));
+}
+
+/* COMPLETE with GSPACE_COMPLETE_PROGRESS (ABI 1.3): renewals. */
+
+TEST_F(abi, version_has_lease_progress)
+{
+	ASSERT_LE(3, self->info.v.abi_minor);
+	ASSERT_TRUE(self->info.v.features & GSPACE_FEAT_LEASE_PROGRESS);
+}
+
+TEST_F(abi, progress_charges_as_it_runs)
+{
+	struct gspace_stats st;
+	struct gspace_wait w;
+	uint64_t h;
+
+	t_need_lease(_metadata, &self->info);
+	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
+	h = t_submit(_metadata, self->fd, 1000);
+	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
+	ASSERT_OK(progress_raw(self->fd, h, 1000));
+	t_stats(_metadata, self->fd, &st);
+	ASSERT_EQ(1, st.running);
+	ASSERT_EQ(0, st.completed);
+	ASSERT_EQ(1000, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+	/* Less than before charges nothing; more charges the difference. */
+	ASSERT_OK(progress_raw(self->fd, h, 600));
+	ASSERT_OK(progress_raw(self->fd, h, 3000));
+	t_stats(_metadata, self->fd, &st);
+	ASSERT_EQ(1, st.running);
+	ASSERT_EQ(3000, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+	/* The handle stays: WAIT GRANTED still sees it running. */
+	ASSERT_OK(wait_raw(self->fd, h, GSPACE_WAIT_GRANTED, 0, &w));
+	/* The end charges only what it adds. */
+	ASSERT_OK(complete_raw(self->fd, h, 5000, 0));
+	t_stats(_metadata, self->fd, &st);
+	ASSERT_EQ(0, st.running);
+	ASSERT_EQ(1, st.completed);
+	ASSERT_EQ(0, st.failed);
+	ASSERT_EQ(5000, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+	ASSERT_ERRNO(ENOENT, progress_raw(self->fd, h, 6000));
+	/* An end that reports less than the renewals charges nothing more. */
+	h = t_submit(_metadata, self->fd, 1000);
+	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
+	ASSERT_OK(progress_raw(self->fd, h, 4000));
+	ASSERT_OK(complete_raw(self->fd, h, 100, 0));
+	t_stats(_metadata, self->fd, &st);
+	ASSERT_EQ(2, st.completed);
+	ASSERT_EQ(9000, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+}
+
+TEST_F(abi, progress_does_not_end_the_job)
+{
+	uint64_t h;
+	int f;
+
+	t_need_lease(_metadata, &self->info);
+	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
+	h = t_submit_fl(_metadata, self->fd, GSPACE_ENGINE_COMPUTE, 1000,
+			GSPACE_SUBMIT_FENCE_OUT, -1, &f);
+	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
+	ASSERT_OK(progress_raw(self->fd, h, 7000));
+	ASSERT_OK(progress_raw(self->fd, h, 8000));
+	/* Still running: no fence, no end to wait for, not cancellable. */
+	ASSERT_FALSE(fence_readable(f, 0));
+	ASSERT_ERRNO(ETIME, wait_raw(self->fd, h, 0, 0, NULL));
+	ASSERT_ERRNO(EBUSY, cancel_raw(self->fd, h));
+	/* The end still carries its error. */
+	ASSERT_OK(complete_raw(self->fd, h, 9000, -EIO));
+	ASSERT_TRUE(fence_readable(f, 1000));
+	ASSERT_EQ(-EIO, fence_info(_metadata, f, NULL));
+	close(f);
+}
+
+TEST_F(abi, progress_bad_input_einval)
+{
+	struct gspace_stats st;
+	uint64_t h;
+
+	t_need_lease(_metadata, &self->info);
+	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
+	h = t_submit(_metadata, self->fd, 1000);
+	t_wait_granted(_metadata, self->fd, h, GSP_SLOW_NS);
+	/* A renewal cannot fail the job. */
+	ASSERT_ERRNO(EINVAL, complete_fl_raw(self->fd, h, 10, -EIO,
+					     GSPACE_COMPLETE_PROGRESS));
+	/* Unknown flags, with or without PROGRESS. */
+	ASSERT_ERRNO(EINVAL, complete_fl_raw(self->fd, h, 10, 0, 1U << 1));
+	ASSERT_ERRNO(EINVAL, complete_fl_raw(self->fd, h, 10, 0,
+					     GSPACE_COMPLETE_PROGRESS |
+					     (1U << 31)));
+	ASSERT_ERRNO(EINVAL, progress_raw(self->fd, h,
+					  GSPACE_COST_MAX_NS + 1));
+	/* None of them charged or ended anything. */
+	t_stats(_metadata, self->fd, &st);
+	ASSERT_EQ(1, st.running);
+	ASSERT_EQ(0, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+	ASSERT_OK(complete_raw(self->fd, h, 10, 0));
+}
+
+TEST_F(abi, progress_needs_a_running_lease)
+{
+	uint64_t h, a, b;
+
+	ASSERT_ERRNO(ENOENT, progress_raw(self->fd, 0x1234567ULL, 10));
+	/* A sim job is the engine's to end. */
+	h = t_submit(_metadata, self->fd, 0);
+	ASSERT_ERRNO(EINVAL, progress_raw(self->fd, h, 10));
+	ASSERT_EQ(0, t_wait_end(_metadata, self->fd, h, GSP_SLOW_NS, NULL));
+	t_need_lease(_metadata, &self->info);
+	t_ctx(_metadata, self->fd, self->info.lease_dev, 100);
+	a = t_submit(_metadata, self->fd, 0);
+	t_wait_granted(_metadata, self->fd, a, GSP_SLOW_NS);
+	b = t_submit_fl(_metadata, self->fd, GSPACE_ENGINE_COMPUTE, 0,
+			GSPACE_SUBMIT_CHAIN, -1, NULL);
+	ASSERT_ERRNO(EBUSY, progress_raw(self->fd, b, 10));
+	ASSERT_OK(cancel_raw(self->fd, b));
+	ASSERT_ERRNO(EALREADY, progress_raw(self->fd, b, 10));
+	ASSERT_OK(complete_raw(self->fd, a, 10, 0));
+	ASSERT_EQ(-ECANCELED, t_wait_end(_metadata, self->fd, b, GSP_SLOW_NS,
 					 NULL));
 }
 

@@ -9,6 +9,7 @@
  * gspaced's. The "partition" fixture (ABI 1.2, the partition plane) runs
  * on both: it maps the board through the transport.
  */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -180,6 +181,45 @@ TEST_F(board, lc_slot_moves_with_device)
 	ASSERT_OK(ctx_set_raw(self->fd2, 1, GSPACE_CLASS_LC, 100, 0));
 	ASSERT_EQ(slot, lc_slot_of(_metadata, self->fd2));
 	ASSERT_EQ(1, self->b->lc[slot].device);
+}
+
+/*
+ * What gsp_reopen() does to a mapping: another tenant's board mapped
+ * beside it, then moved over it with mremap(). The address shows the
+ * live board, writable for the new LC tenant, and the old file, no longer
+ * held by a mapping, is released at close (its slot cleared).
+ */
+TEST_F(board, mapping_moved_onto_another_tenant)
+{
+	struct gspace_board *old_rw, *n;
+	int fd1, s1, s2;
+
+	need_lc(_metadata, self->fd);
+	fd1 = t_open(_metadata);
+	ASSERT_OK(ctx_set_raw(fd1, 0, GSPACE_CLASS_LC, 100, 0));
+	s1 = lc_slot_of(_metadata, fd1);
+	ASSERT_LE(0, s1);
+	old_rw = map_board(fd1, PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, old_rw);
+	self->fd2 = t_open(_metadata);
+	ASSERT_OK(ctx_set_raw(self->fd2, 0, GSPACE_CLASS_LC, 100, 0));
+	s2 = lc_slot_of(_metadata, self->fd2);
+	ASSERT_LE(0, s2);
+	ASSERT_NE(s1, s2);
+	n = map_board(self->fd2, PROT_READ | PROT_WRITE);
+	ASSERT_NE(NULL, n);
+	ASSERT_EQ(old_rw, mremap(n, GSPACE_BOARD_SIZE, GSPACE_BOARD_SIZE,
+				 MREMAP_MAYMOVE | MREMAP_FIXED, old_rw));
+	/* Only the mapping held fd1's file: closing it ends the tenant. */
+	ASSERT_OK(close(fd1));
+	ASSERT_EQ(0, __atomic_load_n(&self->b->lc[s1].owner, __ATOMIC_ACQUIRE));
+	ASSERT_EQ((uint32_t)getpid(),
+		  __atomic_load_n(&old_rw->lc[s2].owner, __ATOMIC_ACQUIRE));
+	__atomic_store_n(&old_rw->lc[s2].inflight, 2, __ATOMIC_RELEASE);
+	ASSERT_EQ(2, __atomic_load_n(&self->b->lc[s2].inflight,
+				     __ATOMIC_ACQUIRE));
+	__atomic_store_n(&old_rw->lc[s2].inflight, 0, __ATOMIC_RELEASE);
+	munmap(old_rw, GSPACE_BOARD_SIZE);
 }
 
 /* A killed LC tenant, mid-burst, must not hold BE work back. */

@@ -269,6 +269,106 @@ TEST_F(sched, watchdog_spares_timely_jobs)
 	ASSERT_EQ(0, st.failed);
 }
 
+/*
+ * A lease renewed every quarter watchdog outlives three watchdog periods,
+ * charged as it goes; its tenant stays unmarked. (Periods are long enough
+ * for a VM under emulation to keep up.)
+ */
+TEST_F(sched, renewed_lease_outlives_the_watchdog)
+{
+	struct gspace_stats st;
+	uint64_t h, t0;
+	int i, f;
+
+	need_lease(_metadata, self);
+	t_knob_save(_metadata, "watchdog_ms", self->watchdog,
+		    sizeof(self->watchdog));
+	ASSERT_EQ(0, knob_write("watchdog_ms", "400"));
+	t_ctx(_metadata, self->fd[0], self->info.lease_dev, 100);
+	h = t_submit_fl(_metadata, self->fd[0], GSPACE_ENGINE_COMPUTE, 0,
+			GSPACE_SUBMIT_FENCE_OUT, -1, &f);
+	t_wait_granted(_metadata, self->fd[0], h, GSP_SLOW_NS);
+	t0 = now_ns();
+	for (i = 1; i <= 12; i++) {
+		sleep_ms(100);
+		ASSERT_OK(progress_raw(self->fd[0], h,
+				       (uint64_t)i * 100 * NSEC_PER_MSEC));
+	}
+	ASSERT_LE(1200 * NSEC_PER_MSEC, now_ns() - t0);
+	ASSERT_FALSE(fence_readable(f, 0));
+	t_stats(_metadata, self->fd[0], &st);
+	ASSERT_EQ(0, st.ctx_flags);
+	ASSERT_EQ(1, st.running);
+	ASSERT_EQ(1200 * NSEC_PER_MSEC, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+	ASSERT_OK(complete_raw(self->fd[0], h, 1210 * NSEC_PER_MSEC, 0));
+	ASSERT_EQ(1, fence_info(_metadata, f, NULL));
+	t_stats(_metadata, self->fd[0], &st);
+	ASSERT_EQ(0, st.ctx_flags);
+	ASSERT_EQ(0, st.failed);
+	ASSERT_EQ(1210 * NSEC_PER_MSEC, st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+	/* Not hung: it goes on taking leases. */
+	h = t_submit(_metadata, self->fd[0], 0);
+	t_wait_granted(_metadata, self->fd[0], h, GSP_SLOW_NS);
+	ASSERT_OK(complete_raw(self->fd[0], h, 1, 0));
+	close(f);
+}
+
+/* A holder that stops renewing is caught one period after its last one. */
+TEST_F(sched, watchdog_fires_when_renewals_stop)
+{
+	struct gspace_stats st;
+	struct gspace_submit s;
+	uint64_t h, t0, last;
+	int f;
+
+	need_lease(_metadata, self);
+	t_knob_save(_metadata, "watchdog_ms", self->watchdog,
+		    sizeof(self->watchdog));
+	ASSERT_EQ(0, knob_write("watchdog_ms", "400"));
+	t_ctx(_metadata, self->fd[0], self->info.lease_dev, 100);
+	h = t_submit_fl(_metadata, self->fd[0], GSPACE_ENGINE_COMPUTE, 0,
+			GSPACE_SUBMIT_FENCE_OUT, -1, &f);
+	t_wait_granted(_metadata, self->fd[0], h, GSP_SLOW_NS);
+	t0 = now_ns();
+	sleep_ms(100);
+	ASSERT_OK(progress_raw(self->fd[0], h, 100 * NSEC_PER_MSEC));
+	last = now_ns();
+	/* The first deadline (grant + 400 ms) passes without a firing. */
+	ASSERT_FALSE(fence_readable(f, 350));
+	ASSERT_TRUE(fence_readable(f, 10000));
+	ASSERT_LE(400 * NSEC_PER_MSEC, now_ns() - last);
+	ASSERT_EQ(-ETIMEDOUT, fence_info(_metadata, f, NULL));
+	ASSERT_ERRNO(EALREADY, progress_raw(self->fd[0], h, 1));
+	t_stats(_metadata, self->fd[0], &st);
+	ASSERT_TRUE(st.ctx_flags & GSPACE_CTX_F_HUNG);
+	/* Charged the time since the grant, the renewal's part included. */
+	ASSERT_LE(400 * NSEC_PER_MSEC + (last - t0),
+		  st.gpu_ns[GSPACE_ENGINE_COMPUTE]);
+	submit_init(&s, GSPACE_ENGINE_COMPUTE, 0);
+	ASSERT_ERRNO(EBUSY, gsp_ioctl(self->fd[0], GSPACE_IOCTL_SUBMIT, &s));
+	close(f);
+}
+
+/* The board publishes the watchdog, so that holders know when to renew. */
+TEST_F(sched, board_publishes_the_watchdog)
+{
+	struct gspace_board *b;
+
+	t_knob_save(_metadata, "watchdog_ms", self->watchdog,
+		    sizeof(self->watchdog));
+	b = gsp_board_map(self->fd[0], 0);
+	if (!b && (errno == ENOTTY || errno == ENODEV))
+		SKIP("no board on this arbiter");
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, knob_write("watchdog_ms", "1234"));
+	ASSERT_EQ(1234 * NSEC_PER_MSEC,
+		  __atomic_load_n(&b->watchdog_ns, __ATOMIC_ACQUIRE));
+	ASSERT_EQ(0, knob_write("watchdog_ms", "2000"));
+	ASSERT_EQ(2000 * NSEC_PER_MSEC,
+		  __atomic_load_n(&b->watchdog_ns, __ATOMIC_ACQUIRE));
+	munmap(b, GSPACE_BOARD_SIZE);
+}
+
 TEST_F(sched, lc_qos_violations_counted)
 {
 	struct gspace_stats st;

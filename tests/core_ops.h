@@ -165,7 +165,7 @@ static inline void ops_step(struct ops *o, u8 op, u8 a, u8 b, u8 c)
 	u64 gpu;
 
 	o->steps++;
-	switch (op % 10) {
+	switch (op % 11) {
 	case 0:		/* attach */
 		if (o->attached[e])
 			break;
@@ -241,6 +241,17 @@ static inline void ops_step(struct ops *o, u8 op, u8 a, u8 b, u8 c)
 			break;
 		gsp_sched_set_entity(&o->s, &o->e[e], 1 + b * 40U, c & 1,
 				     o->now);
+		break;
+	case 10:	/* a running job charged part of its time */
+		x = o->run[eng];
+		if (x < 0)
+			break;
+		gpu = b == 255 ? (1ULL << 43) : (u64)b * c * 331;
+		gsp_sched_progress(&o->s, &o->j[x], gpu, o->now);
+		if (gpu > (1ULL << 42))
+			gpu = 1ULL << 42;
+		o->passed[eng] += gpu;
+		o->shadow_charged[o->j[x].ent - o->e][eng] += gpu;
 		break;
 	}
 	ops_check(o);

@@ -28,7 +28,7 @@ int main(void)
 			u8 op = rb(), a = rb(), b = rb(), c = rb();
 
 			/* Favour picks and completions so work flows. */
-			if (op % 10 == 9 && (rb() & 1))
+			if (op % 11 == 9 && (rb() & 1))
 				op = 5 + (rb() & 1);
 			ops_step(&o, op, a, b, c);
 		}

@@ -190,6 +190,60 @@ static void test_lone_negative(void)
 	}
 }
 
+/*
+ * A long job charged as it runs: its owner's credit falls while the job
+ * holds the engine, so the other tenant goes first once it ends.
+ */
+static void test_progress(void)
+{
+	struct gsp_entity a, b;
+	struct gsp_job ja, ja2, jb, *got;
+	u64 retry, now = 0;
+	s64 credit;
+	int pol, i, ok;
+
+	for (pol = GSP_POLICY_CREDIT; pol <= GSP_POLICY_BAND; pol++) {
+		setup(pol);
+		gsp_entity_init(&a, 100, false);
+		gsp_entity_init(&b, 100, false);
+		gsp_sched_attach(&s, &a, 0);
+		gsp_sched_attach(&s, &b, 0);
+		now = 0;
+		job_init(&ja, &a, GSP_ENGINE_COMPUTE, MS(2));
+		job_init(&ja2, &a, GSP_ENGINE_COMPUTE, MS(2));
+		job_init(&jb, &b, GSP_ENGINE_COMPUTE, MS(2));
+		gsp_sched_enqueue(&s, &ja, now);
+		ok = gsp_sched_pick(&s, GSP_ENGINE_COMPUTE, now, &retry) == &ja;
+		gsp_sched_enqueue(&s, &ja2, now);
+		credit = gsp_entity_credit_ns(&a, GSP_ENGINE_COMPUTE);
+		for (i = 0; i < 2; i++) {
+			now += MS(40);
+			gsp_sched_progress(&s, &ja, MS(40), now);
+		}
+		ok &= ja.state == GSP_JOB_RUNNING &&
+		      gsp_entity_charged_ns(&a, GSP_ENGINE_COMPUTE) == MS(80) &&
+		      gsp_engine_busy_ns(&s, GSP_ENGINE_COMPUTE) == MS(80) &&
+		      gsp_entity_credit_ns(&a, GSP_ENGINE_COMPUTE) ==
+			      credit - (s64)MS(80);
+		/* B arrives while A's job still runs; A has one queued too. */
+		gsp_sched_enqueue(&s, &jb, now);
+		now += MS(1);
+		gsp_sched_complete(&s, &ja, MS(1), now);
+		ok &= gsp_entity_charged_ns(&a, GSP_ENGINE_COMPUTE) == MS(81);
+		got = gsp_sched_pick(&s, GSP_ENGINE_COMPUTE, now, &retry);
+		ok &= got == &jb;
+		if (got)
+			gsp_sched_complete(&s, got, MS(1), now);
+		now += MS(1);
+		got = gsp_sched_pick(&s, GSP_ENGINE_COMPUTE, now, &retry);
+		ok &= got == &ja2;
+		if (got)
+			gsp_sched_complete(&s, got, MS(1), now);
+		tap_ok(ok, "%s: a job charged as it runs takes its owner's credit before it ends, and the other tenant goes next",
+		       gsp_policy_names[pol]);
+	}
+}
+
 /* LC goes first; BE keeps min_be_permille while LC is ready. */
 static void test_lc_priority(void)
 {
@@ -381,6 +435,7 @@ int main(void)
 	test_fifo_order();
 	test_tenant_order();
 	test_lone_negative();
+	test_progress();
 	test_lc_priority();
 	test_live_switch();
 	test_set_entity();

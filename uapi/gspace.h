@@ -65,6 +65,7 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_BOARD		(1ULL << 8)	/* ABI 1.1: mmap board */
 #define GSPACE_FEAT_PARTITION		(1ULL << 9)	/* ABI 1.2: part_req */
 #define GSPACE_FEAT_PROTECT		(1ULL << 11)	/* ABI 1.3: protect */
+#define GSPACE_FEAT_LEASE_PROGRESS	(1ULL << 10)	/* ABI 1.3: renewals */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -215,19 +216,33 @@ struct gspace_wait {
 	__aligned_u64 latency_ns;
 };
 
+/* struct gspace_complete.flags */
+#define GSPACE_COMPLETE_PROGRESS (1U << 0) /* ABI 1.3: still running, renew */
+#define GSPACE_COMPLETE_FLAGS	(GSPACE_COMPLETE_PROGRESS)
+
 /**
  * struct gspace_complete - end a leased job (GSPACE_IOCTL_COMPLETE)
  * @size: sizeof(struct gspace_complete)
- * @flags: MBZ
+ * @flags: GSPACE_COMPLETE_*
  * @handle: a running job on a lease device
  * @gpu_ns: GPU time the job used, as measured by userspace; it is charged
- *	to the tenant. At most GSPACE_COST_MAX_NS.
- * @error: 0, or a negative errno (-4095..-1) to end the job failed
+ *	to the tenant, less what GSPACE_COMPLETE_PROGRESS already charged
+ *	for the job. At most GSPACE_COST_MAX_NS.
+ * @error: 0, or a negative errno (-4095..-1) to end the job failed; MBZ
+ *	with GSPACE_COMPLETE_PROGRESS
  * @pad: MBZ
  *
  * Forgets @handle, as a completing WAIT does. EINVAL: the job is not on a
  * lease device; EBUSY: it is not running yet; EALREADY: it has already
  * ended (cancelled, or the watchdog fired); ENOENT: no such live job.
+ *
+ * With GSPACE_COMPLETE_PROGRESS (ABI 1.3, GSPACE_FEAT_LEASE_PROGRESS) the
+ * job does not end: its holder, alive and waiting for the GPU, renews the
+ * lease. @gpu_ns is the GPU time the job has used so far; what it adds to
+ * the most that earlier renewals reported is charged at once, so the
+ * policies see a long job as it runs. The watchdog starts a new period
+ * from now, and @handle stays valid. The errors are those above. A holder
+ * that stops renewing is caught by the watchdog as before.
  */
 struct gspace_complete {
 	__u32 size;
@@ -314,6 +329,9 @@ struct gspace_stats {
  * - A BE tenant reads: LC work is active on a device while a slot of that
  *   device has @inflight > 0 and is younger than @lc_max_ns, or is younger
  *   than @lc_hold_ns.
+ * - @watchdog_ns (ABI 1.3, GSPACE_FEAT_LEASE_PROGRESS): the lease
+ *   watchdog as the operator set it, so that a lease holder knows how
+ *   often to renew (GSPACE_COMPLETE_PROGRESS). 0 from older arbiters.
  *
  * - Partition plane (ABI 1.2, GSPACE_FEAT_PARTITION): the arbiter
  *   publishes in @part_n and @part_k the partition that BE kernels give
@@ -394,7 +412,8 @@ struct gspace_board {
 	__aligned_u64 lc_hold_ns;
 	__aligned_u64 lc_max_ns;
 	__aligned_u64 predict_lead_ns;	/* ABI 1.3: see Protection modes */
-	__aligned_u64 reserved[4];
+	__aligned_u64 watchdog_ns;	/* ABI 1.3: the lease watchdog */
+	__aligned_u64 reserved[3];
 	struct gspace_board_dev dev[GSPACE_BOARD_MAX_DEVICES];
 	struct gspace_board_lc lc[GSPACE_BOARD_LC_SLOTS];
 };

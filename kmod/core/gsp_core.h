@@ -323,6 +323,10 @@ struct gsp_job *gsp_sched_pick(struct gsp_sched *s, u32 engine, u64 now_ns,
 void gsp_sched_complete(struct gsp_sched *s, struct gsp_job *j, u64 gpu_ns,
 			u64 now_ns);
 
+/* Charges @gpu_ns to a running job's owner; the job keeps running. */
+void gsp_sched_progress(struct gsp_sched *s, struct gsp_job *j, u64 gpu_ns,
+			u64 now_ns);
+
 /* Counters of an entity on an engine. */
 u64 gsp_entity_charged_ns(const struct gsp_entity *e, u32 engine);
 s64 gsp_entity_credit_ns(const struct gsp_entity *e, u32 engine);

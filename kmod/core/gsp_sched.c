@@ -582,6 +582,34 @@ void gsp_sched_complete(struct gsp_sched *s, struct gsp_job *j, u64 gpu_ns,
 }
 
 /**
+ * gsp_sched_progress() - charge part of a running job's GPU time
+ * @s: scheduler
+ * @j: the running job; it keeps running
+ * @gpu_ns: GPU time it used since it was last charged, charged to the owner
+ * @now_ns: current time
+ *
+ * A job that runs long (a leased BE kernel of seconds) is charged as it
+ * runs, so that CREDIT and BAND see its time before it ends;
+ * gsp_sched_complete() then charges only the rest.
+ */
+void gsp_sched_progress(struct gsp_sched *s, struct gsp_job *j, u64 gpu_ns,
+			u64 now_ns)
+{
+	struct gsp_entity *e = j->ent;
+	struct gsp_entity_engine *ee;
+
+	if (GSP_WARN_ON(j->state != GSP_JOB_RUNNING))
+		return;
+	gsp_credit_period_update(s, j->engine, now_ns);
+	ee = &e->eng[j->engine];
+	/* The charge moves it within its run queue: out, charge, back. */
+	gsp_rq_remove(s, j->engine, e);
+	gsp_credit_charge(s, j->engine, e, gpu_ns);
+	if (ee->nr_queued)
+		gsp_rq_add(s, j->engine, e);
+}
+
+/**
  * gsp_entity_charged_ns() - all GPU time charged to an entity on an engine
  * @e: entity
  * @engine: GSP_ENGINE_*

@@ -83,6 +83,7 @@ void gd_board_update_knobs(void)
 	gsp_board_store(&b->lc_hold_ns, gd_state.cfg.lc_hold_ns);
 	gsp_board_store(&b->lc_max_ns, gd_state.cfg.lc_max_ns);
 	gsp_board_store(&b->predict_lead_ns, gd_state.cfg.predict_lead_ns);
+	gsp_board_store(&b->watchdog_ns, gd_state.cfg.watchdog_ns);
 }
 
 void gd_board_lc_jobs(struct gd_dev *d)

@@ -193,7 +193,7 @@ void gd_reply(struct gd_tenant *t, uint32_t seq, uint16_t op, int status,
 
 size_t gd_tenants_text(char *out, size_t cap)
 {
-	static const char head[] = "uid pid dev class weight queued running completed failed qos_violations gpu_ns_compute gpu_ns_h2d gpu_ns_d2h credit_ns_compute hung\n";
+	static const char head[] = "uid pid dev class weight queued running completed failed qos_violations gpu_ns_compute gpu_ns_h2d gpu_ns_d2h credit_ns_compute hung renewals\n";
 	struct gd_tenant *t;
 	size_t off;
 
@@ -206,7 +206,7 @@ size_t gd_tenants_text(char *out, size_t cap)
 		if (t->dead)
 			continue;
 		n = snprintf(out + off, cap - off,
-			     "%u %d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d\n",
+			     "%u %d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d %llu\n",
 			     (unsigned int)t->uid, (int)t->pid, t->dev->index,
 			     t->class == GSPACE_CLASS_LC ? "lc" : "be",
 			     t->weight,
@@ -220,7 +220,7 @@ size_t gd_tenants_text(char *out, size_t cap)
 			     (unsigned long long)t->gpu_ns[GSP_ENGINE_D2H],
 			     (long long)gsp_entity_credit_ns(&t->ent,
 							     GSP_ENGINE_COMPUTE),
-			     t->hung);
+			     t->hung, (unsigned long long)t->nr_renewals);
 		/* What does not fit is left out, whole lines only. */
 		if (n < 0 || (size_t)n >= cap - off) {
 			out[off] = 0;

@@ -198,6 +198,8 @@ int gd_knob_set(const char *name, const char *value)
 		if (parse_u64(value, GD_WATCHDOG_MAX_MS, &v) || !v)
 			return -EINVAL;
 		gd_state.cfg.watchdog_ns = v * NSEC_PER_MSEC;
+		/* Lease holders renew by it. */
+		gd_board_update_knobs();
 		return 0;
 	}
 	if (!strcmp(name, "sim_devices") || !strcmp(name, "lease_devices"))

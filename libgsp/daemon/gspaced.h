@@ -125,6 +125,7 @@ struct gd_job {
 	uint64_t user_tag;
 	uint64_t submit_ns;
 	uint64_t start_ns;
+	uint64_t charged_ns;	/* charged while it ran (renewals) */
 	uint64_t gpu_ns;
 	uint64_t latency_ns;
 };
@@ -181,6 +182,7 @@ struct gd_tenant {
 	bool last_valid;
 	int last_status;
 	bool hung;
+	uint64_t nr_renewals;	/* leases renewed (COMPLETE_PROGRESS) */
 	uint32_t nr_live;
 	uint64_t nr_queued, nr_running, nr_completed, nr_failed;
 	uint64_t nr_qos_violations;

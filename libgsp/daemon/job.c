@@ -24,7 +24,7 @@
 			 GSPACE_FEAT_POLICY_FIFO | GSPACE_FEAT_POLICY_CREDIT | \
 			 GSPACE_FEAT_POLICY_BAND | GSPACE_FEAT_LC_PRIORITY | \
 			 GSPACE_FEAT_REORDER | GSPACE_FEAT_PARTITION | \
-			 GSPACE_FEAT_PROTECT)
+			 GSPACE_FEAT_PROTECT | GSPACE_FEAT_LEASE_PROGRESS)
 
 /*
  * Jobs whose dependencies have all signalled, for gd_run_timers(): as the
@@ -280,7 +280,10 @@ static void job_drop_waits(struct gd_job *job)
 	}
 }
 
-/* gsp_job_end_locked(): end a job that has not ended yet. */
+/*
+ * gsp_job_end_locked(): end a job that has not ended yet; @gpu_ns is its
+ * GPU time, of which renewals charged job->charged_ns already.
+ */
 static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
 		    uint64_t now)
 {
@@ -291,10 +294,13 @@ static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
 
 	switch (job->state) {
 	case GD_JOB_RUNNING:
-		gsp_sched_complete(&d->sched, &job->base, gpu_ns, now);
+		if (gpu_ns < job->charged_ns)
+			gpu_ns = job->charged_ns;
+		gsp_sched_complete(&d->sched, &job->base,
+				   gpu_ns - job->charged_ns, now);
 		eng->running = NULL;
 		t->nr_running--;
-		t->gpu_ns[job->base.engine] += gpu_ns;
+		t->gpu_ns[job->base.engine] += gpu_ns - job->charged_ns;
 		was_running = true;
 		break;
 	case GD_JOB_QUEUED:
@@ -347,6 +353,27 @@ static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
 	job_answer_waits(job);	/* may free the job */
 	if (was_running)
 		engine_kick(eng, now);
+}
+
+/*
+ * gsp_job_progress_locked(): renew a running leased job's lease. Charges
+ * what @gpu_ns (its GPU time so far) adds to what was charged before, and
+ * starts a new watchdog period.
+ */
+static void job_progress(struct gd_job *job, uint64_t gpu_ns, uint64_t now)
+{
+	struct gd_tenant *t = job->t;
+
+	if (gpu_ns > job->charged_ns) {
+		uint64_t add = gpu_ns - job->charged_ns;
+
+		gsp_sched_progress(&job->dev->sched, &job->base, add, now);
+		t->gpu_ns[job->base.engine] += add;
+		job->charged_ns = gpu_ns;
+	}
+	t->nr_renewals++;
+	job->dev->eng[job->base.engine].deadline_ns =
+		now + gd_state.cfg.watchdog_ns;
 }
 
 /* gsp_job_ready_locked(): dependencies done, hand it to the scheduler. */
@@ -730,12 +757,15 @@ static int do_complete(struct gd_tenant *t, uint32_t seq, void *cmd,
 		       uint32_t user_size)
 {
 	struct gspace_complete *a = cmd;
+	bool progress = a->flags & GSPACE_COMPLETE_PROGRESS;
 	struct gd_job *job;
 
 	(void)user_size;
-	if (a->flags || a->pad)
+	if (a->flags & ~GSPACE_COMPLETE_FLAGS || a->pad)
 		return -EINVAL;
 	if (a->error > 0 || a->error < -4095)
+		return -EINVAL;
+	if (progress && a->error)
 		return -EINVAL;
 	if (a->gpu_ns > GSPACE_COST_MAX_NS)
 		return -EINVAL;
@@ -748,6 +778,11 @@ static int do_complete(struct gd_tenant *t, uint32_t seq, void *cmd,
 		return -EALREADY;
 	if (job->state != GD_JOB_RUNNING)
 		return -EBUSY;
+	if (progress) {
+		job_progress(job, a->gpu_ns, gd_now());
+		gd_reply(t, seq, GSPD_OP_IOCTL, 0, NULL, 0, -1);
+		return 0;
+	}
 	job_end(job, a->error, a->gpu_ns, gd_now());
 	/* job_end() reaped it if a WAIT was parked on it. */
 	job = job_lookup(t, a->handle);

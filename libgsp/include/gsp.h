@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define GSP_LIB_MAJOR	1
-#define GSP_LIB_MINOR	0
+#define GSP_LIB_MINOR	1
 
 /* Default paths; the environment overrides them (see gsp_open()). */
 #define GSP_DEFAULT_DEV		"/dev/gspace"
@@ -63,6 +63,23 @@ int gsp_open(struct gsp **out, const struct gsp_open_opts *opts);
 
 /* Ends the tenant: its queued and running jobs are cancelled. */
 void gsp_close(struct gsp *g);
+
+/*
+ * (libgsp 1.1) Ends the tenant and starts a new one on the same arbiter
+ * (the kind and path gsp_open() found), set up by the last CTX_SET that
+ * worked: for a tenant the watchdog marked hung, or whose gspaced went
+ * away and came back. Its jobs end as with gsp_close(). Pointers that
+ * gsp_board() and gsp_board_rw() returned stay valid and show the new
+ * tenant's board in place (the board is one page for every tenant); a
+ * writable one the new tenant may not write is left as it was, and the
+ * next gsp_board_rw() says so. gsp_board_lc_slot() gives the new slot.
+ * Returns 1 if the board is now another page than before (a restarted
+ * gspaced: device mappings of the old one must be made again), 0 if the
+ * same, or -errno with the old tenant untouched (-ENOENT: no arbiter
+ * yet; -EPERM: the class is refused now). No other call may be in
+ * flight on @g meanwhile.
+ */
+int gsp_reopen(struct gsp *g);
 
 /* "kernel" or "daemon". */
 const char *gsp_arbiter_name(const struct gsp *g);

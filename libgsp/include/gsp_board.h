@@ -68,7 +68,8 @@ struct gsp_board {
 	uint64_t lc_hold_ns;	/* knob lc_hold_us */
 	uint64_t lc_max_ns;	/* knob lc_max_ms */
 	uint64_t predict_lead_ns;	/* knob predict_lead_us */
-	uint64_t reserved[4];
+	uint64_t watchdog_ns;	/* knob watchdog_ms; 0: not published */
+	uint64_t reserved[3];
 	struct gsp_board_dev dev[GSP_BOARD_MAX_DEVICES];
 	struct gsp_board_lc lc[GSP_BOARD_LC_SLOTS];
 };
@@ -81,6 +82,8 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 	       GSP_BOARD_MAX_DEVICES == GSPACE_BOARD_MAX_DEVICES &&
 	       offsetof(struct gsp_board, lc_max_ns) ==
 	       offsetof(struct gspace_board, lc_max_ns) &&
+	       offsetof(struct gsp_board, watchdog_ns) ==
+	       offsetof(struct gspace_board, watchdog_ns) &&
 	       offsetof(struct gsp_board, dev[1].part_epoch) ==
 	       offsetof(struct gspace_board, dev[1].part_epoch) &&
 	       offsetof(struct gsp_board, dev[1].part_req) ==

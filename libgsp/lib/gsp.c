@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +30,8 @@
 /*
  * One mapping of the board. A struct gsp keeps every mapping it ever got
  * until gsp_close(): a pointer gsp_board() returned stays valid even after
- * a class change made the library ask the daemon for a fresh one.
+ * a class change made the library ask the daemon for a fresh one, and
+ * gsp_reopen() maps the new tenant's board over each in place.
  */
 struct gsp_map {
 	struct gsp_map *next;
@@ -38,11 +40,19 @@ struct gsp_map {
 	int writable;
 };
 
+/* Where the board page comes from: gspaced's memfd, told apart by inode. */
+struct gsp_board_id {
+	bool known;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct gsp {
 	enum gsp_arbiter kind;		/* KERNEL or DAEMON, never AUTO */
 	int fd;				/* kernel: the open /dev/gspace */
 	struct gspd_conn *conn;		/* daemon: the connection */
 	uint64_t features;		/* VERSION's GSPACE_FEAT_* */
+	char *path;			/* the device or socket, for reopen */
 
 	/* Board state and what it depends on, under @lock. */
 	pthread_mutex_t lock;
@@ -50,7 +60,10 @@ struct gsp {
 	int board_err;			/* its error, if it failed */
 	struct gsp_map *board;		/* current mapping, or NULL */
 	struct gsp_map *retired;	/* older mappings, unmapped at close */
+	struct gsp_board_id board_id;	/* of the pages mapped */
 	uint32_t cls, device;		/* as last set through CTX_SET */
+	bool ctx_valid;			/* @ctx holds a CTX_SET that worked */
+	struct gspace_ctx_set ctx;	/* the last one, replayed by reopen */
 };
 
 static const char *const gsp_arbiter_names[] = {
@@ -297,6 +310,13 @@ GSP_API int gsp_open(struct gsp **out, const struct gsp_open_opts *opts)
 		if (ret)
 			gsp_disconnect(g);
 	}
+	if (!ret) {
+		g->path = strdup(g->kind == GSP_ARBITER_KERNEL ? dev : sock);
+		if (!g->path) {
+			gsp_disconnect(g);
+			ret = -ENOMEM;
+		}
+	}
 	if (ret) {
 		pthread_mutex_destroy(&g->lock);
 		free(g);
@@ -330,6 +350,7 @@ GSP_API void gsp_close(struct gsp *g)
 	gsp_unmap_all(g->board);
 	gsp_unmap_all(g->retired);
 	pthread_mutex_destroy(&g->lock);
+	free(g->path);
 	free(g);
 	errno = saved;
 }
@@ -365,8 +386,17 @@ GSP_API int gsp_ctx_set(struct gsp *g, struct gspace_ctx_set *arg)
 {
 	int ret = gsp_request(g, GSPACE_IOCTL_CTX_SET, arg);
 
-	if (!ret)
+	if (!ret) {
 		gsp_note_ctx(g, arg->class, arg->device);
+		pthread_mutex_lock(&g->lock);
+		/* What the arbiter took: the size we know, padded with 0. */
+		memset(&g->ctx, 0, sizeof(g->ctx));
+		memcpy(&g->ctx, arg, arg->size < sizeof(g->ctx) ?
+				     arg->size : sizeof(g->ctx));
+		g->ctx.size = sizeof(g->ctx);
+		g->ctx_valid = true;
+		pthread_mutex_unlock(&g->lock);
+	}
 	return ret;
 }
 
@@ -435,6 +465,37 @@ static int gsp_board_map_kernel(struct gsp *g, struct gsp_map *m)
 	return 0;
 }
 
+/* The identity of gspaced's board memfd @fd, to tell a restart. */
+static void gsp_board_id_of(int fd, struct gsp_board_id *id)
+{
+	struct stat st;
+
+	id->known = !fstat(fd, &st);
+	id->dev = id->known ? st.st_dev : 0;
+	id->ino = id->known ? st.st_ino : 0;
+}
+
+/* gspaced: the board comes as a memfd over the socket. */
+static int gsp_board_map_daemon(struct gsp *g, struct gsp_map *m)
+{
+	void *addr;
+	int fd, ret;
+
+	ret = gspd_board_fd(g->conn, &fd, &m->lc_slot, &m->writable);
+	if (ret)
+		return ret;
+	addr = mmap(NULL, GSP_BOARD_SIZE,
+		    m->writable ? PROT_READ | PROT_WRITE : PROT_READ,
+		    MAP_SHARED, fd, 0);
+	ret = addr == MAP_FAILED ? -errno : 0;
+	if (!ret) {
+		m->addr = addr;
+		gsp_board_id_of(fd, &g->board_id);
+	}
+	close(fd);
+	return ret;
+}
+
 /*
  * The current board mapping, mapped once per class and device. Returns
  * it, or NULL with *err set. Called with @g->lock held.
@@ -458,7 +519,7 @@ static struct gsp_map *gsp_board_get(struct gsp *g, int *err)
 	if (g->kind == GSP_ARBITER_KERNEL)
 		ret = gsp_board_map_kernel(g, m);
 	else
-		ret = gspd_board(g->conn, &m->addr, &m->lc_slot, &m->writable);
+		ret = gsp_board_map_daemon(g, m);
 	errno = saved;
 	g->board_asked = true;
 	g->board_err = ret;
@@ -510,6 +571,122 @@ GSP_API int gsp_board_lc_slot(struct gsp *g)
 	if (m)
 		ret = m->lc_slot >= 0 && m->writable ? m->lc_slot : -ENOENT;
 	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+/*
+ * Maps @fd's board over @m in place: first beside it, so that a failure
+ * leaves @m as it was, then moved over it in one step. 0 or -errno.
+ */
+static int gsp_remap(struct gsp_map *m, int fd)
+{
+	int prot = m->writable ? PROT_READ | PROT_WRITE : PROT_READ;
+	void *n;
+
+	n = mmap(NULL, GSP_BOARD_SIZE, prot, MAP_SHARED, fd, 0);
+	if (n == MAP_FAILED)
+		return -errno;
+	if (mremap(n, GSP_BOARD_SIZE, GSP_BOARD_SIZE,
+		   MREMAP_MAYMOVE | MREMAP_FIXED, m->addr) == MAP_FAILED) {
+		int ret = -errno;
+
+		munmap(n, GSP_BOARD_SIZE);
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * After the switch to a new tenant (@n, not yet installed), each mapping
+ * of @g shows @n's board at its old address. A writable one (the old LC
+ * slot's) stays writable or, if @n may not write, is retired as it is.
+ * Returns 1 if the board is another page than before (gspaced was
+ * restarted), else 0. Called with @g->lock held.
+ */
+static int gsp_board_move(struct gsp *g, struct gsp *n)
+{
+	struct gsp_board_id id = { 0 };
+	struct gsp_map *m, **pp, *cur = g->board;
+	int fd = -1, slot = -1, writable = 0, changed = 0;
+	int saved = errno;
+
+	if (!g->board && !g->retired)
+		goto out;
+	if (n->kind == GSP_ARBITER_KERNEL) {
+		struct gspace_stats st = { .size = sizeof(st) };
+
+		if (!(n->features & GSPACE_FEAT_BOARD) ||
+		    gsp_request(n, GSPACE_IOCTL_STATS, &st))
+			goto out;
+		fd = n->fd;
+		slot = st.lc_slot;
+		/* The module lets an LC tenant map it writable. */
+		writable = st.class == GSPACE_CLASS_LC;
+	} else {
+		if (gspd_board_fd(n->conn, &fd, &slot, &writable))
+			goto out;
+		gsp_board_id_of(fd, &id);
+		changed = id.known && g->board_id.known &&
+			  (id.dev != g->board_id.dev ||
+			   id.ino != g->board_id.ino);
+		if (id.known)
+			g->board_id = id;
+	}
+	for (m = g->retired; m; m = m->next)
+		if (!m->writable || writable)
+			gsp_remap(m, fd);
+	if (cur && (!cur->writable || writable) && !gsp_remap(cur, fd)) {
+		cur->lc_slot = slot;
+		cur->writable = cur->writable && slot >= 0;
+	} else if (cur) {
+		/* Left showing the old page: the next gsp_board*() maps. */
+		for (pp = &g->retired; *pp; pp = &(*pp)->next)
+			;
+		*pp = cur;
+		g->board = NULL;
+	}
+	if (n->kind == GSP_ARBITER_DAEMON)
+		close(fd);
+out:
+	if (!g->board)
+		g->board_asked = false;
+	errno = saved;
+	return changed;
+}
+
+GSP_API int gsp_reopen(struct gsp *g)
+{
+	struct gsp n = { .fd = -1 };
+	int saved = errno;
+	int ret;
+
+	if (!g)
+		return -EINVAL;
+	ret = g->kind == GSP_ARBITER_KERNEL ? gsp_open_kernel(&n, g->path) :
+					       gsp_open_daemon(&n, g->path);
+	if (!ret)
+		ret = gsp_check_version(&n);
+	pthread_mutex_lock(&g->lock);
+	if (!ret && g->ctx_valid) {
+		struct gspace_ctx_set cs = g->ctx;
+
+		ret = gsp_request(&n, GSPACE_IOCTL_CTX_SET, &cs);
+	}
+	if (ret) {
+		pthread_mutex_unlock(&g->lock);
+		if (n.fd >= 0 || n.conn)
+			gsp_disconnect(&n);
+		errno = saved;
+		return ret;
+	}
+	ret = gsp_board_move(g, &n);
+	/* The old tenant ends here: its mappings now hold the new one. */
+	gsp_disconnect(g);
+	g->fd = n.fd;
+	g->conn = n.conn;
+	g->features = n.features;
+	pthread_mutex_unlock(&g->lock);
+	errno = saved;
 	return ret;
 }
 

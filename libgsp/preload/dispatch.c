@@ -2,8 +2,10 @@
 /*
  * The process's tenant: configuration from the environment, the arbiter
  * (libgsp, loaded at first use), the BE FIFO and its dispatcher thread
- * with leases, synchronous gates, the LC reporter thread, and the
- * counters written at exit. See Documentation/interposer.rst.
+ * with leases and their renewal, synchronous gates, the LC reporter
+ * thread, rejoining the arbiter as a new tenant when it marked us hung or
+ * went away, and the counters written at exit. See
+ * Documentation/interposer.rst.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -43,6 +45,10 @@
 #define MAX_DEPTH	64
 #define AHEAD_NS	200000ULL	/* BE: short ops in flight beyond depth */
 #define FIFO_MAX	1024		/* BE: deferred ops before the app waits */
+#define RENEW_DEFAULT_NS 500000000ULL	/* a quarter of the default watchdog */
+#define REJOIN_MIN_NS	10000000ULL	/* reconnect backoff: 10 ms ... */
+#define REJOIN_MAX_NS	1000000000ULL	/* ... doubling up to 1 s */
+#define REJOIN_STREAK	8	/* rejoins in a row with no grant: give up */
 
 struct gsp_stats_ctr gsp_ctr;
 
@@ -52,6 +58,8 @@ enum { SPATIAL_OFF, SPATIAL_ON, SPATIAL_AUTO };
 struct gsp_api {
 	int (*open)(struct gsp **, const struct gsp_open_opts *);
 	void (*close)(struct gsp *);
+	int (*reopen)(struct gsp *);
+	int (*version)(struct gsp *, struct gspace_version *);
 	int (*ctx_set)(struct gsp *, struct gspace_ctx_set *);
 	int (*submit)(struct gsp *, struct gspace_submit *);
 	int (*wait)(struct gsp *, struct gspace_wait *);
@@ -71,6 +79,16 @@ struct gsp_gate {
 };
 
 /*
+ * An LC tenant's slot on the board: where its issues are counted. A new
+ * one is published when the tenant rejoins (and the old one never
+ * freed), so a count is taken back only from the slot it went into.
+ */
+struct lc_view {
+	struct gsp_board *rw;	/* the writable board, or NULL */
+	int slot;		/* its slot in it, or -1 */
+};
+
+/*
  * The one tenant of this process. Global because the driver API has no
  * handle we could hang it on; set up once (pthread_once) and torn down
  * at exit.
@@ -86,12 +104,17 @@ static struct {
 	struct gsp_spatial_cfg sp;
 	unsigned int depth;
 	const char *stats_file;
+	int fail_open;	/* GSP_FAIL_OPEN: pass through for good on a loss */
+	int progress;	/* the arbiter renews leases (LEASE_PROGRESS) */
+	int renew_auto;	/* renew every quarter of the board's watchdog */
+	uint64_t renew_ns;	/* else every this long; 0: never */
 	struct gsp_api api;
 	struct gsp *g;
 	const struct gsp_board *board;
-	struct gsp_board *board_rw;
-	int lc_slot;
+	_Atomic(struct lc_view *) lcv;	/* LC: the slot counted in */
 	atomic_int warned_arbiter;
+	atomic_int warned_rejoin[GSP_REJOIN_N], warned_back;
+	unsigned int rejoin_streak;	/* rejoins since the last grant */
 
 	/*
 	 * BE FIFO, in program order across threads. Condition variables (on
@@ -119,6 +142,7 @@ static struct {
 		const void *key;
 		uint32_t engine;
 		int sample;		/* as in gsp_lc_ticket */
+		const void *view;	/* as in gsp_lc_ticket */
 	} ring[LC_RING];
 	/*
 	 * Event pairs for the sampled LC ops: an app thread claims one with
@@ -144,7 +168,6 @@ static struct {
 	.work = PTHREAD_COND_INITIALIZER,
 	.space = PTHREAD_COND_INITIALIZER,
 	.drain_at = UINT64_MAX,
-	.lc_slot = -1,
 };
 
 static struct gsp_key keys[KEYS];	/* see gsp_key() */
@@ -195,7 +218,10 @@ void gsp_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Fall back to pass-through for good: the arbiter is gone or unusable. */
+/*
+ * Fall back to pass-through for good: the arbiter is unusable, or
+ * GSP_FAIL_OPEN=1 asked for it on any loss.
+ */
 static void arbiter_lost(const char *what, int err)
 {
 	gsp_warn_once(&S.warned_arbiter,
@@ -339,6 +365,16 @@ static int read_config(void)
 	bad |= env_u64("GSP_ONE_WAVE", 0, 1, &v) < 0;
 	S.sp.one_wave = (int)v;
 	v = 0;
+	bad |= env_u64("GSP_FAIL_OPEN", 0, 1, &v) < 0;
+	S.fail_open = (int)v;
+	S.renew_auto = 1;
+	if (getenv("GSP_RENEW_US") && strcmp(getenv("GSP_RENEW_US"), "auto")) {
+		v = 0;
+		bad |= env_u64("GSP_RENEW_US", 0, 3600000000ULL, &v) < 0;
+		S.renew_auto = 0;
+		S.renew_ns = v * 1000;
+	}
+	v = 0;
 	bad |= env_u64("GSP_DISABLE", 0, 1, &v) < 0;
 	S.stats_file = getenv("GSP_STATS_FILE");
 	if (S.cls == GSPACE_CLASS_BE && S.lc_target_ns) {
@@ -376,6 +412,8 @@ static int load_libgsp(void)
 	} while (0)
 	API(open, "gsp_open");
 	API(close, "gsp_close");
+	API(reopen, "gsp_reopen");
+	API(version, "gsp_version");
 	API(ctx_set, "gsp_ctx_set");
 	API(submit, "gsp_submit");
 	API(wait, "gsp_wait");
@@ -473,6 +511,145 @@ static int lc_confine(void)
 	return S.board && gsp_board_lc_confine(S.board, S.device, now_ns());
 }
 
+/* Rejoining the arbiter -------------------------------------------------- */
+
+/* An LC tenant's slot, as the arbiter has just given it (see lc_view). */
+static void lc_view_publish(void)
+{
+	struct lc_view *v = calloc(1, sizeof(*v));
+
+	if (v) {
+		v->rw = S.api.board_rw(S.g);
+		v->slot = S.api.lc_slot(S.g);
+		if (!v->rw || v->slot < 0 || v->slot >= GSP_BOARD_LC_SLOTS) {
+			v->rw = NULL;
+			v->slot = -1;
+		}
+	}
+	atomic_store_explicit(&S.lcv, v, memory_order_release);
+}
+
+/*
+ * Errors of gsp_reopen() worth waiting out: the arbiter is not (yet)
+ * back. The others say it is there and refuses us.
+ */
+static int rejoin_transient(int err)
+{
+	return err != -EPERM && err != -EACCES && err != -EINVAL &&
+	       err != -EPROTO && err != -ENODEV && err != -ENOSYS;
+}
+
+/* Sleeps @ns, or less if the process exits meanwhile: 1 if it does. */
+static int rejoin_sleep(uint64_t ns)
+{
+	uint64_t until = now_ns() + ns;
+	struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ULL),
+			       .tv_nsec = (long)(until % 1000000000ULL) };
+	int stop;
+
+	pthread_mutex_lock(&S.mu);
+	while (!S.stop && now_ns() < until)
+		if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) == ETIMEDOUT)
+			break;
+	stop = S.stop;
+	pthread_mutex_unlock(&S.mu);
+	return stop;
+}
+
+static void rejoin_say(enum gsp_rejoin_why why, const char *what, int err)
+{
+	switch (why) {
+	case GSP_REJOIN_WATCHDOG:
+		gsp_warn_once(&S.warned_rejoin[why],
+			      "%s: a lease outlived the arbiter's watchdog without being renewed, and the arbiter ended it; rejoining as a new tenant, still scheduled (GSP_STATS_FILE counts rejoins)",
+			      what);
+		break;
+	case GSP_REJOIN_HUNG:
+		gsp_warn_once(&S.warned_rejoin[why],
+			      "%s: the arbiter marked this tenant hung (%s); rejoining as a new tenant, still scheduled (GSP_STATS_FILE counts rejoins)",
+			      what, strerror(-err));
+		break;
+	default:
+		if (S.cls == GSPACE_CLASS_LC)
+			gsp_warn_once(&S.warned_rejoin[why],
+				      "%s: lost the arbiter (%s); LC work goes on unreported while rejoining is retried, every second at most, until it is back",
+				      what, strerror(-err));
+		else
+			gsp_warn_once(&S.warned_rejoin[why],
+				      "%s: lost the arbiter (%s); holding the program's GPU work (%llu operations queued) while rejoining is retried, every second at most, until it is back",
+				      what, strerror(-err),
+				      (unsigned long long)atomic_load(&S.pending));
+		break;
+	}
+}
+
+/*
+ * The arbiter ended a lease by its watchdog, marked this tenant hung, or
+ * went away (@what failed with @err): ends the tenant and joins again as
+ * a new one, set up as before (gsp_reopen(): class, weight, device, LC
+ * target, the board in place), retrying with backoff while the arbiter
+ * is away. The program's queued work waits meanwhile: nothing runs
+ * unscheduled. Called only by the thread that talks to the arbiter (the
+ * dispatcher, or the LC reporter). 0 once rejoined; -1 if everything
+ * passes through from now on: GSP_FAIL_OPEN=1, the arbiter refusing us,
+ * rejoins that never lead to a grant, or the process exiting meanwhile.
+ */
+static int rejoin(enum gsp_rejoin_why why, const char *what, int err)
+{
+	uint64_t t0 = now_ns(), backoff = REJOIN_MIN_NS;
+	const struct gsp_board *b;
+	int ret;
+
+	if (S.fail_open) {
+		arbiter_lost(what, err);
+		return -1;
+	}
+	if (++S.rejoin_streak > REJOIN_STREAK) {
+		gsp_warn_once(&S.warned_arbiter,
+			      "%s keeps failing (%s) after %u rejoins in a row; passing every CUDA call through from now on",
+			      what, strerror(-err), REJOIN_STREAK);
+		atomic_store(&S.mode, GSP_MODE_OFF);
+		return -1;
+	}
+	rejoin_say(why, what, err);
+	while ((ret = S.api.reopen(S.g)) < 0) {
+		if (!rejoin_transient(ret)) {
+			arbiter_lost("rejoining the arbiter", ret);
+			return -1;
+		}
+		if (why != GSP_REJOIN_LOST) {
+			/* Marked, and then it went away: a loss after all. */
+			why = GSP_REJOIN_LOST;
+			rejoin_say(why, "rejoining", ret);
+		}
+		if (rejoin_sleep(backoff)) {
+			gsp_warn_once(&S.warned_arbiter,
+				      "exiting while the arbiter is away; what is still queued is issued unscheduled");
+			atomic_store(&S.mode, GSP_MODE_OFF);
+			return -1;
+		}
+		backoff = backoff * 2 < REJOIN_MAX_NS ? backoff * 2 :
+							REJOIN_MAX_NS;
+	}
+	if (why == GSP_REJOIN_LOST)
+		gsp_warn_once(&S.warned_back,
+			      "the arbiter is back after %.1f s; rejoined as a new tenant, scheduled again",
+			      (double)(now_ns() - t0) / 1e9);
+	/* The same mapping, unless it could not be moved onto the new one. */
+	b = S.api.board(S.g);
+	if (b)
+		S.board = b;
+	/* gspaced restarted: a new board page, which the GPU has not mapped. */
+	if (ret == 1 && gsp_sp_on())
+		gsp_sp_board_moved();
+	if (S.cls == GSPACE_CLASS_LC)
+		lc_view_publish();
+	atomic_fetch_add(&gsp_ctr.rejoins, 1);
+	atomic_fetch_add(&gsp_ctr.rejoin_why[why], 1);
+	gsp_log(1, "rejoined the arbiter (%s)", what);
+	return 0;
+}
+
 /* BE leases (dispatcher thread only) ------------------------------------ */
 
 #define RING	(MAX_DEPTH + 2)
@@ -482,6 +659,8 @@ static struct {
 	uint32_t engine;
 	CUcontext ctx;
 	uint64_t handle, t0, est_ns, host_ns;
+	uint64_t renewed;		/* grant or last renewal, host time */
+	int renew_err;			/* a renewal failed: stop trying */
 	CUcontext ev_ctx;		/* events below belong to it */
 	/*
 	 * End events of the ops in flight, oldest at head. A ring of
@@ -502,6 +681,70 @@ static struct {
 } L;
 
 static void retire_one(void);
+
+/* How often a lease that waits on the GPU is renewed; 0: never. */
+static uint64_t renew_every(void)
+{
+	uint64_t wd;
+
+	if (!S.progress)
+		return 0;
+	if (!S.renew_auto)
+		return S.renew_ns;
+	wd = S.board ? gsp_board_load(&S.board->watchdog_ns) : 0;
+	return wd ? wd / 4 : RENEW_DEFAULT_NS;
+}
+
+/*
+ * While the dispatcher waits on the GPU for the open lease's work (or a
+ * gated call), it renews the lease every renew_every(), so the watchdog
+ * tells a long kernel from a stuck process: a renewal says the holder is
+ * alive (GSPACE_COMPLETE_PROGRESS). The GPU time so far it reports is
+ * the host time since the grant, which for a lease held by a long kernel
+ * is that kernel's time; COMPLETE then charges only what the measured
+ * span adds. A failed renewal is left to lease_end(), whose COMPLETE
+ * fails the same way.
+ */
+static void lease_tick(void)
+{
+	struct gspace_complete c = { .size = sizeof(c) };
+	uint64_t now, every;
+	int err;
+
+	if (!L.open || L.renew_err)
+		return;
+	every = renew_every();
+	now = now_ns();
+	if (!every || now - L.renewed < every)
+		return;
+	L.renewed = now;
+	c.flags = GSPACE_COMPLETE_PROGRESS;
+	c.handle = L.handle;
+	c.gpu_ns = now - L.t0 < GSPACE_COST_MAX_NS ? now - L.t0 :
+						     GSPACE_COST_MAX_NS;
+	err = S.api.complete(S.g, &c);
+	if (err) {
+		L.renew_err = err;
+		return;
+	}
+	atomic_fetch_add(&gsp_ctr.renewals, 1);
+	gsp_log(2, "lease %" PRIu64 " renewed, %llu ns so far", L.handle,
+		(unsigned long long)c.gpu_ns);
+}
+
+/* ev_wait() for an op of the open lease: renews it meanwhile. */
+static void lease_ev_wait(CUevent ev)
+{
+	unsigned int n = 0;
+
+	while (D.ev_query(ev) == CUDA_ERROR_NOT_READY) {
+		if (n++ < SPIN_POLLS)
+			sched_yield();
+		else
+			sleep_ns(POLL_NS);
+		lease_tick();
+	}
+}
 
 static void lease_events(CUcontext ctx)
 {
@@ -535,7 +778,7 @@ static void retire_one(void)
 {
 	CUevent ev = L.ring[L.head];
 
-	ev_wait(ev);
+	lease_ev_wait(ev);
 	if (L.prev && L.rkey[L.head])
 		gsp_cost_put(L.rkey[L.head], elapsed_ns(L.prev, ev));
 	L.prev = ev;
@@ -616,42 +859,54 @@ static void lease_end(int wait_all)
 	err = S.api.complete(S.g, &c);
 	gsp_log(2, "lease %" PRIu64 " engine %u: %u ops, %" PRIu64 " ns",
 		L.handle, L.engine, L.nops, gpu);
-	if (err == -EALREADY)
+	if (err == -EALREADY) {
 		gsp_log(1, "lease %" PRIu64 " had already ended (watchdog)",
 			L.handle);
-	else if (err)
-		arbiter_lost("COMPLETE", err);
+		rejoin(GSP_REJOIN_WATCHDOG, "COMPLETE", err);
+	} else if (err) {
+		rejoin(GSP_REJOIN_LOST, "COMPLETE", err);
+	}
 }
 
 /*
- * Submits a job of @cost_ns on @engine and waits until it is granted.
- * 0 and *@handle, or <0 once the arbiter is lost (reported).
+ * Submits a job of @cost_ns on @engine and waits until it is granted,
+ * rejoining the arbiter first if it marked us hung or went away. 0 and
+ * *@handle, or <0 once the interposer passes through (reported).
  */
 static int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 {
-	struct gspace_submit sub = { .size = sizeof(sub) };
-	struct gspace_wait w = { .size = sizeof(w) };
-	int err;
+	for (;;) {
+		struct gspace_submit sub = { .size = sizeof(sub) };
+		struct gspace_wait w = { .size = sizeof(w) };
+		int err;
 
-	sub.engine = engine;
-	sub.cost_ns = cost_ns;
-	err = S.api.submit(S.g, &sub);
-	if (err) {
-		arbiter_lost("SUBMIT", err);
-		return err;
+		sub.engine = engine;
+		sub.cost_ns = cost_ns;
+		err = S.api.submit(S.g, &sub);
+		if (err) {
+			if (rejoin(err == -EBUSY ? GSP_REJOIN_HUNG :
+						   GSP_REJOIN_LOST, "SUBMIT", err))
+				return err;
+			continue;
+		}
+		w.flags = GSPACE_WAIT_GRANTED;
+		w.handle = sub.handle;
+		do {
+			w.deadline_ns = now_ns() + 100000000ULL;
+			err = S.api.wait(S.g, &w);
+		} while (err == -ETIME || err == -EINTR);
+		if (err || w.status) {
+			if (rejoin(!err && w.status == -ETIMEDOUT ?
+				   GSP_REJOIN_WATCHDOG : GSP_REJOIN_LOST,
+				   "WAIT", err ? err : w.status))
+				return err ? err : w.status;
+			continue;
+		}
+		*handle = sub.handle;
+		/* A lease again: rejoining worked, whatever comes next. */
+		S.rejoin_streak = 0;
+		return 0;
 	}
-	w.flags = GSPACE_WAIT_GRANTED;
-	w.handle = sub.handle;
-	do {
-		w.deadline_ns = now_ns() + 100000000ULL;
-		err = S.api.wait(S.g, &w);
-	} while (err == -ETIME || err == -EINTR);
-	if (err || w.status) {
-		arbiter_lost("WAIT", err ? err : w.status);
-		return err ? err : w.status;
-	}
-	*handle = sub.handle;
-	return 0;
 }
 
 /*
@@ -688,6 +943,8 @@ static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 	L.ctx = ctx;
 	L.handle = handle;
 	L.t0 = now_ns();
+	L.renewed = L.t0;
+	L.renew_err = 0;
 	lease_events(ctx);
 	return 0;
 }
@@ -705,6 +962,29 @@ static int lease_fits(const struct gsp_op *op, int spatial)
 	if (L.nops && L.est_ns + c > S.quantum_ns)
 		return 0;
 	return spatial || !lc_active();
+}
+
+/*
+ * One wait of the dispatcher for a gated call (S.mu held): a synchronous
+ * call can take long, and the lease is renewed as for GPU work.
+ */
+static void gate_wait_renewing(void)
+{
+	uint64_t every = renew_every(), until;
+	struct timespec ts;
+
+	if (!L.open || L.renew_err || !every) {
+		pthread_cond_wait(&S.cv, &S.mu);
+		return;
+	}
+	until = L.renewed + every;
+	ts.tv_sec = (time_t)(until / 1000000000ULL);
+	ts.tv_nsec = (long)(until % 1000000000ULL);
+	if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) == ETIMEDOUT) {
+		pthread_mutex_unlock(&S.mu);
+		lease_tick();
+		pthread_mutex_lock(&S.mu);
+	}
 }
 
 /* Issues one op under the lease, with events around it. */
@@ -732,7 +1012,7 @@ static CUresult issue_leased(struct gsp_op *op)
 		gt->state = 1;
 		pthread_cond_broadcast(&S.cv);
 		while (gt->state != 2)
-			pthread_cond_wait(&S.cv, &S.mu);
+			gate_wait_renewing();
 		pthread_mutex_unlock(&S.mu);
 		if (gt->end && !gt->issued_ok)
 			forget_last();
@@ -1032,9 +1312,10 @@ static void sample_free(int sample)
  * that the host's gaps inside one request do not count. The reporter
  * reads the count, then the time.
  */
-static void lc_arrival(uint64_t now, uint64_t prev)
+static void lc_arrival(const struct gsp_board *b, uint64_t now,
+		       uint64_t prev)
 {
-	uint64_t hold = gsp_board_load(&S.board_rw->lc_hold_ns);
+	uint64_t hold = gsp_board_load(&b->lc_hold_ns);
 
 	if (prev && now > prev && now - prev < hold)
 		return;
@@ -1050,18 +1331,20 @@ static void lc_arrival(uint64_t now, uint64_t prev)
 void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 {
 	struct gsp_key *k = key ? gsp_key(key) : NULL;
+	struct lc_view *v = atomic_load_explicit(&S.lcv, memory_order_acquire);
 	uint64_t now = now_ns();
 
 	t->sample = 0;
-	if (S.board_rw && S.lc_slot >= 0) {
-		struct gsp_board_lc *slot = &S.board_rw->lc[S.lc_slot];
+	t->view = v;
+	if (v && v->rw) {
+		struct gsp_board_lc *slot = &v->rw->lc[v->slot];
 		uint64_t prev = __atomic_load_n(&slot->stamp_ns,
 						__ATOMIC_RELAXED);
 
 		/* 0 -> 1 and back: the partition request follows. */
 		if (!__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED)) {
-			lc_arrival(now, prev);
-			gsp_board_part_update(S.board_rw, S.device);
+			lc_arrival(v->rw, now, prev);
+			gsp_board_part_update(v->rw, S.device);
 		}
 		__atomic_store_n(&slot->stamp_ns, now, __ATOMIC_RELAXED);
 	}
@@ -1078,6 +1361,29 @@ void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 			sample_free(t->sample);
 			t->sample = 0;
 		}
+	}
+}
+
+static uint64_t reserve_poll(void);
+
+/*
+ * Takes back @n issues counted in slot @view, if it is still this
+ * tenant's: those counted before a rejoin went with the old slot, which
+ * the arbiter cleared. The @reporter thread, which owns the reservation,
+ * lets the arrival drop it before the request is recomputed.
+ */
+static void lc_uncount(const void *view, uint64_t n, int reporter)
+{
+	const struct lc_view *v = view;
+
+	if (!v || !v->rw || v != atomic_load_explicit(&S.lcv,
+						      memory_order_acquire))
+		return;
+	if (__atomic_fetch_sub(&v->rw->lc[v->slot].inflight, n,
+			       __ATOMIC_RELAXED) == n) {
+		if (reporter)
+			reserve_poll();
+		gsp_board_part_update(v->rw, S.device);
 	}
 }
 
@@ -1109,10 +1415,7 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 			atomic_fetch_add(&S.lc_overflow,
 					 key ? cost_get(key) : 0);
 			sample_free(t->sample);
-			if (S.board_rw && S.lc_slot >= 0 &&
-			    __atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
-					       1, __ATOMIC_RELAXED) == 1)
-				gsp_board_part_update(S.board_rw, S.device);
+			lc_uncount(t->view, 1, 0);
 			return;
 		} else {
 			pos = atomic_load_explicit(&S.ring_head,
@@ -1124,6 +1427,7 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 	r->key = key;
 	r->engine = engine;
 	r->sample = t->sample;
+	r->view = t->view;
 	atomic_store_explicit(&r->seq, pos + 1, memory_order_release);
 }
 
@@ -1143,8 +1447,9 @@ static void lc_charge(uint32_t engine, uint64_t gpu_ns)
 	c.handle = handle;
 	c.gpu_ns = gpu_ns;
 	err = S.api.complete(S.g, &c);
-	if (err && err != -EALREADY) {
-		arbiter_lost("COMPLETE", err);
+	if (err) {
+		rejoin(err == -EALREADY ? GSP_REJOIN_WATCHDOG :
+					  GSP_REJOIN_LOST, "COMPLETE", err);
 		return;
 	}
 	atomic_fetch_add(&gsp_ctr.jobs, 1);
@@ -1200,10 +1505,14 @@ static struct gsp_reserver reserver;
 /* Feeds the arrivals, raises or drops the reservation: when to look again. */
 static uint64_t reserve_poll(void)
 {
+	struct lc_view *v = atomic_load_explicit(&S.lcv, memory_order_acquire);
 	uint64_t n, t;
 
-	if (!reserver.b)
+	if (!v || !v->rw)
 		return UINT64_MAX;
+	/* a rejoin: the arbiter cleared the old slot, its reserve with it */
+	if (reserver.b != v->rw || reserver.slot != v->slot)
+		gsp_reserver_init(&reserver, v->rw, v->slot, S.device);
 	n = atomic_load_explicit(&S.lc_arrivals, memory_order_acquire);
 	t = atomic_load_explicit(&S.lc_arrival_ns, memory_order_relaxed);
 	return gsp_reserver_poll(&reserver, now_ns(), n, t);
@@ -1218,10 +1527,15 @@ static void sleep_until(uint64_t until)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* The records of one batch on one (context, stream), and their marker. */
+/*
+ * The records of one batch on one (context, stream), and their marker;
+ * @count of them counted in the board slot @view (a rejoin in the batch
+ * makes two groups).
+ */
 struct lc_group {
 	CUcontext ctx;
 	CUstream stream;
+	const void *view;
 	CUevent mark;
 	unsigned int count;
 };
@@ -1241,8 +1555,6 @@ static void *reporter_main(void *arg)
 	(void)arg;
 
 	tight_timers();
-	if (S.board_rw && S.lc_slot >= 0)
-		gsp_reserver_init(&reserver, S.board_rw, S.lc_slot, S.device);
 	for (;;) {
 		uint64_t charge[GSPACE_ENGINE_COUNT] = { 0 };
 		uint64_t tail = atomic_load(&S.ring_tail), last, wake, now;
@@ -1283,12 +1595,14 @@ static void *reporter_main(void *arg)
 		for (i = 0; i < n; i++) {
 			for (g = 0; g < ng; g++)
 				if (grp[g].ctx == batch[i].ctx &&
-				    grp[g].stream == batch[i].stream)
+				    grp[g].stream == batch[i].stream &&
+				    grp[g].view == batch[i].view)
 					break;
 			if (g == ng)
 				grp[ng++] = (struct lc_group){
 					.ctx = batch[i].ctx,
 					.stream = batch[i].stream,
+					.view = batch[i].view,
 				};
 			grp[g].count++;
 		}
@@ -1314,14 +1628,7 @@ static void *reporter_main(void *arg)
 				ev_wait(grp[g].mark);
 				mark_put(grp[g].ctx, grp[g].mark);
 			}
-			if (S.board_rw && S.lc_slot >= 0 &&
-			    __atomic_fetch_sub(&S.board_rw->lc[S.lc_slot].inflight,
-					       grp[g].count, __ATOMIC_RELAXED) ==
-				    grp[g].count) {
-				/* The arrival drops the reservation first. */
-				reserve_poll();
-				gsp_board_part_update(S.board_rw, S.device);
-			}
+			lc_uncount(grp[g].view, grp[g].count, 1);
 		}
 		for (i = 0; i < n; i++) {
 			struct lc_rec *r = &batch[i];
@@ -1398,13 +1705,18 @@ static void write_stats(void)
 	}
 	fprintf(f, "launches %lu\ncopies %lu\njobs %lu\nleases %lu\n"
 		"passthroughs %lu\ndeferred %lu\ndrains %lu\nlc_ops %lu\n"
-		"sticky_errors %lu\n",
+		"sticky_errors %lu\nlease_renewals %lu\nrejoins %lu\n"
+		"rejoin_watchdog %lu\nrejoin_hung %lu\nrejoin_lost %lu\n",
 		atomic_load(&gsp_ctr.launches), atomic_load(&gsp_ctr.copies),
 		atomic_load(&gsp_ctr.jobs), atomic_load(&gsp_ctr.leases),
 		atomic_load(&gsp_ctr.passthroughs),
 		atomic_load(&gsp_ctr.deferred), atomic_load(&gsp_ctr.drains),
 		atomic_load(&gsp_ctr.lc_ops),
-		atomic_load(&gsp_ctr.errors_sticky));
+		atomic_load(&gsp_ctr.errors_sticky),
+		atomic_load(&gsp_ctr.renewals), atomic_load(&gsp_ctr.rejoins),
+		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_WATCHDOG]),
+		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_HUNG]),
+		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_LOST]));
 	gsp_sp_stats(f);
 	fclose(f);
 }
@@ -1471,7 +1783,7 @@ static void after_fork_child(void)
 	S.dispatcher_running = S.reporter_running = 0;
 	S.g = NULL;
 	S.board = NULL;
-	S.board_rw = NULL;
+	atomic_store(&S.lcv, NULL);
 	atomic_store(&S.mode, GSP_MODE_OFF);
 	gsp_sp_after_fork();
 }
@@ -1520,6 +1832,7 @@ static void spatial_setup(void)
 static void setup(void)
 {
 	struct gspace_ctx_set cs = { .size = sizeof(cs) };
+	struct gspace_version v = { .size = sizeof(v) };
 	int err;
 
 	atomic_store(&S.mode, GSP_MODE_OFF);
@@ -1563,13 +1876,11 @@ static void setup(void)
 		return;
 	}
 	S.board = S.api.board(S.g);
+	S.progress = !S.api.version(S.g, &v) &&
+		     (v.features & GSPACE_FEAT_LEASE_PROGRESS);
 	spatial_setup();
-	if (S.cls == GSPACE_CLASS_LC) {
-		S.board_rw = S.api.board_rw(S.g);
-		S.lc_slot = S.api.lc_slot(S.g);
-		if (S.lc_slot < 0 || S.lc_slot >= GSP_BOARD_LC_SLOTS)
-			S.board_rw = NULL;
-	}
+	if (S.cls == GSPACE_CLASS_LC)
+		lc_view_publish();
 	for (err = 0; err < LC_RING; err++)
 		atomic_store(&S.ring[err].seq, (uint64_t)err);
 	if (S.cls == GSPACE_CLASS_LC) {

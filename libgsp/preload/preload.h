@@ -58,9 +58,18 @@ enum gsp_mode {
 	GSP_MODE_LC,		/* fast path, reported after the fact */
 };
 
+/* Why the tenant rejoined the arbiter (dispatch.c's rejoin()). */
+enum gsp_rejoin_why {
+	GSP_REJOIN_WATCHDOG,	/* a lease ended by the watchdog */
+	GSP_REJOIN_HUNG,	/* SUBMIT refused: the tenant is marked hung */
+	GSP_REJOIN_LOST,	/* the arbiter went away (gspaced died) */
+	GSP_REJOIN_N,
+};
+
 struct gsp_stats_ctr {
 	atomic_ulong launches, copies, jobs, leases, passthroughs;
 	atomic_ulong deferred, drains, lc_ops, errors_sticky;
+	atomic_ulong renewals, rejoins, rejoin_why[GSP_REJOIN_N];
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;
@@ -170,6 +179,7 @@ GSP_HIDDEN void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r);
 /* LC fast path: around a direct issue in the app thread. */
 struct gsp_lc_ticket {
 	int sample;		/* 1 + index of a pooled event pair, or 0 */
+	const void *view;	/* the board slot it counted in, or NULL */
 };
 GSP_HIDDEN void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key,
 			     CUstream evstream);

@@ -112,6 +112,7 @@ struct sp_ctx {
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
+	unsigned int board_gen;	/* sp.board_gen that @ctrl was made for */
 	struct sp_ctl *ctls[CTL_MAX];
 	unsigned int nctl;
 	/* green contexts (dispatcher thread; the list under sp.mu) */
@@ -288,6 +289,7 @@ static struct {
 	pthread_t watcher;
 	uint64_t *local;	/* fallback control word (mapped host memory) */
 	int board_mapped;	/* the board page is registered */
+	atomic_uint board_gen;	/* bumped when the board moves to a new page */
 	uint64_t mps_checked;	/* devices whose MPS state we looked at */
 	struct { const char *name; unsigned long n; } reason[MAX_REASONS];
 	unsigned int nreason;
@@ -295,6 +297,7 @@ static struct {
 	atomic_ulong one_wave;		/* launches left unchanged: one wave */
 	atomic_ulong regcaps;		/* clones JIT-ed again, capped */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
+	atomic_int warned_moved;
 	int green_api;		/* the driver has what green contexts need */
 	int drv_version;
 	atomic_ulong green_launches, green_gated[GW_N];
@@ -715,6 +718,7 @@ static int map_ctrl(struct sp_ctx *c)
 
 	pthread_mutex_lock(&sp.mu);
 	mapped = sp.board_mapped;
+	c->board_gen = atomic_load(&sp.board_gen);
 	pthread_mutex_unlock(&sp.mu);
 	if (mapped >= 0 && !local_word()) {
 		if (!mapped) {
@@ -2164,6 +2168,13 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	grid = c->nsm * (unsigned int)kf->k;
 	if ((uint64_t)g[0] * g[1] * g[2] < grid)
 		grid = g[0] * g[1] * g[2];
+	/* The board moved (gsp_sp_board_moved()): this context reads anew. */
+	if (c->board_gen != atomic_load(&sp.board_gen) && map_ctrl(c)) {
+		ctl_release(t);
+		fallback(kn, "context", c->err);
+		img_put(kn->img);
+		return 0;
+	}
 	word = req_now();
 	if (local_word())
 		__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
@@ -2478,6 +2489,18 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 		return;
 	}
 	atomic_store(&sp.on, 1);
+}
+
+void gsp_sp_board_moved(void)
+{
+	pthread_mutex_lock(&sp.mu);
+	/* The old page stays registered: running kernels still read it. */
+	if (sp.board_mapped > 0)
+		sp.board_mapped = -1;
+	atomic_fetch_add(&sp.board_gen, 1);
+	pthread_mutex_unlock(&sp.mu);
+	gsp_warn_once(&sp.warned_moved,
+		      "spatial: the arbiter's board is a new page (gspaced restarted); kernels launched from now on read a copy of the request, refreshed every GSP_WATCH_US");
 }
 
 void gsp_sp_stats(FILE *f)

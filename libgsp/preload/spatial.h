@@ -76,6 +76,14 @@ GSP_HIDDEN void gsp_sp_gated(int why);
 /* Issues a prepared @op; 0 if it must be issued unchanged after all. */
 GSP_HIDDEN int gsp_sp_issue(struct gsp_op *op, CUresult *r);
 
+/*
+ * Dispatcher thread: the board is another page now (the tenant rejoined
+ * a restarted gspaced; the host mapping was moved onto the new page in
+ * place). What the GPU mapped of the old page is stale: launches from now
+ * on read a copy of the request, refreshed at each launch and poll.
+ */
+GSP_HIDDEN void gsp_sp_board_moved(void);
+
 GSP_HIDDEN void gsp_sp_stats(FILE *f);
 /*
  * At exit: stops the watcher, waiting a bounded time; with @idle (the

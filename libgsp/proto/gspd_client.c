@@ -423,38 +423,49 @@ int gspd_ioctl(struct gspd_conn *c, unsigned long request, void *arg)
 	return ret;
 }
 
-int gspd_board(struct gspd_conn *c, void **board, int *lc_slot,
-	       int *writable)
+int gspd_board_fd(struct gspd_conn *c, int *fd, int *lc_slot, int *writable)
 {
 	struct gspd_board_reply r;
 	size_t rlen = 0;
-	void *map;
-	int fd = -1, ret, acc;
+	int ret;
 
+	*fd = -1;
 	ret = gspd_call(c, GSPD_OP_BOARD, NULL, 0, NULL, 0, -1, &r, sizeof(r),
-			&rlen, &fd);
+			&rlen, fd);
+	if (ret >= 0 && (*fd < 0 || rlen != sizeof(r) ||
+			 r.size != GSPACE_BOARD_SIZE))
+		ret = -EPROTO;
 	if (ret < 0) {
-		if (fd >= 0)
-			close(fd);
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
 		return ret;
 	}
-	if (fd < 0 || rlen != sizeof(r)) {
-		if (fd >= 0)
-			close(fd);
-		return -EPROTO;
-	}
-	acc = fcntl(fd, F_GETFL) & O_ACCMODE;
-	map = mmap(NULL, r.size, acc == O_RDWR ? PROT_READ | PROT_WRITE :
-		   PROT_READ, MAP_SHARED, fd, 0);
+	if (lc_slot)
+		*lc_slot = r.lc_slot;
+	if (writable)
+		*writable = (fcntl(*fd, F_GETFL) & O_ACCMODE) == O_RDWR;
+	return 0;
+}
+
+int gspd_board(struct gspd_conn *c, void **board, int *lc_slot,
+	       int *writable)
+{
+	void *map;
+	int fd, ret, w;
+
+	ret = gspd_board_fd(c, &fd, lc_slot, &w);
+	if (ret)
+		return ret;
+	map = mmap(NULL, GSPACE_BOARD_SIZE,
+		   w ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
 	ret = map == MAP_FAILED ? -errno : 0;
 	close(fd);
 	if (ret)
 		return ret;
 	*board = map;
-	if (lc_slot)
-		*lc_slot = r.lc_slot;
 	if (writable)
-		*writable = acc == O_RDWR;
+		*writable = w;
 	return 0;
 }
 

@@ -112,6 +112,11 @@ int gspd_ioctl(struct gspd_conn *c, unsigned long request, void *arg);
 /* The board: maps it and returns its address, slot and writability. */
 int gspd_board(struct gspd_conn *c, void **board, int *lc_slot,
 	       int *writable);
+/*
+ * The board's memfd (read-write with an LC slot), for the caller to map
+ * and close, with the slot and writability.
+ */
+int gspd_board_fd(struct gspd_conn *c, int *fd, int *lc_slot, int *writable);
 
 /* Knobs and the tenant table, for gspctl. @out is NUL-terminated. */
 int gspd_ctl_get(struct gspd_conn *c, const char *name, char *out,

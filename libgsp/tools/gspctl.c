@@ -462,6 +462,7 @@ struct tenant {
 	uint64_t gpu[GSPACE_ENGINE_COUNT];
 	long long credit;
 	int hung;
+	char renewals[24];		/* "-": not reported (older arbiter) */
 	unsigned nth;			/* rows before it with the same pid */
 };
 
@@ -474,13 +475,13 @@ struct table {
 static const char *const cols[] = {
 	"uid", "pid", "dev", "class", "weight", "queued", "running",
 	"completed", "failed", "qos_violations", "gpu_ns_compute",
-	"gpu_ns_h2d", "gpu_ns_d2h", "credit_ns_compute", "hung",
+	"gpu_ns_h2d", "gpu_ns_d2h", "credit_ns_compute", "hung", "renewals",
 };
 
 enum {
 	C_UID, C_PID, C_DEV, C_CLASS, C_WEIGHT, C_QUEUED, C_RUNNING,
 	C_COMPLETED, C_FAILED, C_QOS, C_GPU_C, C_GPU_H, C_GPU_D, C_CREDIT,
-	C_HUNG, C_COUNT
+	C_HUNG, C_RENEWALS, C_COUNT
 };
 
 static void copy_field(char *dst, size_t sz, const char *src)
@@ -542,6 +543,7 @@ static int parse_tenants(char *text, struct table *tab)
 				strtoull(f[C_GPU_C + i], NULL, 10) : 0;
 		t->credit = f[C_CREDIT] ? strtoll(f[C_CREDIT], NULL, 10) : 0;
 		t->hung = f[C_HUNG] ? atoi(f[C_HUNG]) : 0;
+		copy_field(t->renewals, sizeof(t->renewals), f[C_RENEWALS]);
 		for (j = 0; j < tab->n; j++)
 			t->nth += tab->t[j].pid == t->pid &&
 				  tab->t[j].dev == t->dev;
@@ -604,10 +606,10 @@ static void print_tenants(const struct table *tab)
 	uint64_t dev_total[MAX_DEVICES] = { 0 };
 	size_t i;
 
-	printf("%6s %8s %3s %-5s %6s %6s %4s %9s %6s %5s %12s %10s %10s %11s %6s\n",
+	printf("%6s %8s %3s %-5s %6s %6s %4s %9s %6s %5s %12s %10s %10s %11s %6s %8s\n",
 	       "UID", "PID", "DEV", "CLASS", "WEIGHT", "QUEUED", "RUN",
 	       "COMPLETED", "FAILED", "QOS", "COMPUTE_MS", "H2D_MS",
-	       "D2H_MS", "CREDIT_MS", "SHARE");
+	       "D2H_MS", "CREDIT_MS", "SHARE", "RENEWALS");
 	for (i = 0; i < tab->n; i++)
 		if (tab->t[i].dev < MAX_DEVICES)
 			dev_total[tab->t[i].dev] += gpu_total(&tab->t[i]);
@@ -626,7 +628,11 @@ static void print_tenants(const struct table *tab)
 			       (double)total);
 		else
 			printf("%6s", "-");
-		printf("%s\n", t->hung ? " HUNG" : "");
+		printf(" %8s", t->renewals);
+		/* The watchdog is the one thing that marks a tenant. */
+		printf("%s\n", t->hung ?
+		       " HUNG (a lease outlived the watchdog unrenewed; the tenant must reopen)" :
+		       "");
 	}
 }
 
@@ -635,8 +641,8 @@ static void print_features(uint64_t f)
 {
 	static const char *const names[] = {
 		"sim", "lease", "sync_file", "fifo", "credit", "band",
-		"lc_priority", "reorder", "board", "partition",
-		[11] = "protect",
+		"lc_priority", "reorder", "board", "partition", "lease_progress",
+		"protect",
 	};
 	size_t i;
 

@@ -14,7 +14,7 @@
 set -u
 B=${BUILD:-build}
 T=$B/tests/libgsp
-SO=$B/lib/libgsp.so.1.0
+SO=$B/lib/libgsp.so.1.1
 GSPACED=${GSPACED:-$B/gspaced}
 CC=${CC:-cc}
 SAN_FLAGS=${SAN_FLAGS:-}
@@ -56,17 +56,20 @@ $CC -fpreprocessed -dD -E -P libgsp/include/gsp.h 2>/dev/null |
 	>"$tmp/declared"
 nm -D --defined-only "$SO" | awk '$2 != "A" { print $3 }' | sort \
 	>"$tmp/exported"
-sed 's/@@GSP_1\.0$//' "$tmp/exported" >"$tmp/exported.names"
+sed 's/@@GSP_1\.[01]$//' "$tmp/exported" >"$tmp/exported.names"
 if [ -s "$tmp/declared" ] && cmp -s "$tmp/declared" "$tmp/exported.names"; then
 	ok "libgsp.so exports exactly the $(wc -l <"$tmp/declared") functions of gsp.h"
 else
 	notok "libgsp.so exports differ from gsp.h (< declared, > exported)"
 	diff "$tmp/declared" "$tmp/exported.names" | sed 's/^/# /'
 fi
-if [ -s "$tmp/exported" ] && ! grep -qv '@@GSP_1\.0$' "$tmp/exported"; then
-	ok "every export carries the version GSP_1.0"
+# GSP_1.0, but for what libgsp 1.1 added.
+if [ -s "$tmp/exported" ] &&
+   ! grep -v '^gsp_reopen@@GSP_1\.1$' "$tmp/exported" | grep -qv '@@GSP_1\.0$' &&
+   grep -qx 'gsp_reopen@@GSP_1\.1' "$tmp/exported"; then
+	ok "every export carries the version GSP_1.0, gsp_reopen GSP_1.1"
 else
-	notok "exports without version GSP_1.0: $(grep -v '@@GSP_1\.0$' "$tmp/exported" | tr '\n' ' ')"
+	notok "exports with other versions: $(grep -v '@@GSP_1\.0$' "$tmp/exported" | tr '\n' ' ')"
 fi
 soname=$(readelf -d "$SO" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 check "$([ "$soname" = libgsp.so.1 ]; echo $?)" "soname is libgsp.so.1 ($soname)"
@@ -225,9 +228,9 @@ else
 	r=$tmp/stage/usr
 	check "$([ -x "$r/bin/gspctl" ] && [ -f "$r/include/gsp.h" ] &&
 		 [ -f "$r/include/gsp_board.h" ] && [ -f "$r/include/gspace.h" ] &&
-		 [ "$(readlink "$r/lib/libgsp.so.1")" = libgsp.so.1.0 ] &&
+		 [ "$(readlink "$r/lib/libgsp.so.1")" = libgsp.so.1.1 ] &&
 		 [ "$(readlink "$r/lib/libgsp.so")" = libgsp.so.1 ]; echo $?)" \
-		"make install: gspctl, headers, libgsp.so.1.0 and its links"
+		"make install: gspctl, headers, libgsp.so.1.1 and its links"
 	flags=$(PKG_CONFIG_SYSROOT_DIR=$tmp/stage \
 		PKG_CONFIG_LIBDIR=$r/lib/pkgconfig \
 		pkg-config --cflags --libs libgsp 2>"$tmp/err")
@@ -280,6 +283,9 @@ check "$([ $rc = 0 ] && grep -q '^arbiter:  daemon' "$tmp/out" &&
 	"gspctl status: daemon, 2 devices, knobs, tenants (exit $rc)"
 grep -q '\*' "$tmp/out"
 check $? "gspctl status lists its own tenant, marked *"
+grep -q '^features:.* lease_progress' "$tmp/out" && grep -q ' RENEWALS$' "$tmp/out" &&
+	grep -qE '^ +[0-9]+ +[0-9]+\* .* 0$' "$tmp/out"
+check $? "gspctl status: the lease_progress feature, and a RENEWALS column (0 for its own tenant)"
 "$GSPCTL" set policy band 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get policy)" = band ]
 check $? "gspctl set policy band, get policy: band"

@@ -20,6 +20,8 @@
 
 #include <gsp.h>
 #include <gsp_board.h>
+#include "gspd_proto.h"
+#include "libgsp_internal.h"
 #include "tap.h"
 
 #define MS	1000000ull
@@ -270,6 +272,96 @@ static void test_board(struct gsp *be)
 	       "a closed LC tenant's slot is cleared: BE not held back");
 }
 
+/*
+ * A tenant the watchdog marked hung is reopened: same CTX_SET, a clean
+ * tenant that takes leases again, and the board where it was.
+ */
+static void test_reopen(void)
+{
+	struct gspace_ctx_set cs = {
+		.size = sizeof(cs), .device = 1, .class = GSPACE_CLASS_BE,
+		.weight = 7,
+	};
+	struct gspace_stats st = { .size = sizeof(st) };
+	struct gspace_complete c = { .size = sizeof(c) };
+	const struct gsp_board *b;
+	struct gsp_board *rw;
+	struct gspace_wait w;
+	char old_wd[32] = "";
+	struct gsp *g = open_daemon(), *lc;
+	uint64_t h;
+	int ret, slot;
+
+	if (!g) {
+		tap_ok(0, "reopen: tenant opens");
+		return;
+	}
+	ret = gsp_ctx_set(g, &cs);
+	b = gsp_board(g);
+	tap_ok(!ret && b, "reopen: BE tenant on the lease device, board mapped");
+	if (gspd_ctl_get(gspi_conn(g), "watchdog_ms", old_wd, sizeof(old_wd)) ||
+	    gspd_ctl_set(gspi_conn(g), "watchdog_ms", "50")) {
+		tap_ok(0, "reopen: watchdog_ms set to 50");
+		gsp_close(g);
+		return;
+	}
+	submit(g, GSPACE_ENGINE_COMPUTE, MS, &h);
+	wait_job(g, h, GSPACE_WAIT_GRANTED, &w);
+	usleep(200000);		/* never completed: the watchdog fires */
+	c.handle = h;
+	ret = gsp_complete(g, &c);
+	gsp_stats(g, &st);
+	tap_ok(ret == -EALREADY && (st.ctx_flags & GSPACE_CTX_F_HUNG) &&
+	       submit(g, GSPACE_ENGINE_COMPUTE, MS, &h) == -EBUSY,
+	       "reopen: the watchdog marked the tenant hung (COMPLETE %d)", ret);
+	gspd_ctl_set(gspi_conn(g), "watchdog_ms", old_wd);
+	ret = gsp_reopen(g);
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	gsp_stats(g, &st);
+	tap_ok(ret == 0 && !st.ctx_flags && st.device == 1 && st.weight == 7 &&
+	       st.class == GSPACE_CLASS_BE && st.completed == 0,
+	       "reopen: a clean tenant with the same device, class and weight (%d)",
+	       ret);
+	tap_ok(gsp_board(g) == b && b->magic == GSP_BOARD_MAGIC &&
+	       b->num_devices == 2 && !gsp_board_rw(g),
+	       "reopen: the board stays where it was, read-only");
+	ret = submit(g, GSPACE_ENGINE_COMPUTE, MS, &h);
+	if (!ret)
+		ret = wait_job(g, h, GSPACE_WAIT_GRANTED, &w);
+	c.handle = h;
+	c.gpu_ns = 2 * MS;
+	if (!ret)
+		ret = gsp_complete(g, &c);
+	tap_ok(!ret && stats_compute_ns(g) == 2 * MS,
+	       "reopen: the new tenant takes a lease and is charged (%d)", ret);
+	gsp_close(g);
+
+	/* An LC tenant: a slot again, through the same writable pointer. */
+	lc = open_daemon();
+	if (!lc || gsp_set_class(lc, GSPACE_CLASS_LC, 100, MS)) {
+		tap_ok(0, "reopen: LC tenant opens");
+		if (lc)
+			gsp_close(lc);
+		return;
+	}
+	rw = gsp_board_rw(lc);
+	slot = gsp_board_lc_slot(lc);
+	ret = gsp_reopen(lc);
+	tap_ok(!ret && rw && gsp_board_rw(lc) == rw && gsp_board_lc_slot(lc) >= 0 &&
+	       gsp_board_load(&rw->lc[gsp_board_lc_slot(lc)].owner) ==
+		       (uint32_t)getpid(),
+	       "reopen: LC keeps its writable pointer, owns slot %d (was %d)",
+	       gsp_board_lc_slot(lc), slot);
+	if (rw && gsp_board_lc_slot(lc) >= 0) {
+		slot = gsp_board_lc_slot(lc);
+		gsp_board_store(&rw->lc[slot].stamp_ns, gsp_now_ns());
+		tap_ok(gsp_board_lc_active(gsp_board(lc), 0, gsp_now_ns()),
+		       "reopen: a store through the old pointer reaches the live board");
+	}
+	gsp_close(lc);
+}
+
 int main(void)
 {
 	struct gsp *g = open_daemon();
@@ -281,5 +373,6 @@ int main(void)
 	test_lease(g);
 	test_board(g);
 	gsp_close(g);
+	test_reopen();
 	return tap_done();
 }

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A fake libgsp.so.1 for the interposer's tests: grants every lease at
- * once and logs each SUBMIT and COMPLETE, with a board whose LC slot the
- * tenant owns when it set the LC class. fake_gsp_fail() makes every later
- * request fail as if the daemon had died. FAKE_GSP_PART=N,K publishes a
- * partition on device 0 at open, FAKE_GSP_PROTECT=MODE its protection
- * mode (reactive, reserved or predictive) and FAKE_GSP_LEAD_US the
- * board's predict_lead_ns. No arbiter is involved.
+ * once and logs each SUBMIT, COMPLETE (renewals apart) and reopen, with a
+ * board whose LC slot the tenant owns when it set the LC class.
+ * fake_gsp_fail() makes every later request fail as if the daemon had
+ * died, reopen included, until fake_gsp_recover(). fake_gsp_hang() marks
+ * the tenant hung (SUBMIT: EBUSY) and fake_gsp_expire() also ends the
+ * next lease COMPLETEd as the watchdog would (EALREADY), both until a
+ * reopen. FAKE_GSP_PART=N,K publishes a partition on device 0 at open,
+ * FAKE_GSP_PROTECT=MODE its protection mode (reactive, reserved or
+ * predictive) and FAKE_GSP_LEAD_US the board's predict_lead_ns;
+ * FAKE_GSP_MOVED=1 makes a reopen say the board moved to a new page. No
+ * arbiter is involved.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,7 +33,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_gsp_rec log_[65536];
 static unsigned int nlog;
 static uint64_t next_handle = 1;
-static int failing;
+static int failing, hung, expire;
 static uint32_t cls;
 /* Page-aligned like a real board mapping. */
 static struct gsp_board board __attribute__((aligned(GSP_BOARD_SIZE))) = {
@@ -46,6 +51,9 @@ static void add(int op, uint32_t engine, uint64_t handle, uint64_t ns)
 EXPORT unsigned int fake_gsp_len(void) { return nlog; }
 EXPORT struct fake_gsp_rec fake_gsp_get(unsigned int i) { return log_[i]; }
 EXPORT void fake_gsp_fail(void) { __atomic_store_n(&failing, 1, __ATOMIC_SEQ_CST); }
+EXPORT void fake_gsp_recover(void) { __atomic_store_n(&failing, 0, __ATOMIC_SEQ_CST); }
+EXPORT void fake_gsp_hang(void) { __atomic_store_n(&hung, 1, __ATOMIC_SEQ_CST); }
+EXPORT void fake_gsp_expire(void) { __atomic_store_n(&expire, 1, __ATOMIC_SEQ_CST); }
 EXPORT struct gsp_board *fake_gsp_board(void) { return &board; }
 
 static int fail(void)
@@ -77,6 +85,38 @@ EXPORT int gsp_open(struct gsp **out, const struct gsp_open_opts *o)
 
 EXPORT void gsp_close(struct gsp *g) { (void)g; }
 
+EXPORT int gsp_reopen(struct gsp *g)
+{
+	const char *moved = getenv("FAKE_GSP_MOVED");
+
+	(void)g;
+	if (fail())
+		return -ECONNREFUSED;
+	pthread_mutex_lock(&mu);
+	hung = 0;
+	expire = 0;
+	add(FAKE_REOPEN, 0, 0, 0);
+	pthread_mutex_unlock(&mu);
+	if (cls == GSPACE_CLASS_LC) {
+		/* A new slot; the old one is cleared, as an arbiter does. */
+		board.lc[3] = (struct gsp_board_lc){ 0 };
+		board.lc[4].owner = 7;
+	}
+	return moved && !strcmp(moved, "1");
+}
+
+EXPORT int gsp_version(struct gsp *g, struct gspace_version *v)
+{
+	(void)g;
+	v->abi_major = GSPACE_ABI_MAJOR;
+	v->abi_minor = GSPACE_ABI_MINOR;
+	v->features = GSPACE_FEAT_LEASE_ENGINE | GSPACE_FEAT_BOARD |
+		      GSPACE_FEAT_LEASE_PROGRESS;
+	v->num_devices = 1;
+	v->lc_allowed = 1;
+	return fail();
+}
+
 EXPORT int gsp_ctx_set(struct gsp *g, struct gspace_ctx_set *a)
 {
 	(void)g;
@@ -93,6 +133,8 @@ EXPORT int gsp_submit(struct gsp *g, struct gspace_submit *a)
 	(void)g;
 	if (fail())
 		return fail();
+	if (__atomic_load_n(&hung, __ATOMIC_SEQ_CST))
+		return -EBUSY;
 	pthread_mutex_lock(&mu);
 	a->handle = next_handle++;
 	add(FAKE_SUBMIT, a->engine, a->handle, a->cost_ns);
@@ -113,7 +155,16 @@ EXPORT int gsp_complete(struct gsp *g, struct gspace_complete *a)
 	if (fail())
 		return fail();
 	pthread_mutex_lock(&mu);
-	add(FAKE_COMPLETE, 0, a->handle, a->gpu_ns);
+	if (!(a->flags & GSPACE_COMPLETE_PROGRESS) && expire) {
+		/* The watchdog got there first, and marked the tenant. */
+		expire = 0;
+		hung = 1;
+		pthread_mutex_unlock(&mu);
+		return -EALREADY;
+	}
+	add(a->flags & GSPACE_COMPLETE_PROGRESS ? FAKE_PROGRESS :
+						  FAKE_COMPLETE,
+	    0, a->handle, a->gpu_ns);
 	pthread_mutex_unlock(&mu);
 	return 0;
 }
@@ -133,5 +184,7 @@ EXPORT struct gsp_board *gsp_board_rw(struct gsp *g)
 EXPORT int gsp_board_lc_slot(struct gsp *g)
 {
 	(void)g;
-	return cls == GSPACE_CLASS_LC ? 3 : -ENOENT;
+	if (cls != GSPACE_CLASS_LC)
+		return -ENOENT;
+	return board.lc[4].owner ? 4 : 3;
 }

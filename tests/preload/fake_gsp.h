@@ -7,9 +7,11 @@
 
 #define FAKE_SUBMIT	1
 #define FAKE_COMPLETE	2
+#define FAKE_PROGRESS	3	/* COMPLETE with GSPACE_COMPLETE_PROGRESS */
+#define FAKE_REOPEN	4
 
 struct fake_gsp_rec {
-	int op;			/* FAKE_SUBMIT or FAKE_COMPLETE */
+	int op;			/* FAKE_* */
 	uint32_t engine;	/* SUBMIT only */
 	uint64_t handle;
 	uint64_t ns;		/* SUBMIT: cost_ns; COMPLETE: gpu_ns */

@@ -55,8 +55,35 @@ else
 	echo "not ok - preload: GSP_STATS_FILE has the 40 launches, all deferred"
 fi
 scenario lc arb GSP_CLASS=lc
-scenario die arb
-count '^gsp: ' 1 "die: the arbiter failing mid-run gives exactly one warning"
+# stat NAME: a counter of the last GSP_STATS_FILE
+stat() { sed -n "s/^$1 //p" "$tmp/stats" 2>/dev/null; }
+# stats_are NAME=VALUE...: every counter as given
+stats_are() {
+	local kv
+	for kv in "$@"; do
+		[ "$(stat "${kv%%=*}")" = "${kv#*=}" ] || return 1
+	done
+}
+scenario die arb GSP_STATS_FILE="$tmp/stats"
+count 'SUBMIT: lost the arbiter .*holding the program.s GPU work' 1 "die: the arbiter gone: said once, with what the interposer does"
+count 'the arbiter is back after' 1 "die: the arbiter back: said once"
+count 'passing every CUDA call through' 0 "die: no pass-through"
+stats_are rejoins=1 rejoin_lost=1 passthroughs=0 &&
+	echo "ok - preload: die: GSP_STATS_FILE counts one rejoin, lost, and no pass-through" ||
+	{ echo "not ok - preload: die: GSP_STATS_FILE counts one rejoin, lost"; sed 's/^/# /' "$tmp/stats"; }
+scenario die arb GSP_FAIL_OPEN=1
+count 'SUBMIT failed .*passing every CUDA call through from now on' 1 "die: GSP_FAIL_OPEN=1: one warning, pass-through from then on"
+for how in hung watchdog; do
+	scenario $how arb GSP_STATS_FILE="$tmp/stats"
+	stats_are rejoins=1 rejoin_$how=1 passthroughs=0 launches=30 &&
+		echo "ok - preload: $how: GSP_STATS_FILE counts one rejoin ($how), no pass-through" ||
+		{ echo "not ok - preload: $how: GSP_STATS_FILE counts one rejoin ($how)"; sed 's/^/# /' "$tmp/stats"; }
+done
+count 'COMPLETE: a lease outlived the arbiter.s watchdog without being renewed' 1 "watchdog: said once"
+scenario hung arb
+count 'SUBMIT: the arbiter marked this tenant hung' 1 "hung: said once"
+count '^gsp: ' 1 "hung: nothing else said"
+scenario lcrejoin arb GSP_CLASS=lc
 scenario noarb noarb
 count '^gsp: ' 1 "noarb: no libgsp gives exactly one warning"
 scenario noarb arb GSP_WEIGHT=abc
@@ -75,7 +102,6 @@ e2e() {
 		GSP_STATS_FILE="$tmp/stats" \
 		timeout 60 "$T/test_preload" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
 }
-stat() { sed -n "s/^$1 //p" "$tmp/stats" 2>/dev/null; }
 start_gspaced() {
 	cat >"$tmp/gspaced.conf" <<CONF
 sim_devices = 1
@@ -110,12 +136,55 @@ else
 		{ echo "not ok - preload: e2e: LC launches reported to gspaced (jobs ${j:-none})"; sed 's/^/# /' "$tmp/err"; }
 	e2e flood FAKE_CUDA_REALTIME=1
 	grep -q . "$tmp/err" && { echo "not ok - preload: flood: no warning"; sed 's/^/# /' "$tmp/err"; }
-	( sleep 0.3; kill "$daemon_pid" ) &
+
+	# Kernels longer than the watchdog (50 ms): 300 ms each, one a lease.
+	GSPCTL=(env GSP_ARBITER=daemon GSP_SOCKET="$tmp/gspaced.sock" "$B/gspctl")
+	"${GSPCTL[@]}" set watchdog_ms 50 || echo "not ok - preload: gspctl set watchdog_ms 50"
+	rm -f "$tmp/hold.ready" "$tmp/hold.go"
+	e2e long FAKE_CUDA_REALTIME=1 E2E_HOLD="$tmp/hold" &
+	e2e_pid=$!
+	for _ in $(seq 400); do [ -e "$tmp/hold.ready" ] && break; sleep 0.05; done
+	"${GSPCTL[@]}" status >"$tmp/status" 2>&1
+	touch "$tmp/hold.go"
+	wait $e2e_pid
+	r=$(stat lease_renewals)
+	[ "${r:-0}" -ge 10 ] && stats_are rejoins=0 passthroughs=0 launches=3 &&
+		! grep -q . "$tmp/err" &&
+		echo "ok - preload: long: 300 ms kernels under a 50 ms watchdog: $r renewals, no rejoin, no pass-through, no warning" ||
+		{ echo "not ok - preload: long: 300 ms kernels under a 50 ms watchdog (renewals ${r:-none})"; sed 's/^/# /' "$tmp/err" "$tmp/stats"; }
+	# Its row, the one tenant of device 1 (gspctl's own is marked *):
+	# compute ms (column 11) about the 900 ms it ran, renewals (16), not
+	# hung.
+	row=$(awk '$3 == 1 && $2 !~ /[*]/' "$tmp/status")
+	ms=$(echo "$row" | awk '{ printf "%d", $11 }')
+	rn=$(echo "$row" | awk '{ print $16 }')
+	[ -n "$row" ] && [ "${ms:-0}" -ge 850 ] && [ "${ms:-0}" -le 1100 ] &&
+		[ "${rn:-0}" -ge 10 ] && ! echo "$row" | grep -q HUNG &&
+		echo "ok - preload: long: gspaced charged ${ms} ms for the three 300 ms kernels, counts $rn renewals, not hung" ||
+		{ echo "not ok - preload: long: gspaced's row for the tenant (charged ${ms:-?} ms, renewals ${rn:-?})"; sed 's/^/# /' "$tmp/status"; }
+	# The same with renewals off: every lease outlives the watchdog.
+	e2e long FAKE_CUDA_REALTIME=1 GSP_RENEW_US=0
+	r=$(stat rejoin_watchdog)
+	[ "${r:-0}" -ge 1 ] && stats_are lease_renewals=0 passthroughs=0 launches=3 &&
+		echo "ok - preload: long, renewals off: the watchdog ends leases, the tenant rejoins ($r) and stays scheduled, no pass-through" ||
+		{ echo "not ok - preload: long, renewals off: rejoins after the watchdog (${r:-none})"; sed 's/^/# /' "$tmp/err" "$tmp/stats"; }
+	count 'a lease outlived the arbiter.s watchdog without being renewed' 1 "long, renewals off: said once"
+	count 'passing every CUDA call through' 0 "long, renewals off: no pass-through"
+	"${GSPCTL[@]}" set watchdog_ms 2000
+
+	# gspaced killed mid-run, and started again 0.5 s later.
+	( sleep 0.3; kill "$daemon_pid"; sleep 0.5; start_gspaced ) &
 	e2e e2e E2E_SLEEP_US=10000
 	wait
-	count '^gsp: ' 1 "e2e: gspaced killed mid-run: the program finishes with one warning"
-	kill "$daemon_pid" 2>/dev/null
-	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=$(cat "$tmp/gspaced.sock.lock" 2>/dev/null)
+	count 'lost the arbiter' 1 "e2e: gspaced killed mid-run: said once"
+	count 'the arbiter is back after' 1 "e2e: gspaced started again: said once"
+	count 'passing every CUDA call through' 0 "e2e: gspaced restarted: no pass-through"
+	stats_are rejoin_lost=1 passthroughs=0 &&
+		echo "ok - preload: e2e: gspaced restarted: one rejoin, the program finishes scheduled" ||
+		{ echo "not ok - preload: e2e: gspaced restarted: one rejoin"; sed 's/^/# /' "$tmp/stats"; }
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
+	sleep 0.2
 fi
 
 # Spatial sharing (Documentation/spatial.rst) against the fakes.
@@ -147,6 +216,8 @@ fi
 scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_NO_REGISTER=1 FAKE_CUDA_MPS=0
 count 'cannot map the board into the GPU' 1 "spatial: the board cannot be registered: said once"
 count 'MPS is off on CUDA device 0' 1 "spatial: MPS off: said once"
+scenario spmoved arb FAKE_GSP_PART=2,1 FAKE_GSP_MOVED=1
+count 'the arbiter.s board is a new page' 1 "spmoved: the board's move is said once"
 scenario ctlreset arb FAKE_GSP_PART=2,1 GSP_WATCH_US=1000000
 scenario regcap arb FAKE_GSP_PART=2,1 GSP_LOG=1 GSP_STATS_FILE="$tmp/stats"
 count 'kernel kr: its transformed form capped at 96 registers (it used 112): 5 blocks per SM, as the original, not 4' 1 "regcap: the cap is logged once, with the registers and blocks per SM"

@@ -11,10 +11,21 @@
  *   gate      calls the dispatcher cannot issue run in the calling thread
  *   lease     leases are COMPLETEd with the fake GPU time
  *   lc        the LC fast path stamps the board and is charged
- *   die       the arbiter fails mid-run: the program still finishes
+ *   die       the arbiter fails mid-run and comes back: nothing reaches
+ *             the driver meanwhile, everything after, in order, under new
+ *             leases (GSP_FAIL_OPEN=1: everything passes through at once)
+ *   hung      the arbiter marks the tenant hung (SUBMIT: EBUSY): it
+ *             rejoins once and stays scheduled
+ *   watchdog  a lease ends by the watchdog (COMPLETE: EALREADY): the same
+ *   lcrejoin  an LC tenant rejoins: its issues count in its new slot
+ *   spmoved   (spatial) a rejoin onto a new board page: transformed
+ *             launches then read a local copy of the request
  *   noarb     no arbiter: everything passes through
  *   e2e       100 launches of 1 ms against a real arbiter (run.sh checks
  *             the counters); $E2E_SLEEP_US between launches
+ *   long      (real time, against gspaced) launches of $E2E_KERNEL_MS
+ *             each, one per lease; run.sh sets a short watchdog and
+ *             checks renewals, rejoins and the charge
  *   spatial   with a partition on the fake board: a BE launch of a
  *             transformable kernel runs NAME__gsp (one-wave grid, job,
  *             ctl reset before it), gets one top-up when the request
@@ -512,25 +523,173 @@ static void t_lc(void)
 	       (unsigned long)sum);
 }
 
+/* How many records of kind @op the fake libgsp logged, from @from on. */
+static unsigned int gsp_count(int op, unsigned int from)
+{
+	unsigned int (*len)(void) = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
+	struct fake_gsp_rec (*get)(unsigned int) =
+		(struct fake_gsp_rec (*)(unsigned int))gsp_sym("fake_gsp_get");
+	unsigned int i, k = 0;
+
+	if (!len || !get)
+		return 0;
+	for (i = from; i < len(); i++)
+		k += get(i).op == op;
+	return k;
+}
+
+static unsigned int gsp_len(void)
+{
+	unsigned int (*len)(void) = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
+
+	return len ? len() : 0;
+}
+
+/* 1 if the first @n launches reached the driver, all of them, in order. */
+static int launched_in_order(unsigned int n)
+{
+	uint64_t got[256];
+	unsigned int k = launches(got, NULL, 256), i;
+
+	if (k != n)
+		return 0;
+	for (i = 0; i < k; i++)
+		if (got[i] != i)
+			return 0;
+	return 1;
+}
+
+/*
+ * The arbiter goes away mid-run (a dead daemon) and comes back: while it
+ * is away nothing reaches the driver, after it every launch does, in
+ * order, under leases of a new tenant. With GSP_FAIL_OPEN=1 the old way:
+ * everything passes through at once.
+ */
 static void t_die(void)
 {
 	void (*fail)(void) = (void (*)(void))gsp_sym("fake_gsp_fail");
+	void (*recover)(void) = (void (*)(void))gsp_sym("fake_gsp_recover");
+	const char *fo = getenv("GSP_FAIL_OPEN");
+	int open = fo && !strcmp(fo, "1");
+	unsigned int i, held, mark;
 	uint64_t got[256];
-	unsigned int n, i, ok = 1;
 
+	if (!fail || !recover) {
+		tap_ok(0, "die: the fake libgsp is loaded");
+		return;
+	}
 	cuCtxSetCurrent(CTX);
 	fake_trace_reset();
-	for (i = 0; i < 100; i++) {
-		if (i == 50 && fail)
-			fail();
+	for (i = 0; i < 50; i++)
 		launch(S1, (int)i);
-	}
 	cuCtxSynchronize();
-	n = launches(got, NULL, 256);
-	for (i = 0; i < n; i++)
-		ok &= got[i] == i;
-	tap_ok(fail && n == 100 && ok,
-	       "die: the arbiter failing mid-run loses no launch and keeps their order");
+	usleep(300000);		/* the idle lease ends, COMPLETEd */
+	fail();
+	for (i = 50; i < 100; i++)
+		launch(S1, (int)i);
+	usleep(300000);
+	held = launches(got, NULL, 256);
+	mark = gsp_len();
+	recover();
+	cuCtxSynchronize();
+	usleep(300000);
+	if (open) {
+		tap_ok(held == 100 && launched_in_order(100) &&
+		       !gsp_count(FAKE_REOPEN, 0),
+		       "die: GSP_FAIL_OPEN=1: the launches pass straight through once the arbiter is gone (%u of 100 at once)",
+		       held);
+		return;
+	}
+	tap_ok(held == 50,
+	       "die: while the arbiter is away no launch reaches the driver (%u of 100; 50 before it went)",
+	       held);
+	tap_ok(launched_in_order(100),
+	       "die: once it is back every launch runs, in program order");
+	tap_ok(gsp_count(FAKE_REOPEN, 0) == 1 &&
+	       gsp_count(FAKE_SUBMIT, mark) >= 1 &&
+	       gsp_count(FAKE_SUBMIT, mark) == gsp_count(FAKE_COMPLETE, mark),
+	       "die: the tenant rejoined once and took leases again (%u after)",
+	       gsp_count(FAKE_SUBMIT, mark));
+}
+
+/*
+ * The arbiter marks the tenant hung (@how "hung": SUBMIT gives EBUSY) or
+ * ends a lease by its watchdog (@how "watchdog": COMPLETE gives EALREADY
+ * and marks it): the tenant rejoins and stays scheduled.
+ */
+static void t_rejoin(const char *how)
+{
+	void (*hang)(void) = (void (*)(void))gsp_sym(
+		!strcmp(how, "hung") ? "fake_gsp_hang" : "fake_gsp_expire");
+	unsigned int i, mark;
+
+	if (!hang) {
+		tap_ok(0, "%s: the fake libgsp is loaded", how);
+		return;
+	}
+	cuCtxSetCurrent(CTX);
+	fake_set_op_ns(1000000);
+	fake_trace_reset();
+	for (i = 0; i < 10; i++)
+		launch(S1, (int)i);
+	cuCtxSynchronize();
+	usleep(300000);		/* that lease ends */
+	hang();
+	for (i = 10; i < 20; i++)
+		launch(S1, (int)i);
+	cuCtxSynchronize();
+	usleep(300000);
+	mark = gsp_len();
+	for (i = 20; i < 30; i++)
+		launch(S1, (int)i);
+	cuCtxSynchronize();
+	usleep(300000);
+	tap_ok(launched_in_order(30),
+	       "%s: every launch runs, in program order", how);
+	tap_ok(gsp_count(FAKE_REOPEN, 0) == 1,
+	       "%s: the tenant rejoined the arbiter once (%u)", how,
+	       gsp_count(FAKE_REOPEN, 0));
+	tap_ok(gsp_count(FAKE_SUBMIT, mark) >= 1 &&
+	       gsp_count(FAKE_SUBMIT, mark) == gsp_count(FAKE_COMPLETE, mark),
+	       "%s: after it, launches still take leases (%u), each COMPLETEd",
+	       how, gsp_count(FAKE_SUBMIT, mark));
+}
+
+/*
+ * An LC tenant whose report outlived the watchdog rejoins: its issues are
+ * counted in its new slot, and back to 0 once seen done; the old slot
+ * stays cleared.
+ */
+static void t_lc_rejoin(void)
+{
+	void (*expire)(void) = (void (*)(void))gsp_sym("fake_gsp_expire");
+	struct gsp_board *(*board)(void) =
+		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+	unsigned int i;
+
+	if (!expire || !board) {
+		tap_ok(0, "lcrejoin: the fake libgsp is loaded");
+		return;
+	}
+	cuCtxSetCurrent(CTX);
+	fake_set_op_ns(1000000);
+	expire();
+	for (i = 0; i < 20; i++)
+		launch(S1, (int)i);
+	cuCtxSynchronize();
+	usleep(300000);		/* reported: its COMPLETE gets EALREADY */
+	tap_ok(gsp_count(FAKE_REOPEN, 0) == 1 && board()->lc[4].owner,
+	       "lcrejoin: the LC tenant rejoined, a new slot (4)");
+	for (i = 0; i < 20; i++)
+		launch(S1, (int)i);
+	tap_ok(board()->lc[4].stamp_ns > 0 && board()->lc[3].stamp_ns == 0,
+	       "lcrejoin: issues stamp the new slot, not the old one");
+	cuCtxSynchronize();
+	usleep(300000);
+	tap_ok(board()->lc[4].inflight == 0 && board()->lc[3].inflight == 0,
+	       "lcrejoin: both slots' inflight are 0 once the work is seen done (%llu, %llu)",
+	       (unsigned long long)board()->lc[4].inflight,
+	       (unsigned long long)board()->lc[3].inflight);
 }
 
 static void t_noarb(void)
@@ -568,6 +727,52 @@ static void t_e2e(void)
 		ok &= got[i] == i;
 	tap_ok(n == 100 && ok,
 	       "e2e: 100 launches reach the driver in program order");
+}
+
+/*
+ * Waits, if $E2E_HOLD names a path, until run.sh has looked at the
+ * arbiter: PATH.ready made, PATH.go awaited (10 s at most).
+ */
+static void e2e_hold(void)
+{
+	const char *p = getenv("E2E_HOLD");
+	char path[4096];
+	FILE *f;
+	int i;
+
+	if (!p)
+		return;
+	snprintf(path, sizeof(path), "%s.ready", p);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s.go", p);
+	for (i = 0; i < 1000 && access(path, F_OK); i++)
+		usleep(10000);
+}
+
+/*
+ * With FAKE_CUDA_REALTIME=1 against gspaced: $E2E_N launches (3) of
+ * $E2E_KERNEL_MS each (300), each waited for, so that each lease holds
+ * one long kernel. run.sh sets the watchdog and checks the counters.
+ */
+static void t_long(void)
+{
+	const char *n_s = getenv("E2E_N"), *ms_s = getenv("E2E_KERNEL_MS");
+	unsigned int n = n_s ? (unsigned int)atoi(n_s) : 3, i;
+	uint64_t ms = ms_s ? (uint64_t)atoll(ms_s) : 300;
+
+	fake_set_op_ns(ms * 1000000ULL);
+	fake_trace_reset();
+	for (i = 0; i < n; i++) {
+		launch(S1, (int)i);
+		cuCtxSynchronize();
+	}
+	usleep(300000);		/* the idle lease ends */
+	tap_ok(launched_in_order(n),
+	       "long: %u launches of %llu ms reach the driver in program order",
+	       n, (unsigned long long)ms);
+	e2e_hold();
 }
 
 /* Spatial sharing ------------------------------------------------------------ */
@@ -1231,6 +1436,53 @@ static void t_spvars(void)
 }
 
 /* Nothing may be transformed here: k1 runs as k1. */
+/*
+ * A rejoin onto a restarted gspaced (the fake's reopen says the board
+ * moved to a new page): transformed launches after it read a local copy
+ * of the request, no longer the board in place.
+ */
+static void t_spmoved(void)
+{
+	struct gsp_board *(*board)(void) =
+		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+	void (*expire)(void) = (void (*)(void))gsp_sym("fake_gsp_expire");
+	struct gsp_persist_job j1, j2;
+	CUfunction k1;
+	uint64_t *req;
+	CUmodule m;
+	int idx[16];
+	unsigned int n;
+
+	if (!board || !expire) {
+		tap_ok(0, "spmoved: the fake libgsp is loaded");
+		return;
+	}
+	req = &board()->dev[0].part_req;
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, sp_ptx);
+	cuModuleGetFunction(&k1, m, "k1");
+	fake_trace_reset();
+	expire();
+	launch_g(k1, S1, 1);
+	cuCtxSynchronize();
+	usleep(300000);		/* its lease ends by the "watchdog": rejoin */
+	launch_g(k1, S1, 2);
+	cuCtxSynchronize();
+	n = launches_of("k1__gsp", 0, idx, 16);
+	tap_ok(n == 2 && gsp_count(FAKE_REOPEN, 0) == 1,
+	       "spmoved: two transformed launches, a rejoin between them (launches %u)",
+	       n);
+	if (n != 2)
+		return;
+	j1 = job_of((unsigned int)idx[0]);
+	j2 = job_of((unsigned int)idx[1]);
+	tap_ok(j1.ctrl_ptr == (uintptr_t)req,
+	       "spmoved: before the rejoin the job reads the board in place");
+	tap_ok(j2.ctrl_ptr && j2.ctrl_ptr != (uintptr_t)req &&
+	       *(uint64_t *)(uintptr_t)j2.ctrl_ptr == *req,
+	       "spmoved: after it, a local copy of the request, not the old page's registration");
+}
+
 static void t_nospatial(void)
 {
 	CUmodule m;
@@ -1649,7 +1901,7 @@ int main(int argc, char **argv)
 	static const size_t one_int[] = { 4 };
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|noarb|e2e|flood|spatial|spvars|nospatial|green|greengate|bench\n");
+		fprintf(stderr, "usage: test_preload table|order|sync|gate|lease|lc|die|hung|watchdog|lcrejoin|spmoved|noarb|e2e|long|flood|spatial|spvars|nospatial|green|greengate|bench\n");
 		return 2;
 	}
 	cuInit(0);
@@ -1669,6 +1921,14 @@ int main(int argc, char **argv)
 		t_lease();
 	else if (!strcmp(argv[1], "lc"))
 		t_lc();
+	else if (!strcmp(argv[1], "hung") || !strcmp(argv[1], "watchdog"))
+		t_rejoin(argv[1]);
+	else if (!strcmp(argv[1], "lcrejoin"))
+		t_lc_rejoin();
+	else if (!strcmp(argv[1], "spmoved"))
+		t_spmoved();
+	else if (!strcmp(argv[1], "long"))
+		t_long();
 	else if (!strcmp(argv[1], "die"))
 		t_die();
 	else if (!strcmp(argv[1], "noarb"))
