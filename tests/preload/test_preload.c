@@ -930,10 +930,10 @@ static void t_spatial(void)
 
 		fake_trace_get((unsigned int)idx[1], &c);
 		ok = t.flags == 0 && t.ctl == j.ctl && t.ntasks == 20 &&
-		     c.stream != (uintptr_t)S1 && c.stream && c.grid[0] == 12 &&
+		     c.stream != (uintptr_t)S1 && c.stream && c.grid[0] == 2 &&
 		     c.payload == 42 && t.word == GSP_BOARD_REQ(0, 0, e + 2);
 	}
-	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up, flags 0, the dropped request, same ctl and argument, on another stream (launches %u)",
+	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up of the 2 x 1 slots given up, flags 0, the dropped request, same ctl and argument, on another stream (launches %u)",
 	       n);
 	fake_hold(0);		/* it completes */
 	usleep(20000);
@@ -1048,7 +1048,7 @@ static void t_spatial(void)
 			     c.grid[0] == 12 && c.stream == (uintptr_t)S1 &&
 			     !strcmp(t.name, "cuLaunchKernelEx") &&
 			     t.payload == 12 + 8000 + 100000 &&
-			     t.grid[0] == 12 && t.block[0] == 64 &&
+			     t.grid[0] == 2 && t.block[0] == 64 &&
 			     t.shmem == 128 && t.stream != (uintptr_t)S1 &&
 			     job_of((unsigned int)idx[1]).flags == 0;
 		}

@@ -181,6 +181,14 @@ static void test_rewrite(void)
 			     "ld.param.u32 %__gsp_v1, [k__gsp_param_job+24];\n\t"
 			     "add.s32 %r4, %__gsp_v0, %__gsp_v1;") != NULL,
 	       "xform: %%ctaid.z reads the thread's task entry, %%nctaid.x the job parameter");
+	tap_ok(strstr(clone, "\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n") &&
+	       strstr(clone, "\tmov.u64 %__gsp_x4, %globaltimer;\n"
+			     "\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
+			     "\t@%__gsp_p1 bra $__gsp_word;\n"
+			     "\tld.param.u64 %__gsp_x6, [k__gsp_param_job+56];\n"
+			     "\tbra.uni $__gsp_check;\n"),
+	       "xform: a primary block's first decision takes the launch's word; "
+	       "a top-up's block looks for a fresh one");
 	tap_ok(count(clone, "ret;") == 1 && strstr(clone, "@%p1 bra $__gsp_next;"),
 	       "xform: ret becomes a branch to the join (predicate kept); one ret left");
 	tap_ok(!strstr(clone, "bar.sync") && !strstr(clone, "barrier.sync 0") &&
@@ -336,7 +344,7 @@ static void test_rewrite(void)
 	       "xform: who leads is worked out once, in the prologue, and kept in "
 	       "%%__gsp_p0 (the prologue, a batch's end and the exit branch on it)");
 	{
-		const char *first = strstr(clone, "\tmov.u64 %__gsp_x4, %globaltimer;\n"
+		const char *first = strstr(clone, "\t@%__gsp_p1 bra $__gsp_word;\n"
 						  "\tld.param.u64 %__gsp_x6, [k__gsp_param_job+56];\n"
 						  "\tbra.uni $__gsp_check;\n");
 		const char *start = strstr(clone, "$__gsp_start:\n");
@@ -346,7 +354,7 @@ static void test_rewrite(void)
 		       strstr(clone, "\tmov.u64 %__gsp_x2, 0;\n") &&
 		       count(clone, "bra.uni $__gsp_boundary;") == 1 &&
 		       count(clone, "[k__gsp_param_job+56]") == 1,
-		       "xform: a block's first decision acts on the job's word (read "
+		       "xform: a primary block's first decision acts on the job's word (read "
 		       "at the launch) with an empty copy of its own, so its next "
 		       "boundary looks for a fresh word; only a pause goes back to a "
 		       "boundary");
