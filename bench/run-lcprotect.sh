@@ -8,10 +8,12 @@
 #
 # For each BE shape and LC shape it runs the LC beside the BE under every
 # mechanism, side by side in one run: plain MPS, MPS with the BE at
-# 10/25/50/75 % threads, one process with stream priorities, the gspace
-# time plane, and gspace's spatial modes at each partition it tries
-# (reactive, and reserved/predictive when the arbiter has the `protect`
-# knob). All cells run under one MPS daemon. Writes
+# 10/25/50/75 % threads, stream priorities (one process with two streams,
+# setting "process"; or two processes under MPS with the LC's stream at
+# the greatest priority, setting "mps"), the gspace time plane, and
+# gspace's spatial modes at each partition it tries (reactive, and
+# reserved/predictive when the arbiter has the `protect` knob). All cells
+# run under one MPS daemon. Writes
 #
 #   OUT/pareto.csv   shape,lc,arrival,mechanism,setting,lc_solo_p99_us,
 #                    lc_p50_us,lc_p99_us,lc_p999_us,be_solo_per_s,
@@ -80,9 +82,8 @@ else
 	BE_SHAPES="2us-compute-many-sync 10us-compute-many-sync 22us-compute-many-sync
 50us-compute-many-sync 220us-compute-many-sync 2000us-compute-many-sync
 20000us-compute-many-sync 100000us-compute-many-sync
-22us-memory-many-sync 220us-memory-many-sync 2000us-memory-many-sync
-220us-compute-one-sync 2000us-compute-one-sync 94000us-compute-one-sync
-22us-compute-many-nosync 220us-compute-many-nosync"
+22us-memory-many-sync 2000us-memory-many-sync
+220us-compute-one-sync 94000us-compute-one-sync 220us-compute-many-nosync"
 fi
 # LC: "NAME:US:KERNELS:PERIOD_US"; every BE shape gets the first, the
 # shapes in LC_MORE_ON get the others too, periodic and Poisson.
@@ -91,7 +92,13 @@ LC_MORE="1500us-1k:1500:1:10000 400us-4k:400:4:4000"
 LC_MORE_ON="22us-compute-many-sync 220us-compute-many-sync"
 [ "$quick" = 1 ] && LC_MORE=
 LC_BLOCKS=264
-PARTS="132,2 66,8"
+# gspace's settings, n SMs and k slots: k = 32 (at least any kernel's K)
+# gives up whole SMs. An LC block beside compute-bound BE warps on its SM
+# runs several times slower (Documentation/spatial.rst), so the benchmark
+# tries whole SMs only.
+REACTIVE="132,32 66,32"
+RESERVED="66,32 33,32"
+PREDICTIVE="132,32"
 
 # --- calibration (kept in OUT/calib.txt) ---------------------------------------
 touch "$OUT/calib.txt"
@@ -135,12 +142,13 @@ have_protect() {
 cell() {
 	local shape=$1 beargs=$2 lcname=$3 lcargs=$4 arr=$5 mech=$6 set=$7
 	local tag="$shape.$lcname.$arr.$mech.$set" start be lc
-	local berun=() lcrun=() beenv=() lcenv=()
+	local berun=() lcrun=() beenv=() lcenv=() lcprio=()
 	tag=${tag//,/_}
 	start=$(($(date +%s%3N) + 1000))
 	local timing="--start-ms $start --warmup-s 1 --measure-s $measure"
 	case $mech in
 	mps) ;;
+	priority) [ "$set" = mps ] && lcprio=(--prio 1) ;;
 	mps-cap) beenv=(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="$set") ;;
 	gspace-*)
 		gspace_up
@@ -157,7 +165,7 @@ cell() {
 			berun=("${g[@]}" --class be --spatial --)
 		fi ;;
 	esac
-	if [ "$mech" = priority ]; then
+	if [ "$mech" = priority ] && [ "$set" = process ]; then
 		# shellcheck disable=SC2086
 		log_cmd "$LCP" both --prio 1 $lcargs $beargs $timing
 		# shellcheck disable=SC2086
@@ -171,9 +179,9 @@ cell() {
 			>"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
 		be=$!
 		# shellcheck disable=SC2086
-		log_cmd env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} $timing
+		log_cmd env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} "${lcprio[@]}" $timing
 		# shellcheck disable=SC2086
-		"${TMO[@]}" env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} $timing \
+		"${TMO[@]}" env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} "${lcprio[@]}" $timing \
 			>"$LOGS/$tag.lc.out" 2>"$LOGS/$tag.lc.err"
 		wait "$be"
 		cat "$LOGS/$tag.be.out" "$LOGS/$tag.lc.out" >"$LOGS/$tag.out"
@@ -240,16 +248,19 @@ for shape in $BE_SHAPES; do
 		for cap in 10 25 50 75; do
 			cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" mps-cap "$cap"
 		done
-		cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" priority default
+		cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" priority process
+		cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" priority mps
 		cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-time default
-		for p in $PARTS; do
+		for p in $REACTIVE; do
 			cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-reactive "$p"
 		done
 		if have_protect; then
-			for p in $PARTS; do
+			for p in $RESERVED; do
 				cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-reserved "$p"
 			done
-			cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-predictive "${PARTS%% *}"
+			for p in $PREDICTIVE; do
+				cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-predictive "$p"
+			done
 		fi
 	done
 done
