@@ -58,9 +58,9 @@ fi
 . bench/outdir.sh
 outdir_init run-be-cost "$out"
 log_cmd make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
-	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0"
+	"$BUILD/lib/libgsp_preload.so" libgsp
 make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
-	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" ||
+	"$BUILD/lib/libgsp_preload.so" libgsp ||
 	{ echo "run-be-cost: the build failed" >&2; exit 1; }
 
 # shellcheck source=bench/gspaced.sh

@@ -50,9 +50,9 @@ LOGS=$OUT/logs
 mkdir -p "$LOGS"
 
 log_cmd make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" "$BUILD/gpu/lcprotect"
+	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect"
 make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" "$BUILD/gpu/lcprotect" ||
+	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect" ||
 	{ echo "run-lcprotect: the build failed" >&2; exit 1; }
 LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on

@@ -29,7 +29,7 @@ run() {	# log, then run
 }
 
 run make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gsp-bench" "$BUILD/gspaced" \
-	"$BUILD/gsp-run" "$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so.1.0" ||
+	"$BUILD/gsp-run" "$BUILD/lib/libgsp_preload.so" libgsp ||
 	{ echo "run-spatial: the build failed" >&2; exit 1; }
 
 # --- digests: plain, then under gsp-run --spatial -------------------------

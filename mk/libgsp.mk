@@ -30,7 +30,11 @@ GSPACED := $(BUILD)/gspaced
 USER_TARGETS += $(LIBGSP_SO) $(GSPCTL)
 CHECK_SUITES += libgsp
 
-.PHONY: check-libgsp install
+.PHONY: check-libgsp install libgsp
+
+# The library by a name that does not change with its version (the
+# bench scripts build it so).
+libgsp: $(LIBGSP_SO)
 
 $(LIBGSP_SO): $(LIBGSP_SRCS) $(LIBGSP_HDRS) $(LIBGSP_MAP)
 	@mkdir -p $(@D)

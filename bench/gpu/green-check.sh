@@ -13,7 +13,7 @@ build=${BUILD:-build}
 sass=${SASS_BUILD:-build-sass}
 mkdir -p "$1"
 make -s -j"$(nproc)" "$build/gsp-wl" "$build/gspaced" "$build/gsp-run" \
-	"$build/lib/libgsp_preload.so" "$build/lib/libgsp.so.1.0"
+	"$build/lib/libgsp_preload.so" "$libgsp"
 # shellcheck disable=SC2016 # KERN_ARCH is make's, not the shell's
 make -s -j"$(nproc)" BUILD="$sass" \
 	KERN_ARCH='-gencode arch=compute_90,code=sm_90' "$sass/gsp-wl"

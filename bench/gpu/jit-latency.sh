@@ -31,7 +31,7 @@ done
 . bench/outdir.sh
 outdir_init jit-latency "$out"
 make -s "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/lib/libgsp_preload.so" \
-	"$BUILD/lib/libgsp.so.1.0" || { echo "jit-latency: the build failed" >&2; exit 1; }
+	libgsp || { echo "jit-latency: the build failed" >&2; exit 1; }
 mkdir -p "$BUILD/gpu"
 gpu_env "$OUT/env.txt" "launches: $LAUNCHES"
 # shellcheck source=bench/gspaced.sh

@@ -22,7 +22,7 @@ rounds=${2:-100}
 . bench/outdir.sh
 outdir_init modvar-check "$out"
 make -s "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/lib/libgsp_preload.so" \
-	"$BUILD/lib/libgsp.so.1.0" || { echo "modvar-check: the build failed" >&2; exit 1; }
+	libgsp || { echo "modvar-check: the build failed" >&2; exit 1; }
 bin=$BUILD/gpu/modvar-check
 mkdir -p "$(dirname "$bin")"
 log_cmd "$cuda/bin/nvcc" -O2 -gencode arch=compute_90,code=[sm_90,compute_90] \
