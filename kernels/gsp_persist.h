@@ -30,9 +30,9 @@
  *      first boundary of a primary block is one of those: it acts on
  *      job.word, the word the launcher read when it launched, and looks
  *      for a fresh one at its next boundary, so no bus read delays a
- *      job's first tasks. A top-up's block looks for a fresh word at its
- *      first boundary: it may have been queued for a free slot since its
- *      launch;
+ *      job's first tasks. A top-up's block, which may have been queued
+ *      for a free slot since its launch, takes its SM's copy instead
+ *      where that is younger than copy_ns;
  *   3. else claims a batch of B consecutive tasks with one atom.add on
  *      next_task (B adapts per block so that a batch lasts about batch_ns;
  *      batch_ns = 0: B = 1) and runs them; it does not yield inside a

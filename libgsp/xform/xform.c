@@ -200,16 +200,29 @@ static const char tpl_prologue[] =
 	"\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.v2.u64 [__gsp_sh+16], {%__gsp_x2, %__gsp_x2};\n"
 	"\tst.shared.u64 [__gsp_sh+32], %__gsp_x2;\n"
-	/* a primary block's first decision acts on the word of the
-	 * launch, once: the block's copy keeps read time 0, so its next
-	 * boundary looks for a fresh word, and no bus read delays the job's
-	 * first tasks. A top-up's block may have waited in the hardware's
-	 * queue for a free slot since its launch: it looks for a fresh word
-	 * at once */
+	/* the first decision acts on the word of the launch, once: the
+	 * block's copy keeps read time 0, so its next boundary looks for a
+	 * fresh word, and no bus read delays the job's first tasks. A
+	 * top-up's block may have waited in the hardware's queue for a free
+	 * slot since its launch: it takes its SM's copy instead where that
+	 * is younger than copy_ns (blocks still running there keep it so),
+	 * and never an older one (a vacated SM's copy is as old as its
+	 * vacating) */
 	"\tmov.u64 %__gsp_x4, %globaltimer;\n"
-	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 0;\n"
-	"\t@%__gsp_p1 bra $__gsp_word;\n"
 	"\tld.param.u64 %__gsp_x6, [@P+56];\n"
+	"\tsetp.ne.u32 %__gsp_p1, %__gsp_w10, 0;\n"
+	"\t@%__gsp_p1 bra $__gsp_check;\n"
+	"\tld.param.u32 %__gsp_w9, [@P+40];\n"
+	"\tld.param.u32 %__gsp_w13, [@P+52];\n"
+	"\tmax.u32 %__gsp_w13, %__gsp_w13, %__gsp_w9;\n"
+	"\tcvt.u64.u32 %__gsp_x9, %__gsp_w13;\n"
+	"\tld.volatile.global.v2.u64 {%__gsp_x7, %__gsp_x8}, [%__gsp_x1+656];\n"
+	"\tsub.u64 %__gsp_x10, %__gsp_x4, %__gsp_x8;\n"
+	"\tsetp.lt.u64 %__gsp_p1, %__gsp_x10, %__gsp_x9;\n"
+	"\tcvt.u32.u64 %__gsp_w13, %__gsp_x8;\n"
+	"\tand.b32 %__gsp_w13, %__gsp_w13, 1;\n"	/* odd: being refreshed */
+	"\tsetp.eq.and.u32 %__gsp_p1, %__gsp_w13, 0, %__gsp_p1;\n"
+	"\t@%__gsp_p1 mov.b64 %__gsp_x6, %__gsp_x7;\n"
 	"\tbra.uni $__gsp_check;\n"
 	"$__gsp_noslot:\n"
 	"\tred.global.add.u32 [%__gsp_x0+396], 1;\n"
