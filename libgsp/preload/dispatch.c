@@ -23,6 +23,7 @@
 
 #include <gsp_persist.h>
 
+#include "lcprio.h"
 #include "preload.h"
 #include "spatial.h"
 
@@ -334,6 +335,7 @@ static int read_config(void)
 	S.sp.batch_ns = (uint32_t)v;
 	v = 1;
 	bad |= env_u64("GSP_ONE_WAVE", 0, 1, &v) < 0;
+	bad |= gsp_lcprio_config() < 0;
 	S.sp.one_wave = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_DISABLE", 0, 1, &v) < 0;
@@ -1337,6 +1339,7 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.lc_ops),
 		atomic_load(&gsp_ctr.errors_sticky));
 	gsp_sp_stats(f);
+	gsp_lcprio_stats(f);
 	fclose(f);
 }
 

@@ -11,6 +11,7 @@
 
 #include <gspace.h>
 
+#include "lcprio.h"
 #include "preload.h"
 #include "spatial.h"
 
@@ -873,6 +874,19 @@ static CUresult w_##sym(CUstream s, CUgraph *g)				\
 }
 END_CAPTURE(cuStreamEndCapture)
 END_CAPTURE(cuStreamEndCapture_ptsz)
+
+/* Stream creation: an LC tenant's streams get the greatest priority. ------ */
+
+static CUresult w_cuStreamCreate(CUstream *s, unsigned int flags)
+{
+	return gsp_lcprio_create(s, flags, 0, 0);
+}
+
+static CUresult w_cuStreamCreateWithPriority(CUstream *s, unsigned int flags,
+					     int prio)
+{
+	return gsp_lcprio_create(s, flags, prio, 1);
+}
 
 /* cuGetProcAddress ---------------------------------------------------------- */
 
