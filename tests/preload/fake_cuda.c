@@ -1116,6 +1116,12 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 	return CUDA_SUCCESS;
 }
 
+EXPORT CUresult cuCtxDestroy_v2(CUcontext c)
+{
+	rec("cuCtxDestroy_v2", NULL, (uint64_t)(uintptr_t)c, 0);
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 {
 	(void)d;
