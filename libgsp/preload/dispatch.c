@@ -25,6 +25,7 @@
 
 #include <gsp_persist.h>
 
+#include "lcprio.h"
 #include "predict.h"
 #include "preload.h"
 #include "spatial.h"
@@ -363,6 +364,7 @@ static int read_config(void)
 	S.sp.batch_ns = (uint32_t)v;
 	v = 1;
 	bad |= env_u64("GSP_ONE_WAVE", 0, 1, &v) < 0;
+	bad |= gsp_lcprio_config() < 0;
 	S.sp.one_wave = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_FAIL_OPEN", 0, 1, &v) < 0;
@@ -1718,6 +1720,7 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_HUNG]),
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_LOST]));
 	gsp_sp_stats(f);
+	gsp_lcprio_stats(f);
 	fclose(f);
 }
 

@@ -88,6 +88,11 @@
 	GSP_PAIR(X, cuEventRecordWithFlags, cuEventRecordWithFlags_ptsz, \
 		 "cuEventRecordWithFlags", 11010)			\
 	GSP_PAIR(X, cuStreamWaitEvent, cuStreamWaitEvent_ptsz, "cuStreamWaitEvent", 2000) \
+	/* stream creation: an LC tenant's streams get the greatest	\
+	 * priority (lcprio.c); no per-thread variants */		\
+	X(cuStreamCreate, "cuStreamCreate", PT_ANY, 2000, VMAX)	\
+	X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", PT_ANY, \
+	  5050, VMAX)							\
 	/* sync points: drain the FIFO, then call the driver */		\
 	X(cuCtxSynchronize, "cuCtxSynchronize", PT_ANY, 2000, VMAX)	\
 	GSP_PAIR(X, cuStreamSynchronize, cuStreamSynchronize_ptsz, "cuStreamSynchronize", 2000) \

@@ -11,6 +11,7 @@
 
 #include <gspace.h>
 
+#include "lcprio.h"
 #include "preload.h"
 #include "spatial.h"
 
@@ -331,6 +332,9 @@ static CUresult w_##sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 			void **params, void **extra)			\
 {									\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
+	LCPRIO_ROUTE(ptsz, s, (const void *)f,				\
+		     CALL_REAL(sym, (f, gx, gy, gz, bx, by, bz, shmem, ps_, \
+				     params, extra)));			\
 	ROUTE(ptsz, s, GSPACE_ENGINE_COMPUTE, (const void *)f,		\
 	      fill_launch(op, H_##sym, f, gx, gy, gz, bx, by, bz, shmem,	\
 			  params, extra, OP_LAUNCH),			\
@@ -347,6 +351,9 @@ static CUresult w_##sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 			void **params)					\
 {									\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
+	LCPRIO_ROUTE(ptsz, s, (const void *)f,				\
+		     CALL_REAL(sym, (f, gx, gy, gz, bx, by, bz, shmem, ps_, \
+				     params)));				\
 	ROUTE(ptsz, s, GSPACE_ENGINE_COMPUTE, (const void *)f,		\
 	      fill_launch(op, H_##sym, f, gx, gy, gz, bx, by, bz, shmem,	\
 			  params, NULL, OP_COOP),			\
@@ -382,10 +389,14 @@ static CUresult w_##sym(const CUlaunchConfig *cfg, CUfunction f,	\
 			void **params, void **extra)			\
 {									\
 	CUstream s_ = cfg ? cfg->hStream : NULL;			\
+	CUlaunchConfig lc_;						\
 									\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
 	if (!cfg)							\
 		return CALL_REAL(sym, (cfg, f, params, extra));		\
+	LCPRIO_ROUTE(ptsz, s_, (const void *)f,				\
+		     CALL_REAL(sym, (gsp_lcprio_cfg(&lc_, cfg, ps_), f,	\
+				     params, extra)));			\
 	ROUTE(ptsz, s_, GSPACE_ENGINE_COMPUTE, (const void *)f,		\
 	      fill_launch_ex(op, H_##sym, cfg, f, params, extra),	\
 	      CALL_REAL(sym, (cfg, f, params, extra)));			\
@@ -397,6 +408,7 @@ LAUNCH_EX_WRAPPER(cuLaunchKernelEx_ptsz, 1)
 static CUresult w_##sym(CUgraphExec g, CUstream s)			\
 {									\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
+	LCPRIO_ROUTE(ptsz, s, (const void *)g, CALL_REAL(sym, (g, ps_))); \
 	ROUTE(ptsz, s, GSPACE_ENGINE_COMPUTE, (const void *)g,		\
 	      (op->kind = OP_GRAPH, op->hook = H_##sym, op->u.graph = g, 0), \
 	      CALL_REAL(sym, (g, s)));					\
@@ -714,11 +726,12 @@ static CUresult w_##sym params						\
 	r_ = CALL_REAL(sym, args);					\
 	return gsp_sticky(s_, r_);					\
 }
-SYNC_GONE(cuCtxDestroy_v2, (CUcontext c), (c), gsp_sp_ctx_gone(c, 0))
+SYNC_GONE(cuCtxDestroy_v2, (CUcontext c), (c),
+	  (gsp_sp_ctx_gone(c, 0), gsp_lcprio_ctx_gone(c, 0)))
 SYNC_GONE(cuDevicePrimaryCtxRelease_v2, (CUdevice d), (d),
-	  gsp_sp_ctx_gone(NULL, d))
+	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d)))
 SYNC_GONE(cuDevicePrimaryCtxReset_v2, (CUdevice d), (d),
-	  gsp_sp_ctx_gone(NULL, d))
+	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d)))
 
 #define SYNC_UNLOAD(sym, T)						\
 static CUresult w_##sym(T h)						\
@@ -873,6 +886,19 @@ static CUresult w_##sym(CUstream s, CUgraph *g)				\
 }
 END_CAPTURE(cuStreamEndCapture)
 END_CAPTURE(cuStreamEndCapture_ptsz)
+
+/* Stream creation: an LC tenant's streams get the greatest priority. ------ */
+
+static CUresult w_cuStreamCreate(CUstream *s, unsigned int flags)
+{
+	return gsp_lcprio_create(s, flags, 0, 0);
+}
+
+static CUresult w_cuStreamCreateWithPriority(CUstream *s, unsigned int flags,
+					     int prio)
+{
+	return gsp_lcprio_create(s, flags, prio, 1);
+}
 
 /* cuGetProcAddress ---------------------------------------------------------- */
 

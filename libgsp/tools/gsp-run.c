@@ -20,8 +20,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
 		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
-		"               [--spatial|--no-spatial] [--no-green] [--no-gate]\n"
-		"               -- PROGRAM [ARGS...]\n"
+		"               [--spatial|--no-spatial] [--no-green] [--no-lc-priority]\n"
+		"               [--no-gate] -- PROGRAM [ARGS...]\n"
 		"  --class        be (default) or lc\n"
 		"  --weight       1..10000 (default 100)\n"
 		"  --lc-target-us LC latency target, 0..3600000000 (lc only)\n"
@@ -34,6 +34,10 @@ static void usage(FILE *f)
 		"  --no-spatial   kernels run unchanged; BE waits for LC work instead\n"
 		"  --no-green     be only: spatial kernels that cannot be transformed wait\n"
 		"                 for LC work instead of running on the SMs it leaves\n"
+		"  --no-lc-priority\n"
+		"                 lc only: leave the program's stream priorities alone\n"
+		"                 (default: its streams and its kernels on the default\n"
+		"                 stream run at the device's greatest priority)\n"
 		"  --no-gate      load the interposer but pass every call through\n");
 }
 
@@ -102,11 +106,12 @@ int main(int argc, char **argv)
 		{ "spatial", no_argument, NULL, 'S' },
 		{ "no-spatial", no_argument, NULL, 'N' },
 		{ "no-green", no_argument, NULL, 'G' },
+		{ "no-lc-priority", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cls = NULL, *target = NULL, *spatial = NULL;
-	int no_green = 0;
+	int no_green = 0, no_prio = 0;
 	char lib[PATH_MAX], *pre;
 	const char *old;
 	int c;
@@ -173,6 +178,10 @@ int main(int argc, char **argv)
 			no_green = 1;
 			setenv("GSP_GREEN", "0", 1);
 			break;
+		case 'P':
+			no_prio = 1;
+			setenv("GSP_LC_PRIORITY", "0", 1);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -190,6 +199,9 @@ int main(int argc, char **argv)
 				 "", "");
 	if (no_green && cls && !strcmp(cls, "lc"))
 		return die_usage("--no-green is for --class be: LC kernels are never confined%s%s",
+				 "", "");
+	if (no_prio && (!cls || strcmp(cls, "lc")))
+		return die_usage("--no-lc-priority is for --class lc: only LC streams get a priority%s%s",
 				 "", "");
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");

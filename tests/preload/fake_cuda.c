@@ -37,6 +37,16 @@
  * FAKE_CUDA_GREEN_REPORT=1 the fake says at exit on stderr how many green
  * contexts, green streams and events used with them are still alive.
  *
+ * Streams (simulated): priorities run from 0 (least, the default) to
+ * FAKE_PRIO_GREATEST (-5, as on Hopper), out-of-range ones clamped; each
+ * trace entry of a stream-ordered call names the previous one on its
+ * stream and, for a wait, the event record it waits for, so the tests can
+ * follow dependencies (the legacy stream's implicit synchronisation with
+ * blocking streams is not modelled). Stream capture: cuStreamIsCapturing
+ * says ACTIVE for a stream between cuStreamBeginCapture and EndCapture,
+ * and for the legacy stream while any capture runs it fails as the driver
+ * does in the global capture mode.
+ *
  * FAKE_CUDA_REALTIME=1 makes the fake GPU keep wall-clock time instead,
  * for the flood test and the micro-benchmark: one queue whose ops each
  * take fake_set_op_ns() of real time after the previous one; events
@@ -91,7 +101,12 @@ static int hold;		/* see fake_hold() */
 static struct { uintptr_t lo, hi; } allocs[256];	/* device memory */
 static unsigned int nallocs;
 
-struct fake_event { uint64_t t; int id; int held; int green; };
+struct fake_event {
+	uint64_t t;
+	int id, held, green;
+	int rec_at;			/* trace index of its last record */
+	unsigned int rec_gen;		/* ... in this trace generation */
+};
 struct fake_func {
 	int nparams;
 	size_t size[MAX_FPARAMS];
@@ -113,6 +128,16 @@ static struct { uintptr_t s; unsigned int sms; int live; } gstreams[GREEN_STREAM
 static unsigned int ngstreams;
 static int green_live, gstream_live, gevent_live;
 static int hidden_in_gsp;
+#define FAKE_PRIO_GREATEST (-5)
+#define STREAMS 1024
+/* Streams cuStreamCreate* made, from 0x5000; under mu. */
+static struct { uintptr_t s; int prio; unsigned int flags; } streams[STREAMS];
+static unsigned int nstreams;
+/* Stream order: the last entry of each stream this generation; under mu. */
+static struct { uintptr_t key; int at; } lastop[256];
+static unsigned int nlastop, trace_gen;
+static uintptr_t capturing[8];		/* order keys of streams in capture */
+static unsigned int ncapturing;
 
 static uint64_t now_ns(void)
 {
@@ -178,6 +203,56 @@ static void rt_init(void)
 	call_ns = c ? strtoull(c, NULL, 10) : 0;
 }
 
+static pid_t my_tid(void)
+{
+	if (!tid)
+		tid = gettid();
+	return tid;
+}
+
+/*
+ * The stream a call named @name on @s is ordered on: the legacy stream is
+ * 1, a thread's per-thread default stream its tid << 8 | 2.
+ */
+static uintptr_t order_key(const char *name, CUstream s)
+{
+	size_t l = strlen(name);
+	int pt = l > 5 && (!strcmp(name + l - 5, "_ptsz") ||
+			   !strcmp(name + l - 5, "_ptds"));
+
+	if (s == CU_STREAM_PER_THREAD || (pt && !s))
+		return (uintptr_t)my_tid() << 8 | 2;
+	return s ? (uintptr_t)s : 1;
+}
+
+/* @c (a stream-ordered call) follows the last one on its stream; mu held. */
+static void order(struct fake_call *c, uintptr_t key)
+{
+	unsigned int i;
+
+	for (i = 0; i < nlastop && lastop[i].key != key; i++)
+		;
+	c->prev = i < nlastop ? lastop[i].at : -1;
+	if (i == nlastop && nlastop < sizeof(lastop) / sizeof(*lastop))
+		lastop[nlastop++].key = key;
+	if (i < nlastop)
+		lastop[i].at = (int)(c - trace);
+}
+
+/* Priority and flags of @s; mu held. 0 for streams the fake did not make. */
+static int stream_prio(uintptr_t s, unsigned int *flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < nstreams; i++)
+		if (streams[i].s == s) {
+			*flags = streams[i].flags;
+			return streams[i].prio;
+		}
+	*flags = 0;
+	return 0;
+}
+
 static struct fake_call *rec(const char *name, CUstream s, uint64_t payload,
 			     int gpu_op)
 {
@@ -212,9 +287,12 @@ static struct fake_call *rec(const char *name, CUstream s, uint64_t payload,
 		strncpy(c->name, name, sizeof(c->name) - 1);
 		c->stream = (uintptr_t)s;
 		c->payload = payload;
-		if (!tid)
-			tid = gettid();
-		c->tid = tid;
+		c->tid = my_tid();
+		c->prio = stream_prio((uintptr_t)s, &c->sflags);
+		c->prev = c->waits = -1;
+		if (gpu_op || !strncmp(name, "cuEventRecord", 13) ||
+		    !strncmp(name, "cuStreamWaitEvent", 17))
+			order(c, order_key(name, s));
 	}
 	if (gpu_op)
 		gpu_clock += op_ns;
@@ -264,6 +342,8 @@ EXPORT void fake_trace_reset(void)
 {
 	pthread_mutex_lock(&mu);
 	ntrace = 0;
+	nlastop = 0;
+	trace_gen++;
 	pthread_mutex_unlock(&mu);
 }
 
@@ -386,6 +466,7 @@ EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 	(void)flags;
 	if (!fe)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	fe->rec_at = -1;
 	pthread_mutex_lock(&mu);
 	fe->id = ++ids;
 	pthread_mutex_unlock(&mu);
@@ -406,9 +487,13 @@ EXPORT CUresult cuEventDestroy_v2(CUevent e)
 static CUresult ev_record(const char *name, CUevent e, CUstream s)
 {
 	struct fake_event *fe = (struct fake_event *)e;
+	struct fake_call *c = rec(name, s, (uint64_t)fe->id, 0);
 
-	rec(name, s, (uint64_t)fe->id, 0);
 	pthread_mutex_lock(&mu);
+	if (c) {
+		fe->rec_at = (int)(c - trace);
+		fe->rec_gen = trace_gen;
+	}
 	if (green_sms((uintptr_t)s))
 		green_event(fe);
 	pthread_mutex_unlock(&mu);
@@ -501,8 +586,13 @@ EXPORT CUresult cuStreamQuery(CUstream s)
 
 static CUresult wait_event(const char *name, CUstream s, CUevent e)
 {
-	rec(name, s, (uint64_t)((struct fake_event *)e)->id, 0);
+	struct fake_event *fe = (struct fake_event *)e;
+	struct fake_call *c = rec(name, s, (uint64_t)fe->id, 0);
+
 	pthread_mutex_lock(&mu);
+	/* It waits for the event's last record, as the driver's does. */
+	if (c && fe->rec_gen == trace_gen && fe->rec_at >= 0)
+		c->waits = fe->rec_at;
 	if (green_sms((uintptr_t)s))
 		green_event((struct fake_event *)e);
 	pthread_mutex_unlock(&mu);
@@ -523,9 +613,69 @@ EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f)
 
 EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 {
-	(void)s;
+	uintptr_t key = order_key("cuStreamIsCapturing", s);
+	CUresult r = CUDA_SUCCESS;
+	unsigned int i;
+
 	*st = CU_STREAM_CAPTURE_STATUS_NONE;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < ncapturing; i++)
+		if (capturing[i] == key)
+			*st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	/* The legacy stream may not be used during a global capture. */
+	if (key == 1 && ncapturing)
+		r = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+static CUresult begin_capture(const char *name, CUstream s)
+{
+	rec(name, s, 0, 0);
+	pthread_mutex_lock(&mu);
+	if (ncapturing < sizeof(capturing) / sizeof(*capturing))
+		capturing[ncapturing++] = order_key(name, s);
+	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
+}
+
+static CUresult end_capture(const char *name, CUstream s, CUgraph *g)
+{
+	uintptr_t key = order_key(name, s);
+	unsigned int i;
+
+	rec(name, s, 0, 0);
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < ncapturing; i++)
+		if (capturing[i] == key) {
+			capturing[i] = capturing[--ncapturing];
+			break;
+		}
+	pthread_mutex_unlock(&mu);
+	*g = (CUgraph)0x9000;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m)
+{
+	(void)m;
+	return begin_capture("cuStreamBeginCapture_v2", s);
+}
+
+EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode m)
+{
+	(void)m;
+	return begin_capture("cuStreamBeginCapture_v2_ptsz", s);
+}
+
+EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+	return end_capture("cuStreamEndCapture", s, g);
+}
+
+EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
+{
+	return end_capture("cuStreamEndCapture_ptsz", s, g);
 }
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
@@ -801,15 +951,63 @@ EXPORT CUresult cuMemHostAlloc(void **p, size_t n, unsigned int fl)
 	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int fl)
+static CUresult stream_new(const char *name, CUstream *s, unsigned int fl,
+			   int prio)
 {
 	static uintptr_t next = 0x5000;	/* under mu */
 
+	if (prio < FAKE_PRIO_GREATEST)
+		prio = FAKE_PRIO_GREATEST;
+	if (prio > 0)
+		prio = 0;
 	pthread_mutex_lock(&mu);
 	*s = (CUstream)(next++);
+	if (nstreams < STREAMS) {
+		streams[nstreams].s = (uintptr_t)*s;
+		streams[nstreams].prio = prio;
+		streams[nstreams++].flags = fl;
+	}
 	pthread_mutex_unlock(&mu);
-	rec("cuStreamCreate", *s, fl, 0);
+	rec(name, *s, fl, 0);
 	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int fl)
+{
+	return stream_new("cuStreamCreate", s, fl, 0);
+}
+
+EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int fl,
+					   int prio)
+{
+	return stream_new("cuStreamCreateWithPriority", s, fl, prio);
+}
+
+EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+	if (!cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (least)
+		*least = 0;
+	if (greatest)
+		*greatest = FAKE_PRIO_GREATEST;
+	return CUDA_SUCCESS;
+}
+
+EXPORT int fake_stream_prio(CUstream s, unsigned int *flags)
+{
+	unsigned int i;
+	int p = -1;
+
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < nstreams; i++)
+		if (streams[i].s == (uintptr_t)s) {
+			p = streams[i].prio;
+			if (flags)
+				*flags = streams[i].flags;
+		}
+	pthread_mutex_unlock(&mu);
+	return p;
 }
 
 EXPORT CUresult cuCtxGetDevice(CUdevice *d)
@@ -915,6 +1113,12 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
 	(void)d;
 	*c = (CUcontext)FAKE_PRIMARY_CTX;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxDestroy_v2(CUcontext c)
+{
+	rec("cuCtxDestroy_v2", NULL, (uint64_t)(uintptr_t)c, 0);
 	return CUDA_SUCCESS;
 }
 
@@ -1352,6 +1556,8 @@ static const struct { const char *name; void *fn; } syms[] = {
 	S(cuModuleUnload), S(cuLibraryGetGlobal),
 	S(cuLibraryLoadData), S(cuLibraryLoadFromFile), S(cuLibraryGetKernel),
 	S(cuLibraryGetModule), S(cuKernelGetFunction), S(cuLibraryUnload),
+	S(cuStreamCreate), S(cuStreamCreateWithPriority),
+	S(cuCtxGetStreamPriorityRange),
 	{ "cuGetProcAddress", NULL }, { "cuGetProcAddress_v2", NULL },
 #undef S
 };

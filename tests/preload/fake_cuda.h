@@ -23,6 +23,16 @@ struct fake_call {
 	/* memsets, copies (addr: destination), module variable look-ups */
 	uint64_t addr, count, src;
 	unsigned int sms;	/* launches: the green context's SMs, or 0 */
+	/* stream creation, and calls on a stream: its priority and flags */
+	int prio;
+	unsigned int sflags;
+	/*
+	 * Stream order: for launches, copies, memsets, event records and
+	 * waits, the index of the previous one on the same stream (the
+	 * legacy and each thread's per-thread default stream resolved), and
+	 * for a wait the index of the event record it waits for; -1: none.
+	 */
+	int prev, waits;
 };
 
 /* The context cuDevicePrimaryCtxRetain gives. */
@@ -42,6 +52,8 @@ void fake_hold(int on);
  * (@in_gsp 1) or lacks (0) a transformed kernel (a "__gsp" name).
  */
 void fake_hide_global(const char *name, int in_gsp);
+/* The priority and flags of a stream the fake made; -1 if it did not. */
+int fake_stream_prio(CUstream s, unsigned int *flags);
 /* The module that the last module or library load made. */
 CUmodule fake_last_module(void);
 /* The PTX text @m was loaded from, or NULL (not PTX). */

@@ -331,6 +331,61 @@ count 'GSP_SPATIAL=yes is not auto, 0 or 1' 1 "a bad GSP_SPATIAL is named on std
 scenario noarb arb GSP_WATCH_US=0
 count 'GSP_WATCH_US=0 is not a number' 1 "a bad GSP_WATCH_US is named on stderr"
 
+# LC work at the greatest stream priority (lcprio.c): test_lcprio against
+# the fakes, LCPRIO_WANT saying whether its launches must move.
+lcprio() {
+	local s=$1
+	shift
+	env -u LD_LIBRARY_PATH "$@" LD_LIBRARY_PATH="$T/cuda" \
+		LD_PRELOAD="$tmp/arb/libgsp_preload.so" \
+		timeout 60 "$T/test_lcprio" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
+	local rc=${PIPESTATUS[0]}
+	if [ "$rc" -gt 1 ]; then
+		echo "not ok - preload: test_lcprio $s exited with status $rc"
+		sed 's/^/# /' "$tmp/err"
+	fi
+}
+# prio as an LC tenant makes 7 streams and launches 612 kernels on
+# default streams outside a capture.
+lcprio prio GSP_CLASS=lc LCPRIO_WANT=1 LCPRIO_CASE="lcprio (lc)" GSP_LOG=1 \
+	GSP_STATS_FILE="$tmp/stats"
+count 'LC work runs at stream priority -5, the greatest' 1 "lcprio: an LC tenant says once (GSP_LOG=1) that its work runs at the greatest priority"
+has "$tmp/stats" 'lc_priority_streams 7' 'lc_priority_launches 612' &&
+	echo "ok - preload: lcprio: GSP_STATS_FILE counts the LC streams made at the greatest priority and the launches moved" ||
+	{ echo "not ok - preload: lcprio: GSP_STATS_FILE counts the LC streams made at the greatest priority and the launches moved"; sed 's/^/# /' "$tmp/stats"; }
+lcprio prio GSP_CLASS=be LCPRIO_WANT=0 LCPRIO_CASE="lcprio (be)" GSP_LOG=1 \
+	GSP_STATS_FILE="$tmp/stats"
+count 'priority' 0 "lcprio: a BE tenant says nothing about priorities"
+has "$tmp/stats" 'lc_priority_streams 0' 'lc_priority_launches 0' &&
+	echo "ok - preload: lcprio: a BE tenant counts no priority stream or launch" ||
+	{ echo "not ok - preload: lcprio: a BE tenant counts no priority stream or launch"; sed 's/^/# /' "$tmp/stats"; }
+lcprio prio GSP_CLASS=lc GSP_LC_PRIORITY=0 LCPRIO_WANT=0 \
+	LCPRIO_CASE="lcprio (lc, GSP_LC_PRIORITY=0)" GSP_STATS_FILE="$tmp/stats"
+has "$tmp/stats" 'lc_priority_streams 0' 'lc_priority_launches 0' &&
+	echo "ok - preload: lcprio: GSP_LC_PRIORITY=0 counts no priority stream or launch" ||
+	{ echo "not ok - preload: lcprio: GSP_LC_PRIORITY=0 counts no priority stream or launch"; sed 's/^/# /' "$tmp/stats"; }
+lcprio prio GSP_CLASS=lc GSP_LC_PRIORITY=yes LCPRIO_WANT=0 \
+	LCPRIO_CASE="lcprio (lc, GSP_LC_PRIORITY=yes)"
+count 'GSP_LC_PRIORITY=yes is not auto or 0; passing every CUDA call through' 1 "a bad GSP_LC_PRIORITY is named on stderr and the program runs in pass-through"
+lcprio charge GSP_CLASS=lc
+# With the ASan runtime ahead of the interposer (see green above): the
+# priority streams of exited threads are freed, nothing freed twice.
+if [ -f "$asan" ]; then
+	env -u LD_LIBRARY_PATH GSP_CLASS=lc LCPRIO_WANT=1 \
+		ASAN_OPTIONS=detect_leaks=1:exitcode=86 \
+		LSAN_OPTIONS=suppressions="$tmp/lsan.supp":print_suppressions=0 \
+		LD_LIBRARY_PATH="$T/cuda" \
+		LD_PRELOAD="$asan $tmp/arb/libgsp_preload.so" \
+		timeout 60 "$T/test_lcprio" prio >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q Sanitizer "$tmp/err"; then
+		echo "ok - preload: lcprio: no leak or bad free under LeakSanitizer (ASan runtime preloaded)"
+	else
+		echo "not ok - preload: lcprio: no leak or bad free under LeakSanitizer (rc $rc)"
+		grep -v '^gsp: ' "$tmp/err" | sed 's/^/# /' | head -n 40
+	fi
+fi
+
 # The fatbin parser alone (ASan/UBSan), with fatbins nvcc makes if it can.
 fatbins=()
 if [ -x "${NVCC:-}" ]; then
@@ -394,6 +449,17 @@ run_bad --class be
 run_bad --class lc --spatial -- true
 run_bad --spatial --no-spatial -- true
 run_bad --class lc --no-green -- true
+run_bad --no-lc-priority -- true
+run_bad --class be --no-lc-priority -- true
+for a in "" "--class be"; do
+	out=$("$B/gsp-run" $a --no-lc-priority -- true 2>&1 >/dev/null)
+	case "$out" in
+	*"--no-lc-priority is for --class lc"*)
+		echo "ok - preload: gsp-run ${a:+$a }--no-lc-priority is refused: it is for --class lc" ;;
+	*)
+		echo "not ok - preload: gsp-run ${a:+$a }--no-lc-priority is refused: it is for --class lc ($out)" ;;
+	esac
+done
 
 out=$("$B/gsp-run" --class lc --weight 7 --quantum-us 500 -- \
 	sh -c 'echo "$GSP_CLASS $GSP_WEIGHT $GSP_QUANTUM_US $LD_PRELOAD"' 2>&1)
@@ -414,6 +480,12 @@ for o in --spatial --no-spatial --no-green; do
 		echo "not ok - preload: gsp-run $o sets $v=$want ($out)"
 	fi
 done
+out=$("$B/gsp-run" --class lc --no-lc-priority -- sh -c 'echo "$GSP_LC_PRIORITY"' 2>&1)
+if [ "$out" = 0 ]; then
+	echo "ok - preload: gsp-run --class lc --no-lc-priority sets GSP_LC_PRIORITY=0"
+else
+	echo "not ok - preload: gsp-run --class lc --no-lc-priority sets GSP_LC_PRIORITY=0 ($out)"
+fi
 "$B/gsp-run" -- /nonexistent/program 2>/dev/null
 rc=$?
 if [ $rc -eq 127 ]; then
