@@ -131,8 +131,18 @@ static struct {
 	int dispatcher_idle;
 	atomic_ullong pending;		/* enq - issued, for a cheap check */
 	CUresult sticky;
-	int stop, dispatcher_running, reporter_running;
-	pthread_t dispatcher, reporter;
+	int stop, dispatcher_running, reporter_running, charger_running;
+	pthread_t dispatcher, reporter, charger;
+	/*
+	 * LC: GPU time the reporter has measured and the charger has not
+	 * yet charged, per engine (under mu; owed wakes the charger). A
+	 * charge waits for the arbiter's grant, which a BE lease can hold
+	 * for as long as its kernel runs: the reporter must not wait with
+	 * it, or the slot's inflight, and so the partition request, would
+	 * stay up until the BE kernel that the request starves ends.
+	 */
+	uint64_t lc_owed[GSPACE_ENGINE_COUNT];
+	pthread_cond_t owed;
 	int capturing;			/* streams in capture, all contexts */
 
 	/* LC ring: many app threads push, the reporter pops. */
@@ -168,6 +178,7 @@ static struct {
 	.cv = PTHREAD_COND_INITIALIZER,
 	.work = PTHREAD_COND_INITIALIZER,
 	.space = PTHREAD_COND_INITIALIZER,
+	.owed = PTHREAD_COND_INITIALIZER,
 	.drain_at = UINT64_MAX,
 };
 
@@ -592,7 +603,7 @@ static void rejoin_say(enum gsp_rejoin_why why, const char *what, int err)
  * target, the board in place), retrying with backoff while the arbiter
  * is away. The program's queued work waits meanwhile: nothing runs
  * unscheduled. Called only by the thread that talks to the arbiter (the
- * dispatcher, or the LC reporter). 0 once rejoined; -1 if everything
+ * dispatcher, or the LC charger). 0 once rejoined; -1 if everything
  * passes through from now on: GSP_FAIL_OPEN=1, the arbiter refusing us,
  * rejoins that never lead to a grant, or the process exiting meanwhile.
  */
@@ -1457,6 +1468,50 @@ static void lc_charge(uint32_t engine, uint64_t gpu_ns)
 	atomic_fetch_add(&gsp_ctr.jobs, 1);
 }
 
+/* Hands @gpu_ns of LC work on @engine to the charger. */
+static void lc_owe(uint32_t engine, uint64_t gpu_ns)
+{
+	if (!gpu_ns)
+		return;
+	pthread_mutex_lock(&S.mu);
+	S.lc_owed[engine < GSPACE_ENGINE_COUNT ? engine : 0] += gpu_ns;
+	pthread_cond_signal(&S.owed);
+	pthread_mutex_unlock(&S.mu);
+}
+
+/* Charges what the reporter measured; the only LC thread that may wait
+ * for the arbiter (and rejoin it). Drains what is owed before it stops. */
+static void *charger_main(void *arg)
+{
+	uint64_t owed[GSPACE_ENGINE_COUNT];
+	unsigned int e;
+	int any;
+	(void)arg;
+
+	pthread_mutex_lock(&S.mu);
+	for (;;) {
+		any = 0;
+		for (e = 0; e < GSPACE_ENGINE_COUNT; e++) {
+			owed[e] = S.lc_owed[e];
+			S.lc_owed[e] = 0;
+			any |= owed[e] != 0;
+		}
+		if (!any) {
+			if (S.stop && !S.reporter_running)
+				break;
+			pthread_cond_wait(&S.owed, &S.mu);
+			continue;
+		}
+		pthread_mutex_unlock(&S.mu);
+		for (e = 0; e < GSPACE_ENGINE_COUNT; e++)
+			if (owed[e])
+				lc_charge(e, owed[e]);
+		pthread_mutex_lock(&S.mu);
+	}
+	pthread_mutex_unlock(&S.mu);
+	return NULL;
+}
+
 #define LC_BATCH 256
 
 /*
@@ -1583,8 +1638,7 @@ static void *reporter_main(void *arg)
 		if (!n) {
 			uint64_t over = atomic_exchange(&S.lc_overflow, 0);
 
-			if (over)
-				lc_charge(GSPACE_ENGINE_COMPUTE, over);
+			lc_owe(GSPACE_ENGINE_COMPUTE, over);
 			if (stop)
 				break;
 			last = atomic_load_explicit(&S.lc_last_ns,
@@ -1651,8 +1705,7 @@ static void *reporter_main(void *arg)
 			charge[r->engine < GSPACE_ENGINE_COUNT ? r->engine : 0] += ns;
 		}
 		for (e = 0; e < GSPACE_ENGINE_COUNT; e++)
-			if (charge[e])
-				lc_charge(e, charge[e]);
+			lc_owe(e, charge[e]);
 	}
 	if (reserver.b)
 		gsp_reserver_drop(&reserver);
@@ -1743,6 +1796,15 @@ static void at_exit(void)
 		joined_d = !pthread_timedjoin_np(S.dispatcher, NULL, &ts);
 	if (S.reporter_running)
 		joined_r = !pthread_timedjoin_np(S.reporter, NULL, &ts);
+	if (S.charger_running) {
+		/* what the reporter owed last is charged before it goes */
+		pthread_mutex_lock(&S.mu);
+		S.reporter_running = S.reporter_running && !joined_r;
+		pthread_cond_broadcast(&S.owed);
+		pthread_mutex_unlock(&S.mu);
+		if (pthread_timedjoin_np(S.charger, NULL, &ts))
+			fprintf(stderr, "gsp: LC charger did not finish at exit\n");
+	}
 	if (S.dispatcher_running && !joined_d)
 		fprintf(stderr, "gsp: dispatcher did not finish at exit\n");
 	if (S.reporter_running && !joined_r)
@@ -1765,6 +1827,7 @@ static void init_conds(void)
 	pthread_cond_init(&S.cv, &a);
 	pthread_cond_init(&S.work, &a);
 	pthread_cond_init(&S.space, &a);
+	pthread_cond_init(&S.owed, &a);
 	pthread_condattr_destroy(&a);
 }
 
@@ -1783,7 +1846,8 @@ static void after_fork_child(void)
 	S.head = S.tail = NULL;
 	S.enq = S.issued = 0;
 	atomic_store(&S.pending, 0);
-	S.dispatcher_running = S.reporter_running = 0;
+	S.dispatcher_running = S.reporter_running = S.charger_running = 0;
+	memset(S.lc_owed, 0, sizeof(S.lc_owed));
 	S.g = NULL;
 	S.board = NULL;
 	atomic_store(&S.lcv, NULL);
@@ -1887,6 +1951,11 @@ static void setup(void)
 	for (err = 0; err < LC_RING; err++)
 		atomic_store(&S.ring[err].seq, (uint64_t)err);
 	if (S.cls == GSPACE_CLASS_LC) {
+		if (pthread_create(&S.charger, NULL, charger_main, NULL)) {
+			fprintf(stderr, "gsp: cannot start the LC charger; passing every CUDA call through\n");
+			return;
+		}
+		S.charger_running = 1;
 		if (pthread_create(&S.reporter, NULL, reporter_main, NULL)) {
 			fprintf(stderr, "gsp: cannot start the LC reporter; passing every CUDA call through\n");
 			return;

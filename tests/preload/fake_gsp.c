@@ -7,7 +7,9 @@
  * died, reopen included, until fake_gsp_recover(). fake_gsp_hang() marks
  * the tenant hung (SUBMIT: EBUSY) and fake_gsp_expire() also ends the
  * next lease COMPLETEd as the watchdog would (EALREADY), both until a
- * reopen. FAKE_GSP_PART=N,K publishes a partition on device 0 at open,
+ * reopen. fake_gsp_hold(1) withholds every grant (WAIT GRANTED gives
+ * ETIME), as a BE lease on the engine would, until fake_gsp_hold(0).
+ * FAKE_GSP_PART=N,K publishes a partition on device 0 at open,
  * FAKE_GSP_PROTECT=MODE its protection mode (reactive, reserved or
  * predictive) and FAKE_GSP_LEAD_US the board's predict_lead_ns;
  * FAKE_GSP_MOVED=1 makes a reopen say the board moved to a new page. No
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsp.h>
 #include <gsp_board.h>
@@ -33,7 +36,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_gsp_rec log_[65536];
 static unsigned int nlog;
 static uint64_t next_handle = 1;
-static int failing, hung, expire;
+static int failing, hung, expire, holding;
 static uint32_t cls;
 /* Page-aligned like a real board mapping. */
 static struct gsp_board board __attribute__((aligned(GSP_BOARD_SIZE))) = {
@@ -54,6 +57,7 @@ EXPORT void fake_gsp_fail(void) { __atomic_store_n(&failing, 1, __ATOMIC_SEQ_CST
 EXPORT void fake_gsp_recover(void) { __atomic_store_n(&failing, 0, __ATOMIC_SEQ_CST); }
 EXPORT void fake_gsp_hang(void) { __atomic_store_n(&hung, 1, __ATOMIC_SEQ_CST); }
 EXPORT void fake_gsp_expire(void) { __atomic_store_n(&expire, 1, __ATOMIC_SEQ_CST); }
+EXPORT void fake_gsp_hold(int on) { __atomic_store_n(&holding, on, __ATOMIC_SEQ_CST); }
 EXPORT struct gsp_board *fake_gsp_board(void) { return &board; }
 
 static int fail(void)
@@ -145,6 +149,12 @@ EXPORT int gsp_submit(struct gsp *g, struct gspace_submit *a)
 EXPORT int gsp_wait(struct gsp *g, struct gspace_wait *a)
 {
 	(void)g;
+	/* A BE lease holding the engine: no grant before the deadline. */
+	if ((a->flags & GSPACE_WAIT_GRANTED) &&
+	    __atomic_load_n(&holding, __ATOMIC_SEQ_CST)) {
+		usleep(1000);
+		return -ETIME;
+	}
 	a->status = 0;
 	return fail();
 }

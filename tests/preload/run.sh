@@ -316,6 +316,9 @@ scenario predict arb GSP_CLASS=lc FAKE_GSP_PART=2,1 \
 count '^gsp: ' 0 "predict: predictive: nothing said"
 scenario predict arb GSP_CLASS=lc FAKE_GSP_PART=2,1 FAKE_GSP_LEAD_US=3000
 scenario protect arb FAKE_CUDA_SMS=132 FAKE_GSP_PART=60,1
+# The LC's charges wait for grants a BE lease withholds; its requests
+# must come down regardless.
+scenario charge arb GSP_CLASS=lc FAKE_GSP_PART=2,1
 prog=
 
 scenario nospatial arb FAKE_GSP_PART=2,1 GSP_SPATIAL=0

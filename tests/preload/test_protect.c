@@ -157,6 +157,55 @@ static void t_predict(void)
 	       "predict: the 14th launch does not come: nothing reserved 10 ms after its forecast, part_req (0, 0)");
 }
 
+/*
+ * The LC's GPU work is done while its charge waits for a grant (a BE lease
+ * holds the engine): inflight, and so the request, must come down anyway,
+ * or the request would starve the BE kernel whose lease the charge waits
+ * for.
+ */
+static void t_charge(void)
+{
+	static const size_t one_int[] = { 4 };
+	struct gsp_board *b = fake_board();
+	CUfunction fn = fake_function(1, one_int);
+	void *h = dlopen("libgsp.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void (*hold)(int);
+	int i, down = 0;
+
+	if (!b) {
+		tap_ok(0, "charge: the fake libgsp is loaded");
+		return;
+	}
+	if (!h) {
+		Dl_info di;
+		char path[4096];
+
+		if (dladdr(dlsym(RTLD_DEFAULT, "cuLaunchKernel"), &di)) {
+			snprintf(path, sizeof(path), "%s", di.dli_fname);
+			*strrchr(path, '/') = 0;
+			strncat(path, "/libgsp.so.1", sizeof(path) - strlen(path) - 1);
+			h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+		}
+	}
+	*(void **)&hold = h ? dlsym(h, "fake_gsp_hold") : NULL;
+	if (!hold) {
+		tap_ok(0, "charge: the fake libgsp can hold grants");
+		return;
+	}
+	cuCtxSetCurrent(CTX);
+	hold(1);
+	for (i = 0; i < 3; i++) {
+		launch1(fn, S1, i);
+		cuCtxSynchronize();
+		down += settles(b) && !req_nk(b);
+		usleep(20000);	/* the reporter has charges waiting by now */
+	}
+	tap_ok(down == 3,
+	       "charge: with every grant withheld, each request's work done brings inflight and part_req down (%d of 3)",
+	       down);
+	hold(0);
+}
+
 /* kgs reads %envreg1 (grid sync): it cannot be transformed. */
 static const char kgs_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n\n"
@@ -267,7 +316,7 @@ static void t_protect(void)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_protect predict|protect\n");
+		fprintf(stderr, "usage: test_protect predict|protect|charge\n");
 		return 2;
 	}
 	cuInit(0);
@@ -276,6 +325,8 @@ int main(int argc, char **argv)
 		t_predict();
 	else if (!strcmp(argv[1], "protect"))
 		t_protect();
+	else if (!strcmp(argv[1], "charge"))
+		t_charge();
 	else {
 		fprintf(stderr, "test_protect: unknown scenario %s\n", argv[1]);
 		return 2;
