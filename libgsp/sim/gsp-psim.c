@@ -172,6 +172,7 @@ static int parse_args(int argc, char **argv, struct psim_cfg *c, int *dev,
 
 	while ((o = getopt_long(argc, argv, "Md:h", opts, NULL)) != -1) {
 		bad = 0;
+		v = 0;
 		switch (o) {
 		case 'M':
 			*dev = 1;
@@ -245,10 +246,13 @@ static int parse_args(int argc, char **argv, struct psim_cfg *c, int *dev,
 		case O_LEAD:
 			bad = parse_us(optarg, &c->lead_ns);
 			break;
-		case O_TARGET:
-			*target = strtod(optarg, NULL);
-			bad = !(*target > 0);
+		case O_TARGET: {
+			char *end;
+
+			*target = strtod(optarg, &end);
+			bad = *end || !(*target > 0);
 			break;
+		}
 		default:
 			usage(stderr);
 			return -1;

@@ -716,7 +716,9 @@ int psim_run(const struct psim_cfg *c, struct psim_board *pb,
 		.c = c, .pb = pb, .r = r, .nslots = c->sms * c->slots,
 		.spatial = psim_mode_spatial(c->mode) && c->be,
 		.base = pb->clock_ns,
-		.rng_task = c->seed * 2 + 1, .rng_lc = c->seed * 2 + 2,
+		/* odd, so never 0: xorshift's one stuck state */
+		.rng_task = c->seed * 2 + 1,
+		.rng_lc = (c->seed * 2 + 1) * 0x9e3779b97f4a7c15ULL,
 	};
 	int e;
 
