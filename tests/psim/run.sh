@@ -17,7 +17,7 @@ rc=${PIPESTATUS[0]}
 if "$B/gsp-psim" --count 40 >"$tmp/out" 2>"$tmp/err" &&
 	grep -q '^== SIMULATED GPU' "$tmp/out" &&
 	grep -q 'SIMULATED: a model' "$tmp/out" &&
-	[ "$(awk '$1 ~ /^(none|mps-priority|time|reactive|reserved|predictive|preemptive)$/ { printf "%s ", $1 }' "$tmp/out")" = \
+	[ "$(awk 'NF >= 9 && $1 ~ /^(none|mps-priority|time|reactive|reserved|predictive|preemptive)$/ { printf "%s ", $1 }' "$tmp/out")" = \
 	  "none mps-priority time reactive reactive reserved reserved predictive predictive preemptive " ]; then
 	echo "ok - psim: gsp-psim prints every mode, the baseline first, titled SIMULATED"
 else
