@@ -90,7 +90,7 @@ static void log_res(const char *board, const struct psim_res *r)
 TEST_F(psim, every_mode_as_on_a_board_in_memory)
 {
 	static const uint32_t parts[][2] = { { 16, 4 }, { 8, 4 }, { 8, 2 } };
-	static struct gsp_board mem;
+	static struct gsp_board mem;	/* 4 KiB, off the stack */
 	struct psim_board mb;
 	struct psim_res a, b;
 	struct psim_cfg c;

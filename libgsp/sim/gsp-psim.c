@@ -367,6 +367,7 @@ static void print_target(const struct row *rows, int nrows, double target,
 
 int main(int argc, char **argv)
 {
+	/* static: a 4 KiB board off the stack; pb.priv points into dev */
 	static struct psim_dev dev;
 	static struct gsp_board mem;
 	struct psim_cfg c;

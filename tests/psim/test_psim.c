@@ -15,7 +15,10 @@
 #define US	1000ULL
 #define MS	1000000ULL
 
-static struct gsp_board mem;	/* 4 KiB: off the stack */
+/* One board for every run, as one arbiter serves them; 4 KiB, off the
+ * stack. test_board() checks each run leaves it as it found it.
+ */
+static struct gsp_board mem;
 static struct psim_board pb;
 
 /* A small GPU, so each run is quick: 16 SMs x 4 slots, 64-wave kernels. */
