@@ -57,3 +57,19 @@ $(SELFTEST_DIR)/gspace_fairness_test: selftests/gspace_fairness_test.c \
 	$(CC) $(SELFTEST_CFLAGS) -Ikmod/core -Ilibgsp/sim \
 		-I$(dir $(FAIRNESS_GEN)) -o $@ $< $(SIM_SRCS) $(CORE_SRCS) \
 		$(SELFTEST_CLIENT) $(SELFTEST_LDLIBS) -lm
+
+# gspace_psim_test runs gsp-psim's simulated GPU on the arbiter's board
+# and on one in memory, so it links the simulator (mk/psim.mk) in: for
+# the VM, and for gspaced (mk/daemon.mk's build of every selftest).
+$(SELFTEST_DIR)/gspace_psim_test: selftests/gspace_psim_test.c \
+		$(SELFTEST_HDRS) $(PSIM_SRCS) $(PSIM_HDRS) $(SELFTEST_CLIENT)
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) $(PSIM_INC) -o $@ $< $(PSIM_SRCS) \
+		$(SELFTEST_CLIENT) $(SELFTEST_LDLIBS) -lm
+
+$(DAEMON_TEST_DIR)/selftests/gspace_psim_test: selftests/gspace_psim_test.c \
+		$(SELFTEST_HDRS) $(PSIM_SRCS) $(PSIM_HDRS) $(SELFTEST_CLIENT)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
+		-Ilibgsp/proto $(PSIM_INC) $(SAN_FLAGS) -o $@ $< $(PSIM_SRCS) \
+		$(SELFTEST_CLIENT) -lpthread -lm

@@ -6,7 +6,9 @@
 #                   kernel under qemu (TCG), insmod, run each selftest as
 #                   root and then as the unprivileged user tenant, rmmod,
 #                   and fail on any WARNING/BUG/Oops/refcount/lockdep line
-#   make run        the same VM running the demo (tools/demo/gsp-demo.c)
+#   make run        the same VM running the demo (tools/demo/gsp-demo.c),
+#                   then gsp-psim's SIMULATED GPU table against the
+#                   module's own board (libgsp/sim/gsp-psim.c)
 #
 # The top Makefile includes mk/*.mk in alphabetical order (GNU make 4.3
 # sorts the glob): core.mk and selftests.mk come before vm.mk, so the vm
@@ -21,6 +23,7 @@
 #   VM_TIMEOUT      seconds a whole VM run may take before it is killed
 #   VM_CMD_TIMEOUT  seconds one selftest may take inside the VM
 #   DEMO_ARGS       arguments for gsp-demo under make run (see gsp-demo -h)
+#   PSIM_ARGS       arguments for gsp-psim -M under make run (gsp-psim -h)
 
 # Evaluated once, and only by the targets that need them.
 VM_KERNEL ?= $(eval VM_KERNEL := $(shell tools/vm/find-kernel.sh vmlinuz))$(VM_KERNEL)
@@ -29,6 +32,7 @@ VM_MODPARAMS ?= sim_devices=2 lease_devices=1
 VM_TIMEOUT ?= 1500
 VM_CMD_TIMEOUT ?= 300
 DEMO_ARGS ?=
+PSIM_ARGS ?=
 
 VM_BUILD := $(BUILD)/vm
 # uid and gid of the user "tenant" that init.sh creates
@@ -63,6 +67,12 @@ $(VM_BUILD)/gsp-demo: tools/demo/gsp-demo.c uapi/gspace.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(VM_STATIC_CFLAGS) -pthread -o $@ $<
 
+# gsp-psim for the VM: static, like the demo (psim.mk has the sources).
+$(VM_BUILD)/gsp-psim: libgsp/sim/gsp-psim.c $(PSIM_SRCS) $(PSIM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(VM_STATIC_CFLAGS) $(PSIM_INC) -o $@ $< \
+		$(PSIM_SRCS) -lm
+
 # Each selftest runs twice: as root, then as tenant through runas.
 check-vm: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)
 	@[ -n "$(VM_KERNEL)" ] || { \
@@ -86,14 +96,16 @@ check-vm: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)
 run: deps
 	@$(MAKE) --no-print-directory vm-run
 
-vm-run: vm-module $(VM_BUILD)/gsp-demo
+vm-run: vm-module $(VM_BUILD)/gsp-demo $(VM_BUILD)/gsp-psim
 	@[ -n "$(VM_KERNEL)" ] || { \
 		echo "vm: no kernel to boot: run tools/install-deps.sh" >&2; \
 		exit 1; }
-	@echo "/bin/gsp-demo$(if $(DEMO_ARGS), $(DEMO_ARGS))" >$(VM_BUILD)/run.cmds
+	@{ echo "/bin/gsp-demo$(if $(DEMO_ARGS), $(DEMO_ARGS))"; \
+	   echo "/bin/gsp-psim -M$(if $(PSIM_ARGS), $(PSIM_ARGS))"; \
+	 } >$(VM_BUILD)/run.cmds
 	@tools/vm/mkinitramfs.sh -o $(VM_BUILD)/run.img -m gspace.ko \
 		-p '$(VM_MODPARAMS)' -c $(VM_BUILD)/run.cmds \
-		-t $(VM_CMD_TIMEOUT) $(VM_BUILD)/gsp-demo
+		-t $(VM_CMD_TIMEOUT) $(VM_BUILD)/gsp-demo $(VM_BUILD)/gsp-psim
 	@echo "# booting $(VM_KERNEL) in qemu (TCG, no KVM) with gspace.ko $(VM_MODPARAMS)"
 	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_BUILD)/run.img \
 		-t $(VM_TIMEOUT) -d $(VM_BUILD)/run
