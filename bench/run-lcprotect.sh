@@ -92,7 +92,7 @@ LC_MORE="1500us-1k:1500:1:10000 400us-4k:400:4:4000"
 LC_MORE_ON="22us-compute-many-sync 220us-compute-many-sync"
 [ "$quick" = 1 ] && LC_MORE=
 LC_BLOCKS=264
-# gspace's settings, n SMs and k slots: k = 32 (at least any kernel's K)
+# gspace's settings, n SMs and k slots (NxK in the CSV): k = 32 (at least any kernel's K)
 # gives up whole SMs. An LC block beside compute-bound BE warps on its SM
 # runs several times slower (Documentation/spatial.rst), so the benchmark
 # tries whole SMs only.
@@ -188,7 +188,7 @@ cell() {
 	fi
 	lc=$(awk '$1 == "lc" { print $3 "," $5 "," $7 "," $9 }' "$LOGS/$tag.out")
 	be=$(awk '$1 == "be" { print $3 }' "$LOGS/$tag.out")
-	echo "$shape,$lcname,$arr,$mech,$set,${lc:-,,,},${be:-}" >>"$OUT/raw.csv"
+	echo "$shape,$lcname,$arr,$mech,${set/,/x},${lc:-,,,},${be:-}" >>"$OUT/raw.csv"
 	echo "run-lcprotect: $tag: lc ${lc:-failed} be ${be:-failed}" >&2
 }
 
