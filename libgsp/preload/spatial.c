@@ -56,8 +56,8 @@
 #define MAX_REASONS	32
 #define TOPUP_ATTRS	8	/* cuLaunchKernelEx attributes a top-up repeats */
 
-/* Our own probe: each block marks its %smid; ranks follow smid order. */
-static const char probe_ptx[] =
+/* Our own probe: each block marks its %smid (lcgreen.c's too). */
+const char gsp_sm_probe_ptx[] =
 	".version 7.0\n.target sm_70\n.address_size 64\n"
 	".visible .entry gsp_sm_probe(.param .u64 gsp_sm_probe_out)\n{\n"
 	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
@@ -672,7 +672,7 @@ static int probe_ranks(struct sp_ctx *c)
 	CUresult r;
 
 	memset(seen, 0, sizeof(seen));
-	r = R.mod_load(&m, probe_ptx);
+	r = R.mod_load(&m, gsp_sm_probe_ptx);
 	if (!r)
 		r = R.mod_fn(&f, m, "gsp_sm_probe");
 	if (!r)
