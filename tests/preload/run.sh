@@ -417,6 +417,10 @@ has "$tmp/stats" 'lc_green_sms 0' 'lc_green_launches 0' &&
 	{ echo "not ok - preload: lcgreen: GSP_LC_GREEN=0 counts no green launch"; sed 's/^/# /' "$tmp/stats"; }
 lcgreen none GSP_CLASS=lc GSP_LC_GREEN=yes
 count 'GSP_LC_GREEN=yes is not auto or 0; passing every CUDA call through' 1 "a bad GSP_LC_GREEN is named on stderr"
+lcgreen be GSP_STATS_FILE="$tmp/stats"
+has "$tmp/stats" 'spatial_rerank 2' &&
+	echo "ok - preload: lcgreen: GSP_STATS_FILE counts the ctls re-ranked" ||
+	{ echo "not ok - preload: lcgreen: GSP_STATS_FILE counts the ctls re-ranked"; sed 's/^/# /' "$tmp/stats"; }
 
 # The fatbin parser alone (ASan/UBSan), with fatbins nvcc makes if it can.
 fatbins=()
