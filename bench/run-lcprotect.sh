@@ -4,7 +4,7 @@
 # The LC-protection benchmark (issue 27) on a GPU host, from a bare
 # checkout (root, nvcc and the MPS binaries in PATH):
 #
-#   bench/run-lcprotect.sh [--quick] [--only REGEX] [--measure-s S] OUT
+#   bench/run-lcprotect.sh [--quick] [--only REGEX] [--mech REGEX] [--measure-s S] OUT
 #
 # For each BE shape and LC shape it runs the LC beside the BE under every
 # mechanism, side by side in one run: plain MPS, MPS with the BE at
@@ -25,24 +25,35 @@
 #
 # and OUT/plots/*.svg, one Pareto plot per shape (lcprotect-pareto.py).
 # --quick runs three BE shapes and the short periodic LC only; --only
-# keeps the BE shapes whose name matches REGEX. A cell lasts about
+# keeps the BE shapes whose name matches REGEX, --mech the mechanisms
+# (the solo runs always run). REACTIVE, RESERVED and PREDICTIVE in the
+# environment replace the partitions each gspace mode tries ("N,K ..."). A cell lasts about
 # 1 + 1 + S seconds (start, warm-up, measurement; S = 2 by default).
 # Cells append to OUT/pareto.csv, so OUT may collect several runs.
 set -uo pipefail
-quick=0 only=. measure=2
+quick=0 only=. mechs=. measure=2
 while [ $# -gt 1 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--only) only=$2; shift ;;
+	--mech) mechs=$2; shift ;;
 	--measure-s) measure=$2; shift ;;
 	*) echo "run-lcprotect: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
-[ $# = 1 ] || { echo "usage: $0 [--quick] [--only REGEX] [--measure-s S] OUT" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: $0 [--quick] [--only REGEX] [--mech REGEX] [--measure-s S] OUT" >&2; exit 2; }
 case $measure in ''|*[!0-9]*|0) echo "run-lcprotect: --measure-s needs a whole number of seconds >= 1" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
+# gspace's settings, n SMs and k slots (NxK in the CSV): k = 32 (at least any kernel's K)
+# gives up whole SMs. An LC block beside compute-bound BE warps on its SM
+# runs several times slower (Documentation/spatial.rst), so the benchmark
+# tries whole SMs only.
+REACTIVE=${REACTIVE:-132,32 66,32}
+RESERVED=${RESERVED:-66,32 33,32}
+PREDICTIVE=${PREDICTIVE:-132,32}
+
 # shellcheck source=bench/outdir.sh
 . bench/outdir.sh
 outdir_init run-lcprotect "$1"
@@ -57,7 +68,9 @@ make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only measure_s=$measure"
+gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only mech=$mechs measure_s=$measure" \
+	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE" \
+	"GSP_LC_GREEN=${GSP_LC_GREEN:-auto}"
 
 # --- MPS for every cell ------------------------------------------------------
 CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/gsp-mps.XXXXXX) || exit 1
@@ -92,13 +105,6 @@ LC_MORE="1500us-1k:1500:1:10000 400us-4k:400:4:4000"
 LC_MORE_ON="22us-compute-many-sync 220us-compute-many-sync"
 [ "$quick" = 1 ] && LC_MORE=
 LC_BLOCKS=264
-# gspace's settings, n SMs and k slots (NxK in the CSV): k = 32 (at least any kernel's K)
-# gives up whole SMs. An LC block beside compute-bound BE warps on its SM
-# runs several times slower (Documentation/spatial.rst), so the benchmark
-# tries whole SMs only.
-REACTIVE="132,32 66,32"
-RESERVED="66,32 33,32"
-PREDICTIVE="132,32"
 
 # --- calibration (kept in OUT/calib.txt) ---------------------------------------
 touch "$OUT/calib.txt"
@@ -142,6 +148,7 @@ have_protect() {
 cell() {
 	local shape=$1 beargs=$2 lcname=$3 lcargs=$4 arr=$5 mech=$6 set=$7
 	local tag="$shape.$lcname.$arr.$mech.$set" start be lc
+	[[ $mech =~ $mechs ]] || return 0
 	local berun=() lcrun=() beenv=() lcenv=() lcprio=()
 	tag=${tag//,/_}
 	start=$(($(date +%s%3N) + 1000))
