@@ -50,14 +50,10 @@ void gsp_board_set_devices(struct gspace *gsp)
 
 static void gsp_board_clear_slot(struct gspace_board_lc *s)
 {
-	unsigned int i;
-
 	WRITE_ONCE(s->owner, 0);
 	WRITE_ONCE(s->inflight, 0);
 	WRITE_ONCE(s->stamp_ns, 0);
 	WRITE_ONCE(s->reserve, 0);
-	for (i = 0; i < ARRAY_SIZE(s->sm_mask); i++)
-		WRITE_ONCE(s->sm_mask[i], 0);
 }
 
 /*

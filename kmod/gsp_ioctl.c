@@ -29,8 +29,7 @@ static int gsp_ucmd_respond(const struct gsp_ucmd *ucmd, const void *cmd,
 			 GSPACE_FEAT_POLICY_CREDIT | GSPACE_FEAT_POLICY_BAND | \
 			 GSPACE_FEAT_LC_PRIORITY | GSPACE_FEAT_REORDER | \
 			 GSPACE_FEAT_BOARD | GSPACE_FEAT_PARTITION | \
-			 GSPACE_FEAT_PROTECT | GSPACE_FEAT_LEASE_PROGRESS | \
-			 GSPACE_FEAT_LC_SMS)
+			 GSPACE_FEAT_PROTECT | GSPACE_FEAT_LEASE_PROGRESS)
 
 /*
  * gsp_ioctl_version (GSPACE_IOCTL_VERSION): the ABI version, features, the

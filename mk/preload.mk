@@ -86,14 +86,6 @@ $(PRELOAD_TEST_DIR)/test_lcprio: tests/preload/test_lcprio.c \
 		-Itests -Itests/preload -o $@ $< \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
-$(PRELOAD_TEST_DIR)/test_lcgreen: tests/preload/test_lcgreen.c \
-		tests/preload/fake_cuda.h tests/tap.h $(PRELOAD_HDRS) \
-		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
-	@mkdir -p $(@D)
-	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
-		-Itests -Itests/preload -o $@ $< \
-		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
-
 # fatbin.c alone, under ASan and UBSan (the interposer itself cannot be).
 $(PRELOAD_TEST_DIR)/test_fatbin: tests/preload/test_fatbin.c tests/tap.h \
 		libgsp/preload/fatbin.c libgsp/preload/fatbin.h
@@ -111,7 +103,7 @@ $(PRELOAD_TEST_DIR)/test_predict: tests/preload/test_predict.c tests/tap.h \
 		libgsp/preload/predict.c -lm
 
 check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
-		$(PRELOAD_TEST_DIR)/test_lcprio $(PRELOAD_TEST_DIR)/test_lcgreen \
+		$(PRELOAD_TEST_DIR)/test_lcprio \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
 		$(PRELOAD_TEST_DIR)/test_fatbin $(PRELOAD_TEST_DIR)/test_predict \
 		$(PRELOAD_TEST_DIR)/test_protect

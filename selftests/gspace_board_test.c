@@ -147,14 +147,8 @@ TEST_F(board, lc_slot_follows_class)
 	ASSERT_NE(NULL, rw);
 	__atomic_store_n(&rw->lc[slot].inflight, 3, __ATOMIC_RELEASE);
 	__atomic_store_n(&rw->lc[slot].stamp_ns, now_ns(), __ATOMIC_RELEASE);
-	/* ABI 1.3 (GSPACE_FEAT_LC_SMS): the SMs its green context got. */
-	__atomic_store_n(&rw->lc[slot].sm_mask[0], 0xff00, __ATOMIC_RELEASE);
-	__atomic_store_n(&rw->lc[slot].sm_mask[3], 1ULL << 63,
-			 __ATOMIC_RELEASE);
 	ASSERT_EQ(3, __atomic_load_n(&self->b->lc[slot].inflight,
 				     __ATOMIC_ACQUIRE));
-	ASSERT_EQ(0xff00, __atomic_load_n(&self->b->lc[slot].sm_mask[0],
-					  __ATOMIC_ACQUIRE));
 
 	/* Back to BE: the slot is cleared and given up. */
 	ASSERT_OK(ctx_set_raw(self->fd2, 0, GSPACE_CLASS_BE, 100, 0));
@@ -162,23 +156,15 @@ TEST_F(board, lc_slot_follows_class)
 	ASSERT_EQ(0, self->b->lc[slot].owner);
 	ASSERT_EQ(0, self->b->lc[slot].inflight);
 	ASSERT_EQ(0, self->b->lc[slot].stamp_ns);
-	ASSERT_EQ(0, self->b->lc[slot].sm_mask[0]);
-	ASSERT_EQ(0, self->b->lc[slot].sm_mask[3]);
 	munmap(rw, GSPACE_BOARD_SIZE);
 
-	/* LC again, then close: cleared too, the SM mask with it. */
+	/* LC again, then close: cleared too. */
 	ASSERT_OK(ctx_set_raw(self->fd2, 0, GSPACE_CLASS_LC, 100, 0));
 	slot = lc_slot_of(_metadata, self->fd2);
 	ASSERT_LE(0, slot);
 	ASSERT_NE(0, self->b->lc[slot].owner);
-	rw = map_board(self->fd2, PROT_READ | PROT_WRITE);
-	ASSERT_NE(NULL, rw);
-	__atomic_store_n(&rw->lc[slot].sm_mask[1], 7, __ATOMIC_RELEASE);
-	/* The mapping holds the file: unmap first, so close releases it. */
-	munmap(rw, GSPACE_BOARD_SIZE);
 	t_close(&self->fd2);
 	ASSERT_EQ(0, self->b->lc[slot].owner);
-	ASSERT_EQ(0, self->b->lc[slot].sm_mask[1]);
 }
 
 TEST_F(board, lc_slot_moves_with_device)

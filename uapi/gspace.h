@@ -66,7 +66,6 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_PARTITION		(1ULL << 9)	/* ABI 1.2: part_req */
 #define GSPACE_FEAT_PROTECT		(1ULL << 11)	/* ABI 1.3: protect */
 #define GSPACE_FEAT_LEASE_PROGRESS	(1ULL << 10)	/* ABI 1.3: renewals */
-#define GSPACE_FEAT_LC_SMS		(1ULL << 12)	/* ABI 1.3: sm_mask */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -365,13 +364,6 @@ struct gspace_stats {
  *   work as active on the device while a slot of it has a @reserve
  *   younger than @lc_max_ns. The arbiter zeroes @reserve with the slot.
  *
- * - LC SMs (ABI 1.3, GSPACE_FEAT_LC_SMS): an LC tenant whose kernels run
- *   on a green context writes in @sm_mask the SMs it got, bit i of word
- *   i / 64 for %smid i, before it first raises its @inflight with them;
- *   0: anywhere. BE tenants rank those SMs of the device first, so that
- *   the n SMs they give up are the LC's (Documentation/spatial.rst,
- *   "Exact placement"). The arbiter zeroes @sm_mask with the slot.
- *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
  * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
  * the length at most GSPACE_BOARD_SIZE, else EINVAL. Fields are
@@ -409,7 +401,7 @@ struct gspace_board_lc {
 	__aligned_u64 inflight;
 	__aligned_u64 stamp_ns;
 	__aligned_u64 reserve;	/* ABI 1.3: 0, or when it was raised */
-	__aligned_u64 sm_mask[4];	/* ABI 1.3: the %smids its kernels use */
+	__aligned_u64 reserved[4];
 };
 
 struct gspace_board {

@@ -126,14 +126,10 @@ void gd_board_protect(void)
 
 static void slot_clear(struct gsp_board_lc *s)
 {
-	unsigned int i;
-
 	gsp_board_store(&s->owner, 0);
 	gsp_board_store(&s->inflight, 0);
 	gsp_board_store(&s->stamp_ns, 0);
 	gsp_board_store(&s->reserve, 0);
-	for (i = 0; i < 4; i++)
-		gsp_board_store(&s->sm_mask[i], 0);
 }
 
 /*

@@ -12,10 +12,9 @@
  *   inflight leaving or reaching 0 or its reserve changing, the arbiter
  *   giving out or clearing a slot or changing the partition or the
  *   protection mode), through gsp_board_part_update();
- * - lc[i].inflight, lc[i].stamp_ns, lc[i].reserve and lc[i].sm_mask: the
- *   LC tenant that owns slot i (lc[i].owner != 0: its pid); the arbiter
- *   zeroes a slot when its owner ends, so a dead LC tenant never holds BE
- *   work back, nor its SMs.
+ * - lc[i].inflight, lc[i].stamp_ns and lc[i].reserve: the LC tenant that
+ *   owns slot i (lc[i].owner != 0: its pid); the arbiter zeroes a slot
+ *   when its owner ends, so a dead LC tenant never holds BE work back.
  *
  * How a BE tenant reads it (gsp_board_lc_active()): LC work is active on
  * a device while some slot of that device has inflight > 0 and was
@@ -58,7 +57,7 @@ struct gsp_board_lc {
 	uint64_t inflight;	/* owner: its GPU operations not yet seen done */
 	uint64_t stamp_ns;	/* owner: CLOCK_MONOTONIC of its last issue */
 	uint64_t reserve;	/* owner: 0, or when it raised a reservation */
-	uint64_t sm_mask[4];	/* owner: its kernels' %smids; 0: anywhere */
+	uint64_t reserved[4];
 };
 
 struct gsp_board {
@@ -99,8 +98,8 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 	       offsetof(struct gspace_board, dev[1].reserved) &&
 	       offsetof(struct gsp_board, lc[1].reserve) ==
 	       offsetof(struct gspace_board, lc[1].reserve) &&
-	       offsetof(struct gsp_board, lc[1].sm_mask) ==
-	       offsetof(struct gspace_board, lc[1].sm_mask) &&
+	       offsetof(struct gsp_board, lc[1].reserved) ==
+	       offsetof(struct gspace_board, lc[1].reserved) &&
 	       sizeof(struct gsp_board_dev) == 64 &&
 	       sizeof(struct gsp_board_lc) == 64,
 	       "struct gsp_board matches uapi struct gspace_board");
@@ -256,29 +255,6 @@ static inline int gsp_board_lc_confine(const struct gsp_board *b,
 	return device < GSP_BOARD_MAX_DEVICES &&
 	       gsp_board_protect(b, device) != GSP_PROTECT_REACTIVE &&
 	       GSP_BOARD_REQ_N(gsp_board_load(&b->dev[device].part_req));
-}
-
-/*
- * The SMs (%smid i: bit i % 64 of word i / 64) that the LC slots of
- * @device publish in sm_mask, their union into @out: those the BE ranks
- * first (Documentation/spatial.rst, "Exact placement").
- */
-static inline void gsp_board_lc_sms(const struct gsp_board *b,
-				    uint32_t device, uint64_t out[4])
-{
-	unsigned int i, j;
-
-	for (j = 0; j < 4; j++)
-		out[j] = 0;
-	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
-		const struct gsp_board_lc *s = &b->lc[i];
-
-		if (!gsp_board_load(&s->owner) ||
-		    gsp_board_load(&s->device) != device)
-			continue;
-		for (j = 0; j < 4; j++)
-			out[j] |= gsp_board_load(&s->sm_mask[j]);
-	}
 }
 
 #endif /* GSP_BOARD_H */

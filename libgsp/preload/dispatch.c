@@ -25,7 +25,6 @@
 
 #include <gsp_persist.h>
 
-#include "lcgreen.h"
 #include "lcprio.h"
 #include "predict.h"
 #include "preload.h"
@@ -377,7 +376,6 @@ static int read_config(void)
 	v = 1;
 	bad |= env_u64("GSP_ONE_WAVE", 0, 1, &v) < 0;
 	bad |= gsp_lcprio_config() < 0;
-	bad |= gsp_lcgreen_config() < 0;
 	S.sp.one_wave = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_FAIL_OPEN", 0, 1, &v) < 0;
@@ -524,22 +522,6 @@ static int lc_active(void)
 static int lc_confine(void)
 {
 	return S.board && gsp_board_lc_confine(S.board, S.device, now_ns());
-}
-
-const struct gsp_board *gsp_board_ro(uint32_t *device)
-{
-	*device = S.device;
-	return S.board;
-}
-
-struct gsp_board_lc *gsp_lc_slot(struct gsp_board **rw)
-{
-	struct lc_view *v = atomic_load_explicit(&S.lcv, memory_order_acquire);
-
-	if (!v || !v->rw)
-		return NULL;
-	*rw = v->rw;
-	return &v->rw->lc[v->slot];
 }
 
 /* Rejoining the arbiter -------------------------------------------------- */
@@ -1792,7 +1774,6 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_LOST]));
 	gsp_sp_stats(f);
 	gsp_lcprio_stats(f);
-	gsp_lcgreen_stats(f);
 	fclose(f);
 }
 

@@ -20,19 +20,6 @@
  * legacy stream, on the blocking streams that synchronise with it) runs
  * after the kernel, as before.
  *
- * Green contexts (lcgreen.c, GSP_LC_GREEN): when the board publishes a
- * partition, the private streams are streams of the LC's green context,
- * and every kernel launch that one can take (cuLaunchKernel, and
- * cuLaunchKernelEx without cooperative or cluster attributes, _ptsz
- * forms included) moves, from any stream: one private stream per
- * program stream, so that two program streams stay as concurrent as
- * they were and none waits for another's kernels (a shared one would
- * order them, and could deadlock a stream waiting on a memory value that
- * a later kernel writes). Cooperative and graph launches keep to the
- * plain private streams (a cooperative grid sized for the whole GPU
- * cannot run on part of it; a graph's nodes are left where they are),
- * from default streams only, as without green contexts.
- *
  * Events: cuStreamWaitEvent takes the event's state at the call, so a
  * pair may be recorded again as soon as both waits are issued. Each
  * private stream keeps up to LCP_PAIRS pairs; a launch claims a free one
@@ -51,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lcgreen.h"
 #include "lcprio.h"
 
 #define LCP_PAIRS	16	/* concurrent moved launches per private stream */
@@ -62,8 +48,6 @@ struct lcp_stream {
 	CUdevice dev;
 	int thr;		/* 1: for @owner's per-thread default stream */
 	pthread_t owner;
-	CUstream prog;		/* the program's stream; NULL: a default one */
-	int green;		/* @s is in the LC's green context */
 	int dead;
 	CUstream s;		/* NULL: it could not be made; no more tries */
 	unsigned int npairs;	/* pairs handed out so far */
@@ -259,28 +243,21 @@ CUresult gsp_lcprio_create(CUstream *s, unsigned int flags, int prio,
 	return P.R.create ? P.R.create(s, flags) : CUDA_ERROR_NOT_FOUND;
 }
 
-static int is_default(CUstream s)
+int gsp_lcprio_wanted(CUstream s, int pt)
 {
-	return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
-}
-
-int gsp_lcprio_wanted(CUstream s, int pt, int green)
-{
-	if (gsp_mode() != GSP_MODE_LC)
+	if (s && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD)
 		return 0;
-	if (!(green && gsp_lcgreen_on()) && !(P.on && is_default(s)))
+	if (gsp_mode() != GSP_MODE_LC || !P.on)
 		return 0;
 	return !gsp_capturing(s, pt);
 }
 
 /*
- * A private stream for (@ctx, @thr, @prog), in @green's context if not
- * NULL, with no pair yet; NULL only without memory. Its stream is NULL
- * when the driver would not make it (said once): the entry then
- * remembers that, and launches stay where they are.
+ * A private stream for (@ctx, @thr) with no pair yet; NULL only without
+ * memory. Its stream is NULL when the driver would not make it (said once):
+ * the entry then remembers that, and launches stay where they are.
  */
-static struct lcp_stream *entry_make(CUcontext ctx, int thr, CUstream prog,
-				     struct lcg_ctx *green)
+static struct lcp_stream *entry_make(CUcontext ctx, int thr)
 {
 	struct lcp_stream *e = calloc(1, sizeof(*e));
 	CUresult r;
@@ -290,35 +267,27 @@ static struct lcp_stream *entry_make(CUcontext ctx, int thr, CUstream prog,
 		return NULL;
 	e->ctx = ctx;
 	e->thr = thr;
-	e->prog = prog;
-	e->green = green != NULL;
 	e->owner = pthread_self();
 	e->dev = -1;
 	P.R.ctx_dev(&e->dev);
 	/* Per-thread entries go when their thread exits. */
 	if (thr && P.key_ok)
 		pthread_setspecific(P.key, (void *)1);
-	if (greatest(&g))
-		r = CUDA_ERROR_INVALID_CONTEXT;
-	else if (green)	/* GSP_LC_PRIORITY=0: the default priority */
-		r = gsp_lcgreen_stream(green, &e->s, P.on ? g : 0);
-	else
-		r = P.R.create_prio(&e->s, CU_STREAM_NON_BLOCKING, g);
+	r = greatest(&g) ? CUDA_ERROR_INVALID_CONTEXT :
+	    P.R.create_prio(&e->s, CU_STREAM_NON_BLOCKING, g);
 	if (r != CUDA_SUCCESS) {
 		e->s = NULL;
 		gsp_warn_once(&P.warned_make,
-			      "cannot make a private stream for LC kernels (error %d); they run on the program's stream",
+			      "cannot make a stream of the greatest priority (error %d); LC kernels launched on a default stream run there, at its priority",
 			      (int)r);
 		return e;
 	}
-	if (P.on)
-		say(g);
+	say(g);
 	return e;
 }
 
-/* Claims a pair of the (@ctx, @thr, @prog, @green) entry, made if need be. */
-static struct lcp_stream *claim(CUcontext ctx, int thr, CUstream prog,
-				struct lcg_ctx *green, unsigned int *pair)
+/* Claims a pair of the (@ctx, @thr) entry, made if need be; NULL: none. */
+static struct lcp_stream *claim(CUcontext ctx, int thr, unsigned int *pair)
 {
 	pthread_t self = pthread_self();
 	struct lcp_stream *e, *made = NULL, *extra = NULL;
@@ -328,13 +297,12 @@ static struct lcp_stream *claim(CUcontext ctx, int thr, CUstream prog,
 		pthread_mutex_lock(&P.mu);
 		for (e = P.list; e; e = e->next)
 			if (!e->dead && e->ctx == ctx && e->thr == thr &&
-			    e->prog == prog && e->green == (green != NULL) &&
 			    (!thr || pthread_equal(e->owner, self)))
 				break;
 		if (e || made)
 			break;
 		pthread_mutex_unlock(&P.mu);
-		made = entry_make(ctx, thr, prog, green);
+		made = entry_make(ctx, thr);
 		if (!made)
 			return NULL;
 	}
@@ -358,7 +326,7 @@ static struct lcp_stream *claim(CUcontext ctx, int thr, CUstream prog,
 			entry_free(extra);
 		if (e->s)
 			gsp_warn_once(&P.warned_busy,
-				      "more than %d LC kernels were launched on one stream at once; the others ran there",
+				      "more than %d LC kernels were launched on one default stream at once; the others ran there, at its priority",
 				      LCP_PAIRS);
 		return NULL;
 	}
@@ -387,11 +355,9 @@ static void release(struct lcp_stream *e, unsigned int pair)
 	free_list(l);
 }
 
-int gsp_lcprio_enter(struct gsp_lcprio_slot *sl, CUstream s, int pt,
-		     int green)
+int gsp_lcprio_enter(struct gsp_lcprio_slot *sl, CUstream s, int pt)
 {
 	CUstream def = gsp_event_stream(s, pt);
-	struct lcg_ctx *g = NULL;
 	CUcontext ctx = NULL;
 	struct lcp_stream *e;
 	unsigned int pair;
@@ -399,13 +365,7 @@ int gsp_lcprio_enter(struct gsp_lcprio_slot *sl, CUstream s, int pt,
 
 	if (!have_driver() || P.R.ctx_get(&ctx) != CUDA_SUCCESS || !ctx)
 		return -1;
-	/* Made and published before the launch raises the request. */
-	if (green && gsp_lcgreen_on())
-		g = gsp_lcgreen_get(ctx);
-	if (!g && !(P.on && is_default(s)))
-		return -1;
-	e = claim(ctx, def == CU_STREAM_PER_THREAD,
-		  is_default(s) ? NULL : def, g, &pair);
+	e = claim(ctx, def == CU_STREAM_PER_THREAD, &pair);
 	if (!e)
 		return -1;
 	r = e->a[pair] && e->b[pair] ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -417,7 +377,7 @@ int gsp_lcprio_enter(struct gsp_lcprio_slot *sl, CUstream s, int pt,
 		/* Nothing issued on the priority stream depends on it yet. */
 		release(e, pair);
 		gsp_warn_once(&P.warned_order,
-			      "a private stream cannot be tied to the program's stream (error %d); LC kernels stay there",
+			      "a stream of the greatest priority cannot be tied to a default stream (error %d); LC kernels stay there",
 			      (int)r);
 		return -1;
 	}
@@ -440,33 +400,13 @@ void gsp_lcprio_leave(struct gsp_lcprio_slot *sl, CUresult launched)
 		if (r != CUDA_SUCCESS) {
 			/* The default stream cannot wait for it: we do. */
 			gsp_warn_once(&P.warned_order,
-				      "the program's stream cannot wait for a private stream (error %d); waiting on the host",
+				      "a default stream cannot wait for a stream of the greatest priority (error %d); waiting on the host",
 				      (int)r);
 			P.R.sync(e->s);
 		}
-		if (e->green)
-			gsp_lcgreen_count();
-		else
-			atomic_fetch_add_explicit(&P.launches, 1,
-						  memory_order_relaxed);
+		atomic_fetch_add_explicit(&P.launches, 1, memory_order_relaxed);
 	}
 	release(e, sl->pair);
-}
-
-void gsp_lcprio_stream_gone(CUstream s)
-{
-	struct lcp_stream *e, *l;
-
-	if (is_default(s))
-		return;
-	pthread_once(&P.once, init);
-	pthread_mutex_lock(&P.mu);
-	for (e = P.list; e; e = e->next)
-		if (e->prog == s)
-			e->dead = 1;
-	l = take_dead();
-	pthread_mutex_unlock(&P.mu);
-	free_list(l);
 }
 
 void gsp_lcprio_ctx_gone(CUcontext ctx, CUdevice dev)

@@ -26,13 +26,8 @@ GSP_HIDDEN void gsp_lcprio_stats(FILE *f);
 GSP_HIDDEN CUresult gsp_lcprio_create(CUstream *s, unsigned int flags,
 				      int prio, int with_prio);
 
-/*
- * 1 if a launch on @s (of variant @pt) is to run on a private stream:
- * from a default stream at the greatest priority, or, if @green (a
- * launch a green context can take), from any stream on the LC's green
- * context (lcgreen.c).
- */
-GSP_HIDDEN int gsp_lcprio_wanted(CUstream s, int pt, int green);
+/* 1 if a launch on @s (of variant @pt) is to run on a priority stream. */
+GSP_HIDDEN int gsp_lcprio_wanted(CUstream s, int pt);
 
 /* A launch moved to a priority stream, between enter and leave. */
 struct gsp_lcprio_slot {
@@ -43,11 +38,11 @@ struct gsp_lcprio_slot {
 };
 
 /*
- * Records an event on the program's stream @s and has the private stream
+ * Records an event on the default stream @s and has the priority stream
  * wait for it: 0 and @sl->stream, or -1 (the launch stays where it was).
  */
 GSP_HIDDEN int gsp_lcprio_enter(struct gsp_lcprio_slot *sl, CUstream s,
-				int pt, int green);
+				int pt);
 /* After the launch (@r its result): the default stream waits for it. */
 GSP_HIDDEN void gsp_lcprio_leave(struct gsp_lcprio_slot *sl, CUresult r);
 
@@ -56,8 +51,6 @@ GSP_HIDDEN void gsp_lcprio_leave(struct gsp_lcprio_slot *sl, CUresult r);
  * device @dev released or reset): its priority streams and events go.
  */
 GSP_HIDDEN void gsp_lcprio_ctx_gone(CUcontext ctx, CUdevice dev);
-/* The program destroys @s: the private stream that served it goes. */
-GSP_HIDDEN void gsp_lcprio_stream_gone(CUstream s);
 
 static inline const CUlaunchConfig *gsp_lcprio_cfg(CUlaunchConfig *tmp,
 						   const CUlaunchConfig *cfg,
@@ -70,17 +63,14 @@ static inline const CUlaunchConfig *gsp_lcprio_cfg(CUlaunchConfig *tmp,
 
 /*
  * In an LC wrapper, before ROUTE(): a launch on a default stream (not
- * being captured), or with @R_GREEN on any stream, runs on a private
- * stream. @CALL_ON is the real call with its stream argument replaced by
- * ps_; the LC bookkeeping (samples, the reporter's marker) stays on the
- * program's stream, which waits for the kernel before anything the
- * program issues there later. The private stream comes first: a green
- * context's SMs are on the board before gsp_lc_begin() raises the
- * request.
+ * being captured) runs on a priority stream. @CALL_ON is the real call
+ * with its stream argument replaced by ps_; the LC bookkeeping (samples,
+ * the reporter's marker) stays on the default stream, which waits for the
+ * kernel before anything the program issues there later.
  */
-#define LCPRIO_ROUTE(R_PT, R_S, R_KEY, R_GREEN, CALL_ON)		\
+#define LCPRIO_ROUTE(R_PT, R_S, R_KEY, CALL_ON)				\
 	do {								\
-		if (gsp_lcprio_wanted((R_S), (R_PT), (R_GREEN))) {	\
+		if (gsp_lcprio_wanted((R_S), (R_PT))) {			\
 			struct gsp_lcprio_slot l_;			\
 			struct gsp_lc_ticket t_;			\
 			CUstream es_ = gsp_event_stream((R_S), (R_PT));	\
@@ -88,9 +78,8 @@ static inline const CUlaunchConfig *gsp_lcprio_cfg(CUlaunchConfig *tmp,
 			CUresult r_;					\
 			int in_;					\
 									\
-			in_ = !gsp_lcprio_enter(&l_, (R_S), (R_PT),	\
-						(R_GREEN));		\
 			gsp_lc_begin(&t_, (R_KEY), es_);		\
+			in_ = !gsp_lcprio_enter(&l_, (R_S), (R_PT));	\
 			if (in_)					\
 				ps_ = l_.stream;			\
 			r_ = CALL_ON;					\

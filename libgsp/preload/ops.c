@@ -11,7 +11,6 @@
 
 #include <gspace.h>
 
-#include "lcgreen.h"
 #include "lcprio.h"
 #include "preload.h"
 #include "spatial.h"
@@ -333,7 +332,7 @@ static CUresult w_##sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 			void **params, void **extra)			\
 {									\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
-	LCPRIO_ROUTE(ptsz, s, (const void *)f, 1,			\
+	LCPRIO_ROUTE(ptsz, s, (const void *)f,				\
 		     CALL_REAL(sym, (f, gx, gy, gz, bx, by, bz, shmem, ps_, \
 				     params, extra)));			\
 	ROUTE(ptsz, s, GSPACE_ENGINE_COMPUTE, (const void *)f,		\
@@ -352,7 +351,7 @@ static CUresult w_##sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 			void **params)					\
 {									\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
-	LCPRIO_ROUTE(ptsz, s, (const void *)f, 0,			\
+	LCPRIO_ROUTE(ptsz, s, (const void *)f,				\
 		     CALL_REAL(sym, (f, gx, gy, gz, bx, by, bz, shmem, ps_, \
 				     params)));				\
 	ROUTE(ptsz, s, GSPACE_ENGINE_COMPUTE, (const void *)f,		\
@@ -395,7 +394,7 @@ static CUresult w_##sym(const CUlaunchConfig *cfg, CUfunction f,	\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
 	if (!cfg)							\
 		return CALL_REAL(sym, (cfg, f, params, extra));		\
-	LCPRIO_ROUTE(ptsz, s_, (const void *)f, gsp_lcgreen_ex_ok(cfg),	\
+	LCPRIO_ROUTE(ptsz, s_, (const void *)f,				\
 		     CALL_REAL(sym, (gsp_lcprio_cfg(&lc_, cfg, ps_), f,	\
 				     params, extra)));			\
 	ROUTE(ptsz, s_, GSPACE_ENGINE_COMPUTE, (const void *)f,		\
@@ -409,7 +408,7 @@ LAUNCH_EX_WRAPPER(cuLaunchKernelEx_ptsz, 1)
 static CUresult w_##sym(CUgraphExec g, CUstream s)			\
 {									\
 	atomic_fetch_add_explicit(&gsp_ctr.launches, 1, memory_order_relaxed); \
-	LCPRIO_ROUTE(ptsz, s, (const void *)g, 0, CALL_REAL(sym, (g, ps_))); \
+	LCPRIO_ROUTE(ptsz, s, (const void *)g, CALL_REAL(sym, (g, ps_))); \
 	ROUTE(ptsz, s, GSPACE_ENGINE_COMPUTE, (const void *)g,		\
 	      (op->kind = OP_GRAPH, op->hook = H_##sym, op->u.graph = g, 0), \
 	      CALL_REAL(sym, (g, s)));					\
@@ -707,6 +706,7 @@ SYNCPT(cuMemFreeHost, (void *p), (p))
 SYNCPT(cuMemHostUnregister, (void *p), (p))
 SYNCPT(cuCtxPopCurrent_v2, (CUcontext *c), (c))
 SYNCPT(cuCtxSetCurrent, (CUcontext c), (c))
+SYNCPT(cuStreamDestroy_v2, (CUstream s), (s))
 SYNCPT(cuEventDestroy_v2, (CUevent e), (e))
 SYNCPT(cuGraphExecDestroy, (CUgraphExec g), (g))
 SYNCPT(cuStreamAddCallback, (CUstream s, CUstreamCallback cb, void *u,
@@ -727,15 +727,11 @@ static CUresult w_##sym params						\
 	return gsp_sticky(s_, r_);					\
 }
 SYNC_GONE(cuCtxDestroy_v2, (CUcontext c), (c),
-	  (gsp_sp_ctx_gone(c, 0), gsp_lcprio_ctx_gone(c, 0),
-	   gsp_lcgreen_ctx_gone(c, 0)))
+	  (gsp_sp_ctx_gone(c, 0), gsp_lcprio_ctx_gone(c, 0)))
 SYNC_GONE(cuDevicePrimaryCtxRelease_v2, (CUdevice d), (d),
-	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d),
-	   gsp_lcgreen_ctx_gone(NULL, d)))
+	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d)))
 SYNC_GONE(cuDevicePrimaryCtxReset_v2, (CUdevice d), (d),
-	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d),
-	   gsp_lcgreen_ctx_gone(NULL, d)))
-SYNC_GONE(cuStreamDestroy_v2, (CUstream s), (s), gsp_lcprio_stream_gone(s))
+	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d)))
 
 #define SYNC_UNLOAD(sym, T)						\
 static CUresult w_##sym(T h)						\

@@ -56,8 +56,8 @@
 #define MAX_REASONS	32
 #define TOPUP_ATTRS	8	/* cuLaunchKernelEx attributes a top-up repeats */
 
-/* Our own probe: each block marks its %smid (lcgreen.c's too). */
-const char gsp_sm_probe_ptx[] =
+/* Our own probe: each block marks its %smid; ranks follow smid order. */
+static const char probe_ptx[] =
 	".version 7.0\n.target sm_70\n.address_size 64\n"
 	".visible .entry gsp_sm_probe(.param .u64 gsp_sm_probe_out)\n{\n"
 	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
@@ -109,8 +109,6 @@ struct sp_ctx {
 	unsigned int nsm, arch;
 	unsigned int regs_sm;	/* register file per SM; 0 if unknown */
 	uint32_t rank[GSP_PERSIST_MAX_SM];
-	uint64_t seen[4];	/* the SMs the probe saw, by %smid */
-	uint64_t lcsms[4];	/* the LC's SMs that @rank puts first */
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
@@ -141,7 +139,6 @@ struct sp_ctl {
 	 */
 	int clean, zeroing;
 	unsigned int topups;
-	uint64_t lcsms[4];	/* the LC's SMs its ranks put first */
 	uint32_t hw;		/* slots given up at its last look (ctl_slots) */
 	uint32_t ep;		/* the request's epoch then */
 	struct sp_img *img;	/* referenced while live */
@@ -300,8 +297,7 @@ static struct {
 	atomic_ulong one_wave;		/* launches left unchanged: one wave */
 	atomic_ulong regcaps;		/* clones JIT-ed again, capped */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
-	atomic_int warned_moved, warned_rerank;
-	atomic_ulong reranks;		/* ctls whose ranks were rewritten */
+	atomic_int warned_moved;
 	int green_api;		/* the driver has what green contexts need */
 	int drv_version;
 	atomic_ulong green_launches, green_gated[GW_N];
@@ -660,40 +656,10 @@ static uint32_t ctl_slots(const struct sp_ctl *t, uint64_t w)
 	return n * k;
 }
 
-static int has_sm(const uint64_t *m, unsigned int i)
-{
-	return m[i / 64] >> (i % 64) & 1;
-}
-
-/*
- * @c's rank table with the LC's SMs first: those of the board's LC masks
- * (lcgreen.c, their union), then the others the probe saw, each in %smid
- * order; so "rank < n" is exactly the LC's SMs when n is their number.
- */
-static void rank_build(struct sp_ctx *c, const uint64_t lc[4])
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
-		c->rank[i] = has_sm(lc, i) ? n++ : GSP_PERSIST_NO_RANK;
-	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
-		if (has_sm(c->seen, i) && !has_sm(lc, i))
-			c->rank[i] = n++;
-	memcpy(c->lcsms, lc, sizeof(c->lcsms));
-}
-
-/* The LC's SMs on the board now differ from those @c's ranks put first. */
-static int rank_stale(struct sp_ctx *c, uint64_t lc[4])
-{
-	gsp_board_lc_sms(sp.cfg.board, sp.cfg.device, lc);
-	return memcmp(lc, c->lcsms, sizeof(c->lcsms)) != 0;
-}
-
 /*
  * The SM rank table: a probe of 64 x N blocks records each block's %smid;
- * ranks follow smid order, after the LC's SMs (rank_build()). An SM the
- * probe missed keeps GSP_PERSIST_NO_RANK (it never yields); no SM seen at
- * all gives ranks by %smid.
+ * ranks follow smid order. An SM the probe missed keeps GSP_PERSIST_NO_RANK
+ * (it never yields); no SM seen at all gives ranks by %smid.
  */
 static int probe_ranks(struct sp_ctx *c)
 {
@@ -703,11 +669,10 @@ static int probe_ranks(struct sp_ctx *c)
 	CUfunction f;
 	void *p[] = { &out };
 	unsigned int i, n = 0;
-	uint64_t lc[4];
 	CUresult r;
 
 	memset(seen, 0, sizeof(seen));
-	r = R.mod_load(&m, gsp_sm_probe_ptx);
+	r = R.mod_load(&m, probe_ptx);
 	if (!r)
 		r = R.mod_fn(&f, m, "gsp_sm_probe");
 	if (!r)
@@ -731,15 +696,10 @@ static int probe_ranks(struct sp_ctx *c)
 		return -1;
 	}
 	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
-		if (seen[i]) {
-			c->seen[i / 64] |= 1ULL << (i % 64);
-			n++;
-		}
+		c->rank[i] = seen[i] ? n++ : GSP_PERSIST_NO_RANK;
 	if (!n)
-		for (i = 0; i < c->nsm && i < GSP_PERSIST_MAX_SM; i++)
-			c->seen[i / 64] |= 1ULL << (i % 64);
-	rank_stale(c, lc);
-	rank_build(c, lc);
+		for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
+			c->rank[i] = i < c->nsm ? i : GSP_PERSIST_NO_RANK;
 	if (n != c->nsm)
 		gsp_warn_once(&sp.warned_probe,
 			      "spatial: the SM probe saw %u SMs of %u%s", n,
@@ -961,7 +921,6 @@ static struct sp_ctl *ctl_new(struct sp_ctx *c)
 	memset(&init, 0, sizeof(init));
 	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
 		init.sm[i].sm_rank = c->rank[i];
-	memcpy(t->lcsms, c->lcsms, sizeof(t->lcsms));
 	r = R.mem_alloc(&t->dptr, sizeof(init));
 	if (!r)
 		r = R.htod(t->dptr, &init, sizeof(init), c->topup);
@@ -1084,39 +1043,6 @@ static struct sp_ctl *ctl_get(struct sp_ctx *c)
 	c->ctls[c->nctl++] = t;
 	pthread_mutex_unlock(&sp.mu);
 	return t;
-}
-
-/*
- * Rewrites the SM records of @t (taken: its job has ended, none of its
- * blocks runs) with @c's ranks when the LC's SMs changed since they were
- * written: on the zero stream, waited for, so the launch that follows
- * sees them. The records' caches of the word restart empty, as in a new
- * ctl. On failure the old ranks stay (said once).
- */
-static void ctl_rerank(struct sp_ctl *t)
-{
-	struct sp_ctx *c = t->c;
-	struct gsp_persist_sm sm[GSP_PERSIST_MAX_SM];
-	unsigned int i;
-	CUresult r;
-
-	if (!memcmp(t->lcsms, c->lcsms, sizeof(t->lcsms)))
-		return;
-	memset(sm, 0, sizeof(sm));
-	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
-		sm[i].sm_rank = c->rank[i];
-	r = R.htod(t->dptr + offsetof(struct gsp_persist_ctl, sm), sm,
-		   sizeof(sm), c->zero);
-	if (!r)
-		r = R.stream_sync(c->zero);
-	if (r) {
-		gsp_warn_once(&sp.warned_rerank,
-			      "spatial: cannot rewrite a control block's SM ranks (error %d); it gives up SMs by the old ones",
-			      (int)r);
-		return;
-	}
-	memcpy(t->lcsms, c->lcsms, sizeof(t->lcsms));
-	atomic_fetch_add_explicit(&sp.reranks, 1, memory_order_relaxed);
 }
 
 static void ctl_release(struct sp_ctl *t)
@@ -2207,7 +2133,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	int pt = gsp_hooks[op->hook].pt == PT_PTDS;
 	unsigned int g[3], grid;
 	struct sp_ctl *t;
-	uint64_t word, lcsms[4];
+	uint64_t word;
 	CUresult r;
 	int clean;
 
@@ -2221,12 +2147,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	} else {
 		memcpy(g, op->u.k.g, sizeof(g));
 	}
-	/* New ctls take the LC's SMs first; idle ones are rewritten. */
-	if (rank_stale(c, lcsms))
-		rank_build(c, lcsms);
 	t = ctl_get(c);
-	if (t)
-		ctl_rerank(t);
 	if (!t) {
 		fallback(kn, "ctl", "no control block (device memory) for it");
 		img_put(kn->img);
@@ -2589,10 +2510,9 @@ void gsp_sp_stats(FILE *f)
 
 	if (!gsp_sp_on())
 		return;
-	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\nspatial_one_wave %lu\nspatial_regcap %lu\nspatial_rerank %lu\n",
+	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\nspatial_one_wave %lu\nspatial_regcap %lu\n",
 		atomic_load(&sp.launches), atomic_load(&sp.topups),
-		atomic_load(&sp.one_wave), atomic_load(&sp.regcaps),
-		atomic_load(&sp.reranks));
+		atomic_load(&sp.one_wave), atomic_load(&sp.regcaps));
 	pthread_mutex_lock(&sp.mu);
 	for (i = 0; i < sp.nreason; i++)
 		fprintf(f, "spatial_fallback_%s %lu\n", sp.reason[i].name,

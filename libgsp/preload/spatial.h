@@ -25,9 +25,6 @@ struct gsp_spatial_cfg {
 	int one_wave;			/* GSP_ONE_WAVE: 1 auto, 0 off */
 };
 
-/* PTX of gsp_sm_probe(u32 *out): out[%smid] = 1 for each block's SM. */
-extern const char gsp_sm_probe_ptx[] GSP_HIDDEN;
-
 /* Turns spatial sharing on (dispatch.c's setup, BE tenants only). */
 GSP_HIDDEN void gsp_sp_start(const struct gsp_spatial_cfg *cfg);
 GSP_HIDDEN int gsp_sp_on(void);

@@ -21,7 +21,7 @@ static void usage(FILE *f)
 		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
 		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
 		"               [--spatial|--no-spatial] [--no-green] [--no-lc-priority]\n"
-		"               [--no-lc-green] [--no-gate] -- PROGRAM [ARGS...]\n"
+		"               [--no-gate] -- PROGRAM [ARGS...]\n"
 		"  --class        be (default) or lc\n"
 		"  --weight       1..10000 (default 100)\n"
 		"  --lc-target-us LC latency target, 0..3600000000 (lc only)\n"
@@ -38,9 +38,6 @@ static void usage(FILE *f)
 		"                 lc only: leave the program's stream priorities alone\n"
 		"                 (default: its streams and its kernels on the default\n"
 		"                 stream run at the device's greatest priority)\n"
-		"  --no-lc-green  lc only: kernels run on every SM, not on a green context\n"
-		"                 of the SMs BE kernels give up (default: when the board\n"
-		"                 has a partition)\n"
 		"  --no-gate      load the interposer but pass every call through\n");
 }
 
@@ -110,12 +107,11 @@ int main(int argc, char **argv)
 		{ "no-spatial", no_argument, NULL, 'N' },
 		{ "no-green", no_argument, NULL, 'G' },
 		{ "no-lc-priority", no_argument, NULL, 'P' },
-		{ "no-lc-green", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cls = NULL, *target = NULL, *spatial = NULL;
-	int no_green = 0, no_prio = 0, no_lc_green = 0;
+	int no_green = 0, no_prio = 0;
 	char lib[PATH_MAX], *pre;
 	const char *old;
 	int c;
@@ -186,10 +182,6 @@ int main(int argc, char **argv)
 			no_prio = 1;
 			setenv("GSP_LC_PRIORITY", "0", 1);
 			break;
-		case 'L':
-			no_lc_green = 1;
-			setenv("GSP_LC_GREEN", "0", 1);
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -210,9 +202,6 @@ int main(int argc, char **argv)
 				 "", "");
 	if (no_prio && (!cls || strcmp(cls, "lc")))
 		return die_usage("--no-lc-priority is for --class lc: only LC streams get a priority%s%s",
-				 "", "");
-	if (no_lc_green && (!cls || strcmp(cls, "lc")))
-		return die_usage("--no-lc-green is for --class lc: only LC kernels run on the SMs BE kernels give up%s%s",
 				 "", "");
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");

@@ -32,10 +32,7 @@
  * by count in steps of 8 (at least 8) like a Hopper GPU;
  * cuGreenCtxCreate fails with FAKE_CUDA_GREEN_FAIL=1; each launch's
  * trace entry has the SM count of the green context its stream belongs
- * to (0: an ordinary stream). A green context of n SMs has %smid
- * FAKE_CUDA_GREEN_BASE.. (default: the last n), which the SM probe on
- * its streams marks, and its streams keep their priority and flags.
- * The primary context is FAKE_PRIMARY_CTX.
+ * to (0: an ordinary stream). The primary context is FAKE_PRIMARY_CTX.
  * FAKE_CUDA_VERSION=N sets the driver version (default 13000). With
  * FAKE_CUDA_GREEN_REPORT=1 the fake says at exit on stderr how many green
  * contexts, green streams and events used with them are still alive.
@@ -124,15 +121,10 @@ struct fake_mod {		/* PTX text, or NULL; its variables */
 };
 static char hidden[48];		/* see fake_hide_global() */
 #define GREEN_STEP 8
-#define GREEN_STREAMS 256
-struct fake_green { unsigned int sms, base; };
+#define GREEN_STREAMS 64
+struct fake_green { unsigned int sms; };
 /* Green streams (handles from 0x6000) and live counts, under mu. */
-static struct {
-	uintptr_t s;
-	unsigned int sms, base;	/* its green context's SMs: base.. */
-	int live, prio;
-	unsigned int flags;
-} gstreams[GREEN_STREAMS];
+static struct { uintptr_t s; unsigned int sms; int live; } gstreams[GREEN_STREAMS];
 static unsigned int ngstreams;
 static int green_live, gstream_live, gevent_live;
 static int hidden_in_gsp;
@@ -190,17 +182,6 @@ static unsigned int green_sms(uintptr_t s)
 	for (i = 0; i < ngstreams; i++)
 		if (gstreams[i].s == s)
 			return gstreams[i].sms;
-	return 0;
-}
-
-/* The first %smid of the green context @s belongs to; mu held. */
-static unsigned int green_base(uintptr_t s)
-{
-	unsigned int i;
-
-	for (i = 0; i < ngstreams; i++)
-		if (gstreams[i].s == s)
-			return gstreams[i].base;
 	return 0;
 }
 
@@ -267,11 +248,6 @@ static int stream_prio(uintptr_t s, unsigned int *flags)
 		if (streams[i].s == s) {
 			*flags = streams[i].flags;
 			return streams[i].prio;
-		}
-	for (i = 0; i < ngstreams; i++)
-		if (gstreams[i].s == s) {
-			*flags = gstreams[i].flags;
-			return gstreams[i].prio;
 		}
 	*flags = 0;
 	return 0;
@@ -772,19 +748,12 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 		}
 	}
 	if (params && !strcmp(f->name, "gsp_sm_probe")) {
-		unsigned int lo = 0, n = sms(), i;
 		uint32_t *out;
+		int i;
 
-		/* On a green stream, only its green context's SMs. */
-		pthread_mutex_lock(&mu);
-		if (c->sms) {
-			lo = green_base(c->stream);
-			n = c->sms;
-		}
-		pthread_mutex_unlock(&mu);
 		memcpy(&out, params[0], sizeof(out));
 		if (is_alloc((uintptr_t)out, sms() * sizeof(*out)))
-			for (i = lo; i < lo + n && i < sms(); i++)
+			for (i = 0; i < (int)sms(); i++)
 				out[i] = 1;
 	}
 }
@@ -1244,10 +1213,6 @@ EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc d,
 	if (!fg)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	fg->sms = n;
-	/* Its SMs: FAKE_CUDA_GREEN_BASE.. (default: the last n). */
-	fg->base = getenv("FAKE_CUDA_GREEN_BASE") ?
-		   (unsigned int)atoi(getenv("FAKE_CUDA_GREEN_BASE")) :
-		   sms() - n;
 	pthread_mutex_lock(&mu);
 	green_live++;
 	pthread_mutex_unlock(&mu);
@@ -1270,6 +1235,7 @@ EXPORT CUresult cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g,
 {
 	struct fake_call *c;
 
+	(void)prio;
 	pthread_mutex_lock(&mu);
 	if (ngstreams == GREEN_STREAMS) {
 		pthread_mutex_unlock(&mu);
@@ -1277,10 +1243,6 @@ EXPORT CUresult cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g,
 	}
 	gstreams[ngstreams].s = 0x6000 + ngstreams;
 	gstreams[ngstreams].sms = ((struct fake_green *)g)->sms;
-	gstreams[ngstreams].base = ((struct fake_green *)g)->base;
-	gstreams[ngstreams].prio = prio < FAKE_PRIO_GREATEST ?
-				   FAKE_PRIO_GREATEST : prio > 0 ? 0 : prio;
-	gstreams[ngstreams].flags = flags;
 	gstreams[ngstreams].live = 1;
 	*s = (CUstream)gstreams[ngstreams++].s;
 	gstream_live++;

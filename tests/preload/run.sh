@@ -389,39 +389,6 @@ if [ -f "$asan" ]; then
 	fi
 fi
 
-# Exact placement (lcgreen.c): test_lcgreen on 64 fake SMs, partition 20,1.
-lcgreen() {
-	local s=$1
-	shift
-	env -u LD_LIBRARY_PATH FAKE_CUDA_SMS=64 FAKE_GSP_PART=20,1 "$@" \
-		LD_LIBRARY_PATH="$T/cuda" \
-		LD_PRELOAD="$tmp/arb/libgsp_preload.so" \
-		timeout 60 "$T/test_lcgreen" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
-	local rc=${PIPESTATUS[0]}
-	if [ "$rc" -gt 1 ]; then
-		echo "not ok - preload: test_lcgreen $s exited with status $rc"
-		sed 's/^/# /' "$tmp/err"
-	fi
-}
-lcgreen lc GSP_CLASS=lc LCGREEN_WANT=1 GSP_LOG=1 GSP_STATS_FILE="$tmp/stats" \
-	FAKE_CUDA_GREEN_REPORT=1
-count 'LC kernels run on a green context of 16 SMs' 1 "lcgreen: an LC tenant says once (GSP_LOG=1) that its kernels run on a green context"
-# 1 + 3 + 50 launches moved to green streams; one plain priority stream.
-has "$tmp/stats" 'lc_green_sms 16' 'lc_green_streams 3' 'lc_green_launches 54' \
-	'lc_priority_launches 1' &&
-	echo "ok - preload: lcgreen: GSP_STATS_FILE counts the green context's SMs, streams and launches" ||
-	{ echo "not ok - preload: lcgreen: GSP_STATS_FILE counts the green context's SMs, streams and launches"; sed 's/^/# /' "$tmp/stats"; }
-lcgreen lc GSP_CLASS=lc LCGREEN_WANT=0 GSP_LC_GREEN=0 GSP_STATS_FILE="$tmp/stats"
-has "$tmp/stats" 'lc_green_sms 0' 'lc_green_launches 0' &&
-	echo "ok - preload: lcgreen: GSP_LC_GREEN=0 counts no green launch" ||
-	{ echo "not ok - preload: lcgreen: GSP_LC_GREEN=0 counts no green launch"; sed 's/^/# /' "$tmp/stats"; }
-lcgreen none GSP_CLASS=lc GSP_LC_GREEN=yes
-count 'GSP_LC_GREEN=yes is not auto or 0; passing every CUDA call through' 1 "a bad GSP_LC_GREEN is named on stderr"
-lcgreen be GSP_STATS_FILE="$tmp/stats"
-has "$tmp/stats" 'spatial_rerank 2' &&
-	echo "ok - preload: lcgreen: GSP_STATS_FILE counts the ctls re-ranked" ||
-	{ echo "not ok - preload: lcgreen: GSP_STATS_FILE counts the ctls re-ranked"; sed 's/^/# /' "$tmp/stats"; }
-
 # The fatbin parser alone (ASan/UBSan), with fatbins nvcc makes if it can.
 fatbins=()
 if [ -x "${NVCC:-}" ]; then
@@ -487,15 +454,6 @@ run_bad --spatial --no-spatial -- true
 run_bad --class lc --no-green -- true
 run_bad --no-lc-priority -- true
 run_bad --class be --no-lc-priority -- true
-run_bad --no-lc-green -- true
-run_bad --class be --no-lc-green -- true
-out=$("$B/gsp-run" --class be --no-lc-green -- true 2>&1 >/dev/null)
-case "$out" in
-*"--no-lc-green is for --class lc"*)
-	echo "ok - preload: gsp-run --class be --no-lc-green is refused: it is for --class lc" ;;
-*)
-	echo "not ok - preload: gsp-run --class be --no-lc-green is refused: it is for --class lc ($out)" ;;
-esac
 for a in "" "--class be"; do
 	out=$("$B/gsp-run" $a --no-lc-priority -- true 2>&1 >/dev/null)
 	case "$out" in
@@ -530,12 +488,6 @@ if [ "$out" = 0 ]; then
 	echo "ok - preload: gsp-run --class lc --no-lc-priority sets GSP_LC_PRIORITY=0"
 else
 	echo "not ok - preload: gsp-run --class lc --no-lc-priority sets GSP_LC_PRIORITY=0 ($out)"
-fi
-out=$("$B/gsp-run" --class lc --no-lc-green -- sh -c 'echo "$GSP_LC_GREEN"' 2>&1)
-if [ "$out" = 0 ]; then
-	echo "ok - preload: gsp-run --class lc --no-lc-green sets GSP_LC_GREEN=0"
-else
-	echo "not ok - preload: gsp-run --class lc --no-lc-green sets GSP_LC_GREEN=0 ($out)"
 fi
 "$B/gsp-run" -- /nonexistent/program 2>/dev/null
 rc=$?
