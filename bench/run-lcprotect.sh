@@ -69,8 +69,7 @@ LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only mech=$mechs measure_s=$measure" \
-	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE" \
-	"GSP_LC_GREEN=${GSP_LC_GREEN:-auto}"
+	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE"
 
 # --- MPS for every cell ------------------------------------------------------
 CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/gsp-mps.XXXXXX) || exit 1
