@@ -78,6 +78,8 @@ check-gpu-progs:
 	   done; \
 	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_analyze.py 2>&1 || \
 		echo "not ok - test_analyze.py exited with an error"; \
+	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_lcprotect.py 2>&1 || \
+		echo "not ok - test_lcprotect.py exited with an error"; \
 	   BUILD=$(BUILD) bash bench/gpu/test_cli.sh 2>&1 || \
 		echo "not ok - test_cli.sh exited with an error"; \
 	} | awk '/^(ok|not ok) -/ { n++; sub(/^ok -/, "ok " n " -"); sub(/^not ok -/, "not ok " n " -") } \

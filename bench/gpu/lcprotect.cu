@@ -386,7 +386,8 @@ int main(int argc, char **argv)
 
 	if (strcmp(role, "calibrate") && strcmp(role, "be") &&
 	    strcmp(role, "lc") && !is_both)
-		usage(argc > 1 && strcmp(role, "--help") ? "unknown role" : NULL);
+		usage(argc < 2 ? "a role comes first: calibrate, be, lc or both" :
+		      strcmp(role, "--help") ? "unknown role" : NULL);
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -439,14 +440,8 @@ int main(int argc, char **argv)
 			usage("unknown option");
 		}
 	}
-	CK(cudaGetDevice(&dev));
-	CK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
-	if (!strcmp(role, "calibrate")) {
-		if (!target)
-			usage("calibrate needs --target-us");
-		calibrate(be.memory, be.threads, target, blocks);
-		return 0;
-	}
+	if (!strcmp(role, "calibrate") && !target)
+		usage("calibrate needs --target-us");
 	if ((!strcmp(role, "be") || is_both) && !be.iters)
 		usage("the BE needs --iters (from lcprotect calibrate)");
 	if ((!strcmp(role, "lc") || is_both) &&
@@ -454,6 +449,12 @@ int main(int argc, char **argv)
 		usage("the LC needs --iters/--lc-iters, --blocks and --period-us");
 	if (is_both && !prio)
 		usage("both needs --prio 1");
+	CK(cudaGetDevice(&dev));
+	CK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+	if (!strcmp(role, "calibrate")) {
+		calibrate(be.memory, be.threads, target, blocks);
+		return 0;
+	}
 	t = timing_set(t);
 	int lo = 0, hi = 0;
 

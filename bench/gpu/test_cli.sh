@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Argument checks of the GPU experiment's tools that need no GPU: each bad
 # invocation must exit 2 with a message on stderr. Prints TAP lines only.
-# gsp-load links only the static CUDA runtime, so it starts without a
-# driver; gsp-check and launch-overhead need libcuda.so.1 and are left out.
+# gsp-load and lcprotect link only the static CUDA runtime, so they start
+# without a driver; gsp-check and launch-overhead need libcuda.so.1 and are left out.
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.." || exit 1
 err=$(mktemp)
@@ -31,12 +31,26 @@ expect2 "gsp-load without --out" "$L" --kernel-us 100
 expect2 "gsp-load unknown option" "$L" --kernel-us 100 --out /dev/null --bogus
 expect2 "gsp-load --tag with a comma" "$L" --kernel-us 100 --out /dev/null --tag a,b
 expect2 "gsp-load --duration-s without a value" "$L" --kernel-us 100 --out /dev/null --duration-s
+P=$BUILD/gpu/lcprotect
+expect2 "lcprotect without a role" "$P"
+expect2 "lcprotect unknown role" "$P" serve
+expect2 "lcprotect --body gpu" "$P" be --body gpu --iters 10
+expect2 "lcprotect be without --iters" "$P" be --body compute
+expect2 "lcprotect lc without --period-us" "$P" lc --iters 10 --blocks 264
+expect2 "lcprotect --arrival burst" "$P" lc --iters 10 --blocks 264 --period-us 100 --arrival burst
+expect2 "lcprotect --prio 2" "$P" lc --iters 10 --blocks 264 --period-us 100 --prio 2
+expect2 "lcprotect both without --prio 1" "$P" both --lc-iters 1 --lc-blocks 1 --period-us 100 --iters 1
+expect2 "lcprotect calibrate without --target-us" "$P" calibrate --body compute
+expect2 "lcprotect an option without its value" "$P" be --iters
 R=bench/gpu/run-experiment.sh
 expect2 "run-experiment.sh without OUT" env -u OUT bash "$R"
 expect2 "run-experiment.sh unknown part" env OUT=/nonexistent/x bash "$R" everything
 expect2 "run-experiment.sh DUR=0" env OUT=/nonexistent/x DUR=0 bash "$R"
 expect2 "analyze.py without a directory" python3 bench/gpu/analyze.py /nonexistent/x
 expect2 "run-be-cost.sh without OUT" bash bench/run-be-cost.sh
+expect2 "run-lcprotect.sh without OUT" bash bench/run-lcprotect.sh
+expect2 "run-lcprotect.sh unknown option" bash bench/run-lcprotect.sh --bogus /nonexistent/x
+expect2 "run-lcprotect.sh --measure-s 0" bash bench/run-lcprotect.sh --measure-s 0 /nonexistent/x
 expect2 "run-be-cost.sh unknown mode" bash bench/run-be-cost.sh /nonexistent/x plain bogus
 expect2 "run-be-cost.sh @BUILD without gsp-run" bash bench/run-be-cost.sh /nonexistent/x spatial@/nonexistent/build
 if [ -e /nonexistent/x ]; then

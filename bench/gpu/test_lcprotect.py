@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit test of lcprotect-pareto.py on a small raw.csv whose joins are
+known. Prints TAP lines ("ok - ..." / "not ok - ...") only."""
+import csv
+import importlib.util
+import io
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "lcprotect_pareto", os.path.join(HERE, "lcprotect-pareto.py"))
+pareto = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(pareto)
+
+RAW = """shape,lc,arrival,mechanism,setting,lc_p50_us,lc_p99_us,lc_p999_us,lc_n,be_per_s
+220us-compute-many-sync,,,solo,default,,,,,5000000.0
+,100us-1k,periodic,solo,default,110.0,120.0,130.0,1000,
+,100us-1k,poisson,solo,default,111.0,125.0,140.0,1000,
+220us-compute-many-sync,100us-1k,periodic,mps,default,13000.0,13100.0,13200.0,150,5000000.0
+220us-compute-many-sync,100us-1k,poisson,gspace-reserved,66x32,220.0,250.0,400.0,1000,2500000.0
+220us-compute-many-sync,100us-1k,periodic,gspace-time,default,,,,,
+"""
+
+
+def check(cond, what):
+    print(f"{'ok' if cond else 'not ok'} - lcprotect-pareto: {what}")
+    return bool(cond)
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    ok = True
+    try:
+        raw = os.path.join(tmp, "raw.csv")
+        with open(raw, "w") as f:
+            f.write(RAW)
+        out = io.StringIO()
+        pareto.pareto(raw, "NVIDIA H200", out)
+        rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+        ok &= check(out.getvalue().splitlines()[0] == ",".join(pareto.COLS),
+                    "the header is issue 27's columns, in order")
+        ok &= check(len(rows) == 3 and not any(r["mechanism"] == "solo"
+                                               for r in rows),
+                    "one row per cell, none for the solo runs")
+        mps = rows[0]
+        ok &= check(mps["lc_solo_p99_us"] == "120.0" and
+                    mps["be_solo_per_s"] == "5000000.0" and
+                    mps["gpu"] == "NVIDIA H200",
+                    "the LC's and the BE's solo figures are joined in")
+        ok &= check(rows[1]["lc_solo_p99_us"] == "125.0" and
+                    rows[1]["setting"] == "66x32",
+                    "the LC's solo run is matched by its arrival too")
+        ok &= check(rows[2]["lc_p99_us"] == "" and rows[2]["be_per_s"] == "",
+                    "a cell that failed keeps its row, with empty figures")
+        plots = os.path.join(tmp, "plots")
+        pareto_csv = os.path.join(tmp, "pareto.csv")
+        with open(pareto_csv, "w") as f:
+            f.write(out.getvalue())
+        pareto.plot(pareto_csv, plots)
+        names = sorted(os.listdir(plots))
+        ok &= check(names == ["220us-compute-many-sync.100us-1k.periodic.svg",
+                              "220us-compute-many-sync.100us-1k.poisson.svg"],
+                    "one plot per (shape, LC, arrival)")
+        with open(os.path.join(plots, names[1])) as f:
+            svg = f.read()
+        ok &= check("gspace-reserved" in svg and "66x32" in svg,
+                    "a plot names each mechanism and labels its setting")
+    finally:
+        shutil.rmtree(tmp)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
