@@ -96,27 +96,6 @@ __global__ void k_spin(unsigned long long run_ns, unsigned long long gap_ns,
 		r->gap[i] = i < 2 * ng ? gap[i] : 0;
 }
 
-static uint64_t real_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
-
-static void sleep_until_mono(uint64_t t)
-{
-	uint64_t n = mono_ns();
-
-	if (t > n) {
-		struct timespec ts = { (time_t)((t - n) / 1000000000ULL),
-				       (long)((t - n) % 1000000000ULL) };
-
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	}
-}
-
 static void usage(const char *msg)
 {
 	if (msg)

@@ -101,27 +101,6 @@ struct timing {
 
 static int sm_count, dev;
 
-static uint64_t real_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
-
-static void sleep_until(uint64_t t)
-{
-	uint64_t n = mono_ns();
-
-	if (t > n) {
-		struct timespec ts = { (time_t)((t - n) / 1000000000ULL),
-				       (long)((t - n) % 1000000000ULL) };
-
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	}
-}
-
 static void usage(const char *msg)
 {
 	if (msg)
@@ -216,7 +195,7 @@ static struct timing timing_set(struct timing t)
 		fprintf(stderr, "lcprotect: set-up ended %llu ms after --start-ms; the warm-up is shorter\n",
 			(unsigned long long)(r - t.start_ms));
 	if (t.start_ms > r)
-		sleep_until(now + (t.start_ms - r) * 1000000ULL);
+		sleep_until_mono(now + (t.start_ms - r) * 1000000ULL);
 	now = mono_ns();
 	t.t_meas = now + (t.start_ms + t.warmup_s * 1000 > real_ms() ?
 			  (t.start_ms + t.warmup_s * 1000 - real_ms()) * 1000000ULL : 0);
@@ -328,7 +307,7 @@ static void lc_run(const struct lc_cfg *c, struct timing t, cudaStream_t st)
 	while (n < MAX_REQS) {
 		uint64_t t0, t1;
 
-		sleep_until(next);
+		sleep_until_mono(next);
 		next += c->poisson ? (uint64_t)exp_gap(c->period_us * 1000.0) :
 				     c->period_us * 1000;
 		t0 = mono_ns();

@@ -487,7 +487,7 @@ static uint64_t elapsed_ns(CUevent a, CUevent b)
  * polls yield the CPU only, for short waits; then it sleeps POLL_NS (our
  * threads set a 1 ns timer slack, else each sleep lasts 50 us more).
  */
-static void ev_wait(CUevent ev)
+static void ev_wait_then(CUevent ev, void (*each)(void))
 {
 	unsigned int n = 0;
 
@@ -496,7 +496,14 @@ static void ev_wait(CUevent ev)
 			sched_yield();
 		else
 			sleep_ns(POLL_NS);
+		if (each)
+			each();
 	}
+}
+
+static void ev_wait(CUevent ev)
+{
+	ev_wait_then(ev, NULL);
 }
 
 /* Our threads' short sleeps must not be stretched by the timer slack. */
@@ -748,15 +755,7 @@ static void lease_tick(void)
 /* ev_wait() for an op of the open lease: renews it meanwhile. */
 static void lease_ev_wait(CUevent ev)
 {
-	unsigned int n = 0;
-
-	while (D.ev_query(ev) == CUDA_ERROR_NOT_READY) {
-		if (n++ < SPIN_POLLS)
-			sched_yield();
-		else
-			sleep_ns(POLL_NS);
-		lease_tick();
-	}
+	ev_wait_then(ev, lease_tick);
 }
 
 static void lease_events(CUcontext ctx)
