@@ -406,8 +406,14 @@ static int lc_first(const struct sim *s)
 {
 	if (!s->lc_on || s->whole >= s->c->lc_sms)
 		return 0;
-	if (s->spatial || s->c->mode == PSIM_MPS_PRIORITY)
-		return 1;	/* no BE block queued, or a lower priority */
+	/*
+	 * No BE block queued (spatial), or the LC at a higher priority:
+	 * mps-priority, and gspace's time plane, whose LC tenants run at
+	 * the greatest stream priority (libgsp/preload/lcprio.c).
+	 */
+	if (s->spatial || s->c->mode == PSIM_MPS_PRIORITY ||
+	    s->c->mode == PSIM_TIME)
+		return 1;
 	/* equal priority: once the BE grid has none queued, or is newer */
 	return !s->be_on || s->next_task >= s->c->tasks ||
 	       s->be_start > s->lc_arrival;
