@@ -53,12 +53,11 @@ static void sleep_until(uint64_t t)
 		;
 }
 
-/* The fake libgsp's board, which the interposer loaded beside itself. */
-static struct gsp_board *fake_board(void)
+/* The fake libgsp, which the interposer loaded beside itself. */
+static void *fake_gsp(void)
 {
 	void *h = dlopen("libgsp.so.1", RTLD_NOW | RTLD_NOLOAD);
 	char path[4096];
-	struct gsp_board *(*fn)(void);
 	Dl_info di;
 
 	if (!h && dladdr(dlsym(RTLD_DEFAULT, "cuLaunchKernel"), &di)) {
@@ -67,6 +66,14 @@ static struct gsp_board *fake_board(void)
 		strncat(path, "/libgsp.so.1", sizeof(path) - strlen(path) - 1);
 		h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 	}
+	return h;
+}
+
+static struct gsp_board *fake_board(void)
+{
+	void *h = fake_gsp();
+	struct gsp_board *(*fn)(void);
+
 	*(void **)&fn = h ? dlsym(h, "fake_gsp_board") : NULL;
 	return fn ? fn() : NULL;
 }
@@ -168,24 +175,13 @@ static void t_charge(void)
 	static const size_t one_int[] = { 4 };
 	struct gsp_board *b = fake_board();
 	CUfunction fn = fake_function(1, one_int);
-	void *h = dlopen("libgsp.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *h = fake_gsp();
 	void (*hold)(int);
 	int i, down = 0;
 
 	if (!b) {
 		tap_ok(0, "charge: the fake libgsp is loaded");
 		return;
-	}
-	if (!h) {
-		Dl_info di;
-		char path[4096];
-
-		if (dladdr(dlsym(RTLD_DEFAULT, "cuLaunchKernel"), &di)) {
-			snprintf(path, sizeof(path), "%s", di.dli_fname);
-			*strrchr(path, '/') = 0;
-			strncat(path, "/libgsp.so.1", sizeof(path) - strlen(path) - 1);
-			h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-		}
 	}
 	*(void **)&hold = h ? dlsym(h, "fake_gsp_hold") : NULL;
 	if (!hold) {
