@@ -4,7 +4,8 @@
 # The LC-protection benchmark (issue 27) on a GPU host, from a bare
 # checkout (root, nvcc and the MPS binaries in PATH):
 #
-#   bench/run-lcprotect.sh [--quick] [--only REGEX] [--mech REGEX] [--measure-s S] OUT
+#   bench/run-lcprotect.sh [--quick] [--only REGEX] [--mech REGEX]
+#                          [--measure-s S] [--block-trace] OUT
 #
 # For each BE shape and LC shape it runs the LC beside the BE under every
 # mechanism, side by side in one run: plain MPS, MPS with the BE at
@@ -27,22 +28,27 @@
 # --quick runs three BE shapes and the short periodic LC only; --only
 # keeps the BE shapes whose name matches REGEX, --mech the mechanisms
 # (the solo runs always run). REACTIVE, RESERVED and PREDICTIVE in the
-# environment replace the partitions each gspace mode tries ("N,K ..."). A cell lasts about
+# environment replace the partitions each gspace mode tries ("N,K ...").
+# --block-trace also records where and when every LC block ran (lcprotect
+# --block-trace; about 12 MB a cell, so pick cells with --only and --mech)
+# into OUT/logs.tgz, and prints where the slow requests' blocks ran
+# (lcprotect-pareto.py --blocks). A cell lasts about
 # 1 + 1 + S seconds (start, warm-up, measurement; S = 2 by default).
 # Cells append to OUT/pareto.csv, so OUT may collect several runs.
 set -uo pipefail
-quick=0 only=. mechs=. measure=2
+quick=0 only=. mechs=. measure=2 btrace=0
 while [ $# -gt 1 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--only) only=$2; shift ;;
 	--mech) mechs=$2; shift ;;
+	--block-trace) btrace=1 ;;
 	--measure-s) measure=$2; shift ;;
 	*) echo "run-lcprotect: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
-[ $# = 1 ] || { echo "usage: $0 [--quick] [--only REGEX] [--mech REGEX] [--measure-s S] OUT" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: $0 [--quick] [--only REGEX] [--mech REGEX] [--measure-s S] [--block-trace] OUT" >&2; exit 2; }
 case $measure in ''|*[!0-9]*|0) echo "run-lcprotect: --measure-s needs a whole number of seconds >= 1" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -148,13 +154,14 @@ cell() {
 	local shape=$1 beargs=$2 lcname=$3 lcargs=$4 arr=$5 mech=$6 set=$7
 	local tag="$shape.$lcname.$arr.$mech.$set" start be lc
 	[[ $mech =~ $mechs ]] || return 0
-	local berun=() lcrun=() beenv=() lcenv=() lcprio=()
+	local berun=() lcrun=() beenv=() lcenv=() lcextra=()
+	[ "$btrace" = 1 ] && lcextra=(--block-trace "$LOGS/${tag//,/_}.blocks.csv")
 	tag=${tag//,/_}
 	start=$(($(date +%s%3N) + 1000))
 	local timing="--start-ms $start --warmup-s 1 --measure-s $measure"
 	case $mech in
 	mps) ;;
-	priority) [ "$set" = mps ] && lcprio=(--prio 1) ;;
+	priority) [ "$set" = mps ] && lcextra+=(--prio 1) ;;
 	mps-cap) beenv=(CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="$set") ;;
 	gspace-*)
 		gspace_up
@@ -185,12 +192,15 @@ cell() {
 			>"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
 		be=$!
 		# shellcheck disable=SC2086
-		log_cmd env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} "${lcprio[@]}" $timing
+		log_cmd env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} "${lcextra[@]}" $timing
 		# shellcheck disable=SC2086
-		"${TMO[@]}" env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} "${lcprio[@]}" $timing \
+		"${TMO[@]}" env "${lcenv[@]}" "${lcrun[@]}" "$LCP" lc ${lcargs//--lc-/--} "${lcextra[@]}" $timing \
 			>"$LOGS/$tag.lc.out" 2>"$LOGS/$tag.lc.err"
 		wait "$be"
 		cat "$LOGS/$tag.be.out" "$LOGS/$tag.lc.out" >"$LOGS/$tag.out"
+		[ "$btrace" = 1 ] && [ -s "$LOGS/$tag.blocks.csv" ] &&
+			python3 bench/gpu/lcprotect-pareto.py --blocks "$LOGS/$tag.blocks.csv" |
+			sed "s/^/run-lcprotect: $tag: /" >&2
 	fi
 	lc=$(awk '$1 == "lc" { print $3 "," $5 "," $7 "," $9 }' "$LOGS/$tag.out")
 	be=$(awk '$1 == "be" { print $3 }' "$LOGS/$tag.out")

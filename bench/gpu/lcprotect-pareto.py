@@ -8,6 +8,10 @@
   lcprotect-pareto.py --plot pareto.csv OUTDIR
       one SVG per (shape, lc, arrival): LC p99 / solo against BE / solo,
       a point per mechanism and setting
+  lcprotect-pareto.py --blocks BLOCKS.csv
+      where the slow requests' blocks ran (lcprotect --block-trace): for
+      requests over 3x the median latency, the SMs of their blocks that
+      took over 3x the median block, against those of all blocks
 """
 import csv
 import os
@@ -68,9 +72,39 @@ def plot(path, outdir):
                         sorted(groups.items()), logy=True)
 
 
+def blocks(path, out):
+    rows = list(csv.DictReader(open(path)))
+    if not rows:
+        out.write("no blocks\n")
+        return
+    lat = {}
+    for r in rows:
+        lat[int(r["req"])] = int(r["lat_ns"])
+    dur = sorted(int(r["end_gt_ns"]) - int(r["start_gt_ns"]) for r in rows)
+    lats = sorted(lat.values())
+    med_lat, med_dur = lats[len(lats) // 2], dur[len(dur) // 2]
+    slow = {q for q, v in lat.items() if v > 3 * med_lat}
+    long_sms = {}
+    for r in rows:
+        d = int(r["end_gt_ns"]) - int(r["start_gt_ns"])
+        if int(r["req"]) in slow and d > 3 * med_dur:
+            long_sms[int(r["smid"])] = long_sms.get(int(r["smid"]), 0) + 1
+    all_sms = sorted({int(r["smid"]) for r in rows})
+    out.write(f"{len(lat)} requests, median {med_lat / 1e3:.1f} us; "
+              f"{len(slow)} over 3x; median block {med_dur / 1e3:.1f} us; "
+              f"blocks ran on SMs {all_sms[0]}-{all_sms[-1]} "
+              f"({len(all_sms)} SMs)\n")
+    if long_sms:
+        out.write("slow requests' long blocks by SM: " +
+                  " ".join(f"{k}:{v}" for k, v in sorted(long_sms.items())) +
+                  "\n")
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "--plot":
         plot(argv[2], argv[3])
+    elif len(argv) == 3 and argv[1] == "--blocks":
+        blocks(argv[2], sys.stdout)
     elif len(argv) == 3 and not argv[1].startswith("-"):
         pareto(argv[1], argv[2], sys.stdout)
     else:

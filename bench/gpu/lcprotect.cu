@@ -22,7 +22,9 @@
  *       cudaStreamSynchronize; latency = first launch call to the end of
  *       the synchronise. Prints "lc p50_us X p99_us Y p999_us Z n N";
  *       --trace F also writes each measured request's start
- *       (CLOCK_MONOTONIC ns) and latency to F.
+ *       (CLOCK_MONOTONIC ns) and latency to F; --block-trace F the SM
+ *       (%smid) and %globaltimer start and end of every block of the
+ *       first 2048 measured requests, with the request's latency.
  *       --prio 1 puts the LC's stream at the device's highest priority.
  *   lcprotect both --prio 1 LC-OPTIONS BE-OPTIONS TIMING
  *       both in one process, the LC on a stream of the highest priority
@@ -58,6 +60,7 @@
 
 #define MEM_WORDS	(128u << 20)	/* 512 MiB of floats */
 #define MAX_REQS	(1u << 20)
+#define MAX_TRACED	2048u	/* requests whose blocks --block-trace keeps */
 
 __global__ void k_compute(float *out, const float *in, uint64_t iters)
 {
@@ -68,6 +71,40 @@ __global__ void k_compute(float *out, const float *in, uint64_t iters)
 	for (uint64_t n = 0; n < iters; n++)
 		x = fmaf(x, a, b);
 	out[i] = x;
+}
+
+/* Where and when one LC block ran (--block-trace). */
+struct blk {
+	unsigned long long start, end;	/* %globaltimer, ns */
+	unsigned int smid, pad;
+};
+
+/*
+ * The LC's kernel: k_compute's body, and with @rec each block's SM and
+ * times. A kernel of its own, so that the BE's has no %smid read (gsp-xform
+ * leaves a kernel that reads %smid unchanged).
+ */
+__global__ void k_lc(float *out, const float *in, uint64_t iters,
+		     struct blk *rec)
+{
+	uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+	float x = in[i % (gridDim.x * blockDim.x)];
+	float a = 1.0000001f, b = 1e-7f;
+	unsigned long long t0 = 0;
+
+	if (rec && !threadIdx.x)
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	for (uint64_t n = 0; n < iters; n++)
+		x = fmaf(x, a, b);
+	out[i] = x;
+	if (rec && !threadIdx.x) {
+		unsigned long long t1;
+		unsigned int sm;
+
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+		asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+		rec[blockIdx.x] = (struct blk){ t0, t1, sm, 0 };
+	}
 }
 
 __global__ void k_memory(float *out, const float *buf, uint64_t iters)
@@ -92,6 +129,7 @@ struct lc_cfg {
 	uint64_t iters, blocks, threads, kernels, period_us;
 	int poisson;
 	const char *trace;	/* NULL, or a file for every request */
+	const char *block_trace;	/* NULL, or a file for their blocks */
 };
 
 struct timing {
@@ -109,7 +147,8 @@ static void usage(const char *msg)
 		"usage: lcprotect calibrate --body compute|memory --target-us U [--threads T] [--blocks N]\n"
 		"       lcprotect be --body B --iters I --waves W [--sync 0|1] [--threads T] TIMING\n"
 		"       lcprotect lc --iters I --blocks N --period-us P [--kernels K]\n"
-		"                    [--arrival periodic|poisson] [--threads T] [--trace F] [--prio 0|1] TIMING\n"
+		"                    [--arrival periodic|poisson] [--threads T] [--trace F]\n"
+		"                    [--block-trace F] [--prio 0|1] TIMING\n"
 		"       lcprotect both --prio 1 --lc-iters I --lc-blocks N --period-us P [--kernels K]\n"
 		"                    [--arrival A] --body B --iters I --waves W [--sync S] TIMING\n"
 		"  TIMING: --start-ms T --warmup-s W --measure-s M\n"
@@ -287,17 +326,55 @@ static double pct(const uint64_t *v, uint64_t n, double p)
 	return n ? v[i < n ? i : n - 1] / 1000.0 : 0;
 }
 
+/* --block-trace: every block of the first @n measured requests. */
+static void block_trace(const struct lc_cfg *c, const struct blk *rec,
+			const uint64_t *lat, uint64_t n)
+{
+	size_t per_req = (size_t)c->kernels * c->blocks;
+	struct blk *h = (struct blk *)malloc(n * per_req * sizeof(*h) + 1);
+	FILE *f = fopen(c->block_trace, "w");
+
+	if (!h || !f) {
+		fprintf(stderr, "lcprotect: %s: %s\n", c->block_trace,
+			h ? strerror(errno) : "out of memory");
+		exit(1);
+	}
+	CK(cudaMemcpy(h, rec, n * per_req * sizeof(*h), cudaMemcpyDeviceToHost));
+	fprintf(f, "req,lat_ns,kernel,block,smid,start_gt_ns,end_gt_ns\n");
+	for (uint64_t q = 0; q < n; q++)
+		for (size_t j = 0; j < per_req; j++) {
+			const struct blk *b = &h[q * per_req + j];
+
+			fprintf(f, "%llu,%llu,%zu,%zu,%u,%llu,%llu\n",
+				(unsigned long long)q, (unsigned long long)lat[q],
+				j / c->blocks, j % c->blocks, b->smid, b->start,
+				b->end);
+		}
+	if (fclose(f)) {
+		fprintf(stderr, "lcprotect: writing %s: %s\n", c->block_trace,
+			strerror(errno));
+		exit(1);
+	}
+	free(h);
+}
+
 static void lc_run(const struct lc_cfg *c, struct timing t, cudaStream_t st)
 {
 	uint64_t *lat = (uint64_t *)calloc(MAX_REQS, sizeof(*lat)), n = 0;
 	uint64_t *at = (uint64_t *)calloc(MAX_REQS, sizeof(*at));
 	size_t words = (size_t)c->blocks * c->threads;
+	size_t per_req = (size_t)c->kernels * c->blocks;
+	struct blk *rec = NULL;
 	float *a, *b;
 	uint64_t next;
 
 	if (!lat || !at) {
 		fprintf(stderr, "lcprotect: out of memory\n");
 		exit(1);
+	}
+	if (c->block_trace) {
+		CK(cudaMalloc((void **)&rec, MAX_TRACED * per_req * sizeof(*rec)));
+		CK(cudaMemset(rec, 0, MAX_TRACED * per_req * sizeof(*rec)));
 	}
 	CK(cudaMalloc((void **)&a, words * sizeof(float)));
 	CK(cudaMalloc((void **)&b, words * sizeof(float)));
@@ -314,10 +391,13 @@ static void lc_run(const struct lc_cfg *c, struct timing t, cudaStream_t st)
 		if (t0 > t.t_end)
 			break;
 		for (uint64_t k = 0; k < c->kernels; k++) {
+			struct blk *r = rec && t0 >= t.t_meas && n < MAX_TRACED ?
+					rec + (n * c->kernels + k) * c->blocks : NULL;
+
 			/* each reads the last one's output: dependent */
-			k_compute<<<(unsigned int)c->blocks, (unsigned int)c->threads,
-				    0, st>>>(k & 1 ? a : b, k & 1 ? b : a,
-					     c->iters / c->kernels);
+			k_lc<<<(unsigned int)c->blocks, (unsigned int)c->threads,
+			       0, st>>>(k & 1 ? a : b, k & 1 ? b : a,
+					c->iters / c->kernels, r);
 			CK(cudaGetLastError());
 		}
 		CK(cudaStreamSynchronize(st));
@@ -345,6 +425,8 @@ static void lc_run(const struct lc_cfg *c, struct timing t, cudaStream_t st)
 			exit(1);
 		}
 	}
+	if (rec)
+		block_trace(c, rec, lat, n < MAX_TRACED ? n : MAX_TRACED);
 	free(at);
 	qsort(lat, n, sizeof(*lat), cmp_u64);
 	printf("lc p50_us %.1f p99_us %.1f p999_us %.1f n %llu\n",
@@ -356,7 +438,7 @@ static void lc_run(const struct lc_cfg *c, struct timing t, cudaStream_t st)
 int main(int argc, char **argv)
 {
 	struct be_cfg be = { 0, 0, 256, 0, 1, 0 };
-	struct lc_cfg lc = { 0, 0, 256, 1, 0, 0, NULL };
+	struct lc_cfg lc = { 0, 0, 256, 1, 0, 0, NULL, NULL };
 	struct timing t = { 0, 1, 3, 0, 0 };
 	uint64_t target = 0, blocks = 0, prio = 0;
 	int carve = -1;
@@ -407,6 +489,8 @@ int main(int argc, char **argv)
 			carve = (int)num(a, v, 0, 100);
 		} else if (!strcmp(a, "--trace")) {
 			lc.trace = v;
+		} else if (!strcmp(a, "--block-trace")) {
+			lc.block_trace = v;
 		} else if (!strcmp(a, "--prio")) {
 			prio = num(a, v, 0, 1);
 		} else if (!strcmp(a, "--start-ms")) {
@@ -443,6 +527,9 @@ int main(int argc, char **argv)
 					cudaFuncAttributePreferredSharedMemoryCarveout,
 					carve));
 		CK(cudaFuncSetAttribute(k_memory,
+					cudaFuncAttributePreferredSharedMemoryCarveout,
+					carve));
+		CK(cudaFuncSetAttribute(k_lc,
 					cudaFuncAttributePreferredSharedMemoryCarveout,
 					carve));
 	}

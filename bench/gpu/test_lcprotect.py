@@ -70,6 +70,21 @@ def main():
             svg = f.read()
         ok &= check("gspace-reserved" in svg and "66x32" in svg,
                     "a plot names each mechanism and labels its setting")
+        bt = os.path.join(tmp, "blocks.csv")
+        with open(bt, "w") as f:
+            f.write("req,lat_ns,kernel,block,smid,start_gt_ns,end_gt_ns\n")
+            for q in range(5):
+                lat = 13000000 if q == 4 else 200000
+                for b in range(4):
+                    end = 13000000 if (q == 4 and b == 3) else 110000
+                    f.write(f"{q},{lat},0,{b},{10 + b},0,{end}\n")
+        out = io.StringIO()
+        pareto.blocks(bt, out)
+        text = out.getvalue()
+        ok &= check("5 requests" in text and "1 over 3x" in text and
+                    "SMs 10-13 (4 SMs)" in text and
+                    "long blocks by SM: 13:1" in text,
+                    "--blocks names the SM of a slow request's long block")
     finally:
         shutil.rmtree(tmp)
     return 0 if ok else 1
