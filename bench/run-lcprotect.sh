@@ -67,9 +67,9 @@ LOGS=$OUT/logs
 mkdir -p "$LOGS"
 
 log_cmd make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect"
+	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect" "$BUILD/gsp-wl"
 make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect" ||
+	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect" "$BUILD/gsp-wl" ||
 	{ echo "run-lcprotect: the build failed" >&2; exit 1; }
 LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on
@@ -93,7 +93,11 @@ finish() {
 trap finish EXIT
 
 # --- shapes ---------------------------------------------------------------------
-# BE: "US-BODY-WAVES-SYNC": block length, compute|memory, many|one, sync|nosync
+# BE: "US-BODY-WAVES-SYNC": block length, compute|memory, many|one,
+# sync|nosync, lcprotect's BE; "wl-WL": gsp-wl's BE workload WL (gsp-wl
+# run --be WL, through bench/gpu/wl_window.py); "torch-train": a PyTorch
+# training loop (bench/gpu/torch_train.py). The last two have blocks of
+# every length, so their names carry none.
 if [ "$quick" = 1 ]; then
 	BE_SHAPES="22us-compute-many-sync 220us-compute-many-sync 94000us-compute-one-sync"
 else
@@ -101,7 +105,8 @@ else
 50us-compute-many-sync 220us-compute-many-sync 2000us-compute-many-sync
 20000us-compute-many-sync 100000us-compute-many-sync
 22us-memory-many-sync 2000us-memory-many-sync
-220us-compute-one-sync 94000us-compute-one-sync 220us-compute-many-nosync"
+220us-compute-one-sync 94000us-compute-one-sync 220us-compute-many-nosync
+wl-mm wl-nn wl-cfd wl-md torch-train"
 fi
 # LC: "NAME:US:KERNELS:PERIOD_US"; every BE shape gets the first, the
 # shapes in LC_MORE_ON get the others too, periodic and Poisson.
@@ -149,15 +154,41 @@ have_protect() {
 	[ "$HAVE_PROTECT" = 1 ]
 }
 
+# How long before its window a BE of SHAPE needs to start (ms): PyTorch
+# takes seconds to import and set up.
+start_lead() {
+	case $1 in
+	wl-*) echo 3000 ;;
+	torch-*) echo 10000 ;;
+	*) echo 1000 ;;
+	esac
+}
+
+# be_cmd SHAPE TIMING BEARGS [PREFIX...]: the BE's command in BECMD, run
+# under PREFIX (gsp-run ... --, or nothing).
+be_cmd() {
+	local shape=$1 timing=$2 beargs=$3
+	shift 3
+	# shellcheck disable=SC2086
+	case $shape in
+	wl-*) BECMD=(python3 bench/gpu/wl_window.py $timing -- "$@"
+		"$BUILD/gsp-wl" run --be "${shape#wl-}" --sync) ;;
+	torch-*) BECMD=("$@" python3 bench/gpu/torch_train.py $timing) ;;
+	*) BECMD=("$@" "$LCP" be $beargs $timing) ;;
+	esac
+}
+
 # cell SHAPE BEARGS LCNAME LCARGS ARRIVAL MECH SETTING
 cell() {
 	local shape=$1 beargs=$2 lcname=$3 lcargs=$4 arr=$5 mech=$6 set=$7
 	local tag="$shape.$lcname.$arr.$mech.$set" start be lc
 	[[ $mech =~ $mechs ]] || return 0
+	# one process with two streams: lcprotect's own BE only
+	[[ $mech.$set == priority.process && $shape =~ ^(wl|torch)- ]] && return 0
 	local berun=() lcrun=() beenv=() lcenv=() lcextra=()
 	[ "$btrace" = 1 ] && lcextra=(--block-trace "$LOGS/${tag//,/_}.blocks.csv")
 	tag=${tag//,/_}
-	start=$(($(date +%s%3N) + 1000))
+	start=$(($(date +%s%3N) + $(start_lead "$shape")))
 	local timing="--start-ms $start --warmup-s 1 --measure-s $measure"
 	case $mech in
 	mps) ;;
@@ -185,10 +216,9 @@ cell() {
 		"${TMO[@]}" "$LCP" both --prio 1 $lcargs $beargs $timing \
 			>"$LOGS/$tag.out" 2>"$LOGS/$tag.err"
 	else
-		# shellcheck disable=SC2086
-		log_cmd env "${beenv[@]}" "${berun[@]}" "$LCP" be $beargs $timing
-		# shellcheck disable=SC2086
-		"${TMO[@]}" env "${beenv[@]}" "${berun[@]}" "$LCP" be $beargs $timing \
+		be_cmd "$shape" "$timing" "$beargs" "${berun[@]}"
+		log_cmd env "${beenv[@]}" "${BECMD[@]}"
+		"${TMO[@]}" env "${beenv[@]}" "${BECMD[@]}" \
 			>"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
 		be=$!
 		# shellcheck disable=SC2086
@@ -211,12 +241,10 @@ cell() {
 # solo SHAPE BEARGS | solo - LCNAME LCARGS ARRIVAL
 solo_be() {
 	local start
-	start=$(($(date +%s%3N) + 1000))
-	# shellcheck disable=SC2086
-	log_cmd "$LCP" be $2 --start-ms "$start" --warmup-s 1 --measure-s "$measure"
-	# shellcheck disable=SC2086
-	"${TMO[@]}" "$LCP" be $2 --start-ms "$start" --warmup-s 1 --measure-s "$measure" \
-		>"$LOGS/$1.solo.out" 2>"$LOGS/$1.solo.err"
+	start=$(($(date +%s%3N) + $(start_lead "$1")))
+	be_cmd "$1" "--start-ms $start --warmup-s 1 --measure-s $measure" "$2"
+	log_cmd "${BECMD[@]}"
+	"${TMO[@]}" "${BECMD[@]}" >"$LOGS/$1.solo.out" 2>"$LOGS/$1.solo.err"
 	echo "$1,,,solo,default,,,,,$(awk '$1 == "be" { print $3 }' "$LOGS/$1.solo.out")" >>"$OUT/raw.csv"
 }
 solo_lc() {
@@ -240,11 +268,14 @@ lc_args() {	# NAME:US:KERNELS:PERIOD ARRIVAL -> the LC's options
 declare -A LC_SOLO_DONE
 for shape in $BE_SHAPES; do
 	[[ $shape =~ $only ]] || continue
-	IFS=- read -r us body waves sync <<<"$shape"
-	us=${us%us}
-	it=$(calib "be-$body-$us" --body "$body" --target-us "$us")
-	if [ "$waves" = one ]; then w=0; else w=$((14000 / us)); [ "$w" -lt 4 ] && w=4; fi
-	beargs="--body $body --iters $it --waves $w --sync $([ "$sync" = sync ] && echo 1 || echo 0)"
+	beargs=
+	if ! [[ $shape =~ ^(wl|torch)- ]]; then
+		IFS=- read -r us body waves sync <<<"$shape"
+		us=${us%us}
+		it=$(calib "be-$body-$us" --body "$body" --target-us "$us")
+		if [ "$waves" = one ]; then w=0; else w=$((14000 / us)); [ "$w" -lt 4 ] && w=4; fi
+		beargs="--body $body --iters $it --waves $w --sync $([ "$sync" = sync ] && echo 1 || echo 0)"
+	fi
 	solo_be "$shape" "$beargs"
 	lcs=$LC_BASE:periodic
 	if [[ " $LC_MORE_ON " == *" $shape "* ]]; then

@@ -7,6 +7,7 @@ import importlib.util
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -85,6 +86,22 @@ def main():
                     "SMs 10-13 (4 SMs)" in text and
                     "long blocks by SM: 13:1" in text,
                     "--blocks names the SM of a slow request's long block")
+        ww = os.path.join(HERE, "wl_window.py")
+        fake = ("echo READY; read go s e; "
+                "[ \"$go\" = GO ] && [ \"$e\" -gt \"$s\" ] || exit 3; "
+                "echo 'RESULT role=lc wl=bp units=1 units_per_s=1'; "
+                "echo 'RESULT role=be wl=mm units=42 window_s=2.000 "
+                "units_per_s=21.000 work_per_s=1 work=flop yields=0'")
+        r = subprocess.run([sys.executable, ww, "--start-ms", "1",
+                            "--warmup-s", "0", "--measure-s", "2", "--",
+                            "sh", "-c", fake], capture_output=True, text=True)
+        ok &= check(r.returncode == 0 and
+                    r.stdout == "be units_per_s 21.000 units 42\n",
+                    "wl_window.py sends GO with a window and prints the BE's result")
+        r = subprocess.run([sys.executable, ww, "--start-ms", "1", "--",
+                            "true"], capture_output=True, text=True)
+        ok &= check(r.returncode == 2 and "usage" in r.stderr,
+                    "wl_window.py refuses a missing --warmup-s/--measure-s")
     finally:
         shutil.rmtree(tmp)
     return 0 if ok else 1

@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """A small deterministic CNN training loop, for the interposer's
-correctness test: run it with and without gsp-run and diff stdout.
+correctness test: run it with and without gsp-run and diff stdout; and,
+with --start-ms, a BE of the LC-protection benchmark.
 
 Synthetic data (fixed seed), SGD with momentum, torch's deterministic
 algorithms and CUBLAS_WORKSPACE_CONFIG=:4096:8, so two runs on the same GPU
 and software print the same bits. stdout: every step's loss as its exact
 repr and the SHA-256 of the final weights (state_dict in key order).
+
+With --start-ms T --warmup-s W --measure-s M (bench/run-lcprotect.sh) it
+trains without printing until T + W + M (CLOCK_REALTIME, ms) and prints
+"be steps_per_s X steps N": the steps that ended in [T + W, T + W + M]
+over the time from the first to the last of those ends, as lcprotect's
+BE counts its kernels.
 """
 import argparse
 import hashlib
 import os
 import sys
+import time
 
 os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
 import torch  # noqa: E402
@@ -44,9 +52,15 @@ def main():
     ap.add_argument("--steps", type=int, default=50, help="training steps (default 50)")
     ap.add_argument("--batch", type=int, default=128, help="batch size (default 128)")
     ap.add_argument("--seed", type=int, default=4321)
+    ap.add_argument("--start-ms", type=int, help="a timed BE run (see above)")
+    ap.add_argument("--warmup-s", type=int, default=1)
+    ap.add_argument("--measure-s", type=int, default=2)
     a = ap.parse_args()
     if a.steps < 1 or a.batch < 1:
         ap.error("--steps and --batch must be at least 1")
+    if a.start_ms is not None and (a.start_ms < 1 or a.warmup_s < 0 or
+                                   a.measure_s < 1):
+        ap.error("--start-ms needs a time, --warmup-s >= 0, --measure-s >= 1")
     if not torch.cuda.is_available():
         print("torch_train: CUDA is not available to torch", file=sys.stderr)
         return 1
@@ -64,6 +78,8 @@ def main():
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}", file=sys.stderr)
 
     model.train()
+    if a.start_ms is not None:
+        return timed(a, model, opt, loss_fn, data, labels)
     for step in range(a.steps):
         i = (step % 8) * a.batch
         opt.zero_grad(set_to_none=True)
@@ -73,6 +89,33 @@ def main():
         print(f"step {step} loss {loss.item()!r}")
     torch.cuda.synchronize()
     print(f"weights sha256 {weights_sha256(model)}")
+    return 0
+
+
+def timed(a, model, opt, loss_fn, data, labels):
+    t_meas = (a.start_ms + a.warmup_s * 1000) / 1000.0
+    t_end = t_meas + a.measure_s
+    first = last = None
+    steps = step = 0
+    while True:
+        i = (step % 8) * a.batch
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(data[i:i + a.batch]), labels[i:i + a.batch])
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+        step += 1
+        t = time.time()
+        if t_meas <= t <= t_end:
+            if first is None:
+                first = t
+            else:
+                steps += 1
+            last = t
+        if t > t_end:
+            break
+    per_s = steps / (last - first) if first is not None and last > first else 0
+    print(f"be steps_per_s {per_s:.3f} steps {steps}")
     return 0
 
 
