@@ -78,7 +78,7 @@ gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only mech=$me
 	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE"
 
 # --- MPS for every cell ------------------------------------------------------
-CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d /tmp/gsp-mps.XXXXXX) || exit 1
+CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) || exit 1	# short: it holds sockets
 export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY=$LOGS/mps
 mkdir -p "$CUDA_MPS_LOG_DIRECTORY"
 log_cmd "$BUILD/gspctl" mps start
@@ -320,4 +320,8 @@ log_cmd python3 bench/gpu/lcprotect-pareto.py --plot "$OUT/pareto.csv" "$OUT/plo
 python3 bench/gpu/lcprotect-pareto.py --plot "$OUT/pareto.csv" "$OUT/plots"
 gspaced_down >>"$LOGS/gspaced.log"
 tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$LOGS"
+# commands.txt names OUT and the temporary folders, not this host's paths
+for p in "$OUT:OUT" "$sockdir:SOCKDIR" "$CUDA_MPS_PIPE_DIRECTORY:MPSDIR"; do
+	[ "${p%:*}" ] && sed -i "s|${p%:*}|${p##*:}|g" "$OUT/commands.txt"
+done
 echo "run-lcprotect: $(($(wc -l <"$OUT/pareto.csv") - 1)) rows in $OUT/pareto.csv"

@@ -7,7 +7,7 @@
 #     the title) on a board in memory, and its argument checks
 set -u
 B=${BUILD:-build}
-tmp=$(mktemp -d /tmp/gsp-check-psim.XXXXXX) || exit 1
+tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 "$B/tests/psim/test_psim" | grep -v '^1\.\.'
