@@ -4,6 +4,9 @@
  * class of bad input the header promises an error for (size, flags,
  * padding, pointers, ranges, must-be-zero fields, unknown handles,
  * privilege, unknown ioctl numbers).
+ *
+ * Over 800 lines: one kselftest binary per area is the harness's unit; the
+ * ABI's bad-input cases are many, one test each.
  */
 #include <stdint.h>
 #include <linux/capability.h>

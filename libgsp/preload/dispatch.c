@@ -6,6 +6,10 @@
  * thread, rejoining the arbiter as a new tenant when it marked us hung or
  * went away, and the counters written at exit. See
  * Documentation/interposer.rst.
+ *
+ * Over 800 lines: its parts share the one tenant state (S, below); issue
+ * 33 splits it by the banners below (configuration, rejoin, BE leases,
+ * gates, LC reporter and charger, set-up) behind an internal header.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

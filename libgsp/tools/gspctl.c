@@ -12,6 +12,10 @@
  * Built from libgsp's objects rather than against libgsp.so: it needs the
  * daemon connection and gspd_ctl_*(), which libgsp.so keeps hidden.
  * Exit status: 0 done, 1 the arbiter failed or is absent, 2 bad usage.
+ *
+ * Over 800 lines: its knob table is one of the five copies issue 33
+ * replaces by one generated table; the split (status, top, knobs, mps)
+ * waits for it.
  */
 #define _GNU_SOURCE
 #include <errno.h>

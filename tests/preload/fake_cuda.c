@@ -56,6 +56,10 @@
  * when its push buffer is full. FAKE_CUDA_CALL_NS=N spins N ns inside
  * the driver lock on every traced call, a stand-in for the real
  * driver's per-call cost and lock contention.
+ *
+ * Over 800 lines: one fake driver, loaded as libcuda.so.1 by every preload
+ * test, with one trace and one clock; splitting it would share them
+ * through globals across files.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
