@@ -30,6 +30,9 @@
  *       both in one process, the LC on a stream of the highest priority
  *       and the BE on one of the lowest (the single-process alternative)
  *
+ * Any role: --carveout C (0..100) sets every kernel's preferred shared
+ * memory carveout (the root-cause runs compared carveouts).
+ *
  * TIMING: --start-ms T (CLOCK_REALTIME ms when both programs begin work)
  * --warmup-s W --measure-s M: results cover [T + W, T + W + M].
  *
@@ -151,7 +154,7 @@ static void usage(const char *msg)
 		"                    [--block-trace F] [--prio 0|1] TIMING\n"
 		"       lcprotect both --prio 1 --lc-iters I --lc-blocks N --period-us P [--kernels K]\n"
 		"                    [--arrival A] --body B --iters I --waves W [--sync S] TIMING\n"
-		"  TIMING: --start-ms T --warmup-s W --measure-s M\n"
+		"  TIMING: --start-ms T --warmup-s W --measure-s M; any role: [--carveout 0..100]\n"
 		"  (see the comment at the top of bench/gpu/lcprotect.cu)\n");
 	exit(msg ? 2 : 0);
 }
