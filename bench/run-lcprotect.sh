@@ -4,8 +4,8 @@
 # The LC-protection benchmark (issue 27) on a GPU host, from a bare
 # checkout (root, nvcc and the MPS binaries in PATH):
 #
-#   bench/run-lcprotect.sh [--quick] [--only REGEX] [--mech REGEX]
-#                          [--measure-s S] [--block-trace] OUT
+#   bench/run-lcprotect.sh [--quick] [--only REGEX] [--lc REGEX]
+#                          [--mech REGEX] [--measure-s S] [--block-trace] OUT
 #
 # For each BE shape and LC shape it runs the LC beside the BE under every
 # mechanism, side by side in one run: plain MPS, MPS with the BE at
@@ -26,21 +26,26 @@
 #
 # and OUT/plots/*.svg, one Pareto plot per shape (lcprotect-pareto.py).
 # --quick runs three BE shapes and the short periodic LC only; --only
-# keeps the BE shapes whose name matches REGEX, --mech the mechanisms
+# keeps the BE shapes whose name matches REGEX, --lc the LC shapes whose
+# "NAME-ARRIVAL" (100us-1k-periodic, say) matches, --mech the mechanisms
 # (the solo runs always run). REACTIVE, RESERVED and PREDICTIVE in the
-# environment replace the partitions each gspace mode tries ("N,K ...").
+# environment replace the partitions each gspace mode tries ("N,K ...";
+# a PREDICTIVE entry "N,K,L" also sets predict_lead_us to L, setting
+# "NxK-leadLus").
 # --block-trace also records where and when every LC block ran (lcprotect
-# --block-trace; about 12 MB a cell, so pick cells with --only and --mech)
+# --block-trace; about 12 MB a cell, so pick cells with --only, --lc and
+# --mech; the LC's solo runs too)
 # into OUT/logs.tgz, and prints where the slow requests' blocks ran
 # (lcprotect-pareto.py --blocks). A cell lasts about
 # 1 + 1 + S seconds (start, warm-up, measurement; S = 2 by default).
 # Cells append to OUT/pareto.csv, so OUT may collect several runs.
 set -uo pipefail
-quick=0 only=. mechs=. measure=2 btrace=0
+quick=0 only=. lcs_only=. mechs=. measure=2 btrace=0
 while [ $# -gt 1 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--only) only=$2; shift ;;
+	--lc) lcs_only=$2; shift ;;
 	--mech) mechs=$2; shift ;;
 	--block-trace) btrace=1 ;;
 	--measure-s) measure=$2; shift ;;
@@ -48,7 +53,7 @@ while [ $# -gt 1 ]; do
 	esac
 	shift
 done
-[ $# = 1 ] || { echo "usage: $0 [--quick] [--only REGEX] [--mech REGEX] [--measure-s S] [--block-trace] OUT" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: $0 [--quick] [--only REGEX] [--lc REGEX] [--mech REGEX] [--measure-s S] [--block-trace] OUT" >&2; exit 2; }
 case $measure in ''|*[!0-9]*|0) echo "run-lcprotect: --measure-s needs a whole number of seconds >= 1" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -74,7 +79,7 @@ make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only mech=$mechs measure_s=$measure" \
+gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only lc=$lcs_only mech=$mechs measure_s=$measure" \
 	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE"
 
 # --- MPS for every cell ------------------------------------------------------
@@ -178,10 +183,21 @@ be_cmd() {
 	esac
 }
 
+# gspaced's predict_lead_us, which a PREDICTIVE entry without a lead keeps
+LEAD_DEFAULT=500
+# A setting as the CSV names it: "N,K" is NxK, "N,K,L" NxK-leadLus.
+setting_name() {
+	local n k l
+	IFS=, read -r n k l <<<"$1"
+	if [ -z "$k" ]; then echo "$1"
+	elif [ -z "$l" ]; then echo "${n}x$k"
+	else echo "${n}x$k-lead${l}us"; fi
+}
+
 # cell SHAPE BEARGS LCNAME LCARGS ARRIVAL MECH SETTING
 cell() {
 	local shape=$1 beargs=$2 lcname=$3 lcargs=$4 arr=$5 mech=$6 set=$7
-	local tag="$shape.$lcname.$arr.$mech.$set" start be lc
+	local tag="$shape.$lcname.$arr.$mech.$set" start be lc pn pk plead
 	[[ $mech =~ $mechs ]] || return 0
 	# one process with two streams: lcprotect's own BE only
 	[[ $mech.$set == priority.process && $shape =~ ^(wl|torch)- ]] && return 0
@@ -204,8 +220,12 @@ cell() {
 			gctl set partition 0,0
 			berun=("${g[@]}" --class be --no-spatial --)
 		else
-			gctl set partition "$set"
+			# "N,K" or "N,K,LEAD_US" (predictive's lead)
+			IFS=, read -r pn pk plead <<<"$set"
+			gctl set partition "$pn,$pk"
 			[ "$HAVE_PROTECT" = 1 ] && gctl set protect "${mech#gspace-}"
+			[ "$mech" = gspace-predictive ] &&
+				gctl set predict_lead_us "${plead:-$LEAD_DEFAULT}"
 			berun=("${g[@]}" --class be --spatial --)
 		fi ;;
 	esac
@@ -234,7 +254,7 @@ cell() {
 	fi
 	lc=$(awk '$1 == "lc" { print $3 "," $5 "," $7 "," $9 }' "$LOGS/$tag.out")
 	be=$(awk '$1 == "be" { print $3 }' "$LOGS/$tag.out")
-	echo "$shape,$lcname,$arr,$mech,${set/,/x},${lc:-,,,},${be:-}" >>"$OUT/raw.csv"
+	echo "$shape,$lcname,$arr,$mech,$(setting_name "$set"),${lc:-,,,},${be:-}" >>"$OUT/raw.csv"
 	echo "run-lcprotect: $tag: lc ${lc:-failed} be ${be:-failed}" >&2
 }
 
@@ -248,12 +268,13 @@ solo_be() {
 	echo "$1,,,solo,default,,,,,$(awk '$1 == "be" { print $3 }' "$LOGS/$1.solo.out")" >>"$OUT/raw.csv"
 }
 solo_lc() {
-	local start
+	local start extra=()
 	start=$(($(date +%s%3N) + 1000))
+	[ "$btrace" = 1 ] && extra=(--block-trace "$LOGS/$1.$3.solo.blocks.csv")
 	# shellcheck disable=SC2086
-	log_cmd "$LCP" lc ${2//--lc-/--} --start-ms "$start" --warmup-s 1 --measure-s "$measure"
+	log_cmd "$LCP" lc ${2//--lc-/--} "${extra[@]}" --start-ms "$start" --warmup-s 1 --measure-s "$measure"
 	# shellcheck disable=SC2086
-	"${TMO[@]}" "$LCP" lc ${2//--lc-/--} --start-ms "$start" --warmup-s 1 --measure-s "$measure" \
+	"${TMO[@]}" "$LCP" lc ${2//--lc-/--} "${extra[@]}" --start-ms "$start" --warmup-s 1 --measure-s "$measure" \
 		>"$LOGS/$1.$3.solo.out" 2>"$LOGS/$1.$3.solo.err"
 	echo ",$1,$3,solo,default,$(awk '$1 == "lc" { print $3 "," $5 "," $7 "," $9 }' "$LOGS/$1.$3.solo.out")," >>"$OUT/raw.csv"
 }
@@ -286,6 +307,7 @@ for shape in $BE_SHAPES; do
 		arr=${l##*:}
 		l=${l%:*}
 		lcname=${l%%:*}
+		[[ $lcname-$arr =~ $lcs_only ]] || continue
 		lcargs=$(lc_args "$l" "$arr")
 		if [ -z "${LC_SOLO_DONE[$lcname.$arr]:-}" ]; then
 			solo_lc "$lcname" "$lcargs" "$arr"

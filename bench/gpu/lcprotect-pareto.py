@@ -11,7 +11,12 @@
   lcprotect-pareto.py --blocks BLOCKS.csv
       where the slow requests' blocks ran (lcprotect --block-trace): for
       requests over 3x the median latency, the SMs of their blocks that
-      took over 3x the median block, against those of all blocks
+      took over 3x the median block, against those of all blocks; then,
+      at the p50 and p99 of the requests, each of: the latency; "outside",
+      the latency less the span from the first block's start to the last
+      block's end (launch, queueing, the synchronise); "starts", the
+      spread of the blocks' starts; "pile", the most of the request's
+      blocks on one SM at once; and the request's median block
 """
 import csv
 import os
@@ -98,6 +103,44 @@ def blocks(path, out):
         out.write("slow requests' long blocks by SM: " +
                   " ".join(f"{k}:{v}" for k, v in sorted(long_sms.items())) +
                   "\n")
+    anatomy(rows, lat, out)
+
+
+def pile(spans):
+    """The most of @spans ((start, end) pairs) that overlap at once."""
+    ev = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])
+    most = cur = 0
+    for _, d in ev:
+        cur += d
+        most = max(most, cur)
+    return most
+
+
+def anatomy(rows, lat, out):
+    """Per request: outside its blocks, start spread, pile-up, block."""
+    per = {}
+    for r in rows:
+        per.setdefault(int(r["req"]), []).append(
+            (int(r["smid"]), int(r["start_gt_ns"]), int(r["end_gt_ns"])))
+    fig = {k: [] for k in ("latency", "outside", "starts", "pile", "block")}
+    for q, bl in per.items():
+        first = min(b[1] for b in bl)
+        last = max(b[2] for b in bl)
+        by_sm = {}
+        for sm, a, b in bl:
+            by_sm.setdefault(sm, []).append((a, b))
+        durs = sorted(b - a for _, a, b in bl)
+        fig["latency"].append(lat[q])
+        fig["outside"].append(lat[q] - (last - first))
+        fig["starts"].append(max(b[1] for b in bl) - first)
+        fig["pile"].append(max(pile(v) for v in by_sm.values()) * 1000)
+        fig["block"].append(durs[len(durs) // 2])
+    for k, v in fig.items():
+        v.sort()
+        p50, p99 = v[len(v) // 2], v[min(len(v) - 1, len(v) * 99 // 100)]
+        unit = "" if k == "pile" else " us"
+        out.write(f"  {k:8s} p50 {p50 / 1e3:9.1f}{unit}  "
+                  f"p99 {p99 / 1e3:9.1f}{unit}\n")
 
 
 def main(argv):

@@ -78,7 +78,8 @@ def main():
                 lat = 13000000 if q == 4 else 200000
                 for b in range(4):
                     end = 13000000 if (q == 4 and b == 3) else 110000
-                    f.write(f"{q},{lat},0,{b},{10 + b},0,{end}\n")
+                    sm = 10 if (q == 0 and b == 1) else 10 + b
+                    f.write(f"{q},{lat},0,{b},{sm},0,{end}\n")
         out = io.StringIO()
         pareto.blocks(bt, out)
         text = out.getvalue()
@@ -86,6 +87,13 @@ def main():
                     "SMs 10-13 (4 SMs)" in text and
                     "long blocks by SM: 13:1" in text,
                     "--blocks names the SM of a slow request's long block")
+        fig = {ln.split()[0]: ln.split()[1:] for ln in text.splitlines()
+               if ln.startswith("  ")}
+        ok &= check(fig.get("pile") == ["p50", "1.0", "p99", "2.0"] and
+                    fig.get("outside", [])[:2] == ["p50", "90.0"] and
+                    fig.get("block", [])[3:5] == ["p99", "110.0"],
+                    "--blocks gives each request's pile-up, start spread "
+                    "and median block")
         ww = os.path.join(HERE, "wl_window.py")
         fake = ("echo READY; read go s e; "
                 "[ \"$go\" = GO ] && [ \"$e\" -gt \"$s\" ] || exit 3; "
