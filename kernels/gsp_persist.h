@@ -44,13 +44,23 @@
  *      done_tasks, clears its slot bit and leaves.
  *
  * Stream order. A launch with GSP_PERSIST_PRIMARY is the job's own (the
- * one in the application's stream); top-ups are not. The primary launch
- * must not end while a task of the job may still be running in a top-up,
- * so its blocks count themselves in primary_live and the last one out
- * waits until done_tasks == ntasks. The last primary block also never
- * yields while tasks remain: it pauses (holding its slot, taking no task)
- * until the word no longer asks it to leave. So a job always completes,
- * even if no top-up is ever launched, and (N, K) leaves one slot to it.
+ * one in the application's stream); top-ups are not. Nothing after the
+ * job on that stream may start while a task of the job may still run in
+ * a top-up. Two ways, chosen per launch:
+ *
+ *   - kept (GSP_PERSIST_PRIMARY alone): the primary's blocks count
+ *     themselves in primary_live and the last one out waits until
+ *     done_tasks == ntasks. The last primary block also never yields
+ *     while tasks remain: it pauses (holding its slot, taking no task)
+ *     until the word no longer asks it to leave. So a job always
+ *     completes, even if no top-up is ever launched, and (N, K) leaves
+ *     one slot to it;
+ *   - waited (GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED): the launcher
+ *     puts a wait for done_tasks >= ntasks (cuStreamWaitValue64, GEQ)
+ *     on the stream right behind the launch. The primary's blocks then
+ *     act as a top-up's do: none keeps a slot or waits, so (N, K) leaves
+ *     the SMs empty; the job completes only through top-ups once slots
+ *     are given back, which the launcher must then launch.
  *
  * Starting a job: zero the first GSP_PERSIST_RESET_BYTES of its ctl (one
  * cuMemsetD32Async on the launch's stream, before the launch). When the
@@ -105,6 +115,7 @@
 
 /* struct gsp_persist_job.flags */
 #define GSP_PERSIST_PRIMARY	(1u << 0)	/* the job's own launch */
+#define GSP_PERSIST_WAITED	(1u << 1)	/* its stream waits (above) */
 
 /*
  * The last parameter of NAME__gsp, by value (.param .align 8 .b8

@@ -19,7 +19,9 @@
  *   yield.csv          per BE task length and trial: from the host's
  *                      store of the word to the LC's first (and last)
  *                      block start; yield-summary.csv: p50/p99/max;
- *   keeper.csv         (n, k) = (N, K): the job completes with no top-up.
+ *   keeper.csv         (n, k) = (N, K): a kept job completes with no
+ *                      top-up; a waited one keeps no block, its stream
+ *                      waits, and a top-up completes it (row waited-mid-run).
  * Exit status: 0 when every test ran (failed checks are reported in the
  * CSV and as "CHECK FAILED" lines), 2 on harness errors (CUDA errors,
  * missing kernels, bad arguments), 3 when the GPU did not finish in time.
@@ -576,9 +578,11 @@ static void spin_make(struct dev *g, const std::vector<CUmodule> &mods,
 	sp->params = { &sp->ns, &sp->count, &sp->end };
 }
 
-/* Starts a primary spin job of per tasks per slot, each task_ns long. */
+/* Starts a primary spin job of per tasks per slot, each task_ns long
+ * (flags: GSP_PERSIST_PRIMARY, with GSP_PERSIST_WAITED or not). */
 static struct gsp_persist_job spin_start(struct dev *g, struct spin *sp,
-					 unsigned long long task_ns, size_t per)
+					 unsigned long long task_ns, size_t per,
+					 uint32_t flags = GSP_PERSIST_PRIMARY)
 {
 	size_t n = std::min((size_t)g->nsm * sp->k * per, sp->max_tasks);
 
@@ -588,8 +592,7 @@ static struct gsp_persist_job spin_start(struct dev *g, struct spin *sp,
 	CU(cuMemsetD32Async(sp->count, 0, n, g->run));
 	CU(cuMemsetD32Async(sp->end, 0, 2, g->run));
 	struct gsp_persist_job j = job_of(g, sp->ctl, sp->grid, sp->k,
-					  g->refresh_ns, g->batch_ns,
-					  GSP_PERSIST_PRIMARY);
+					  g->refresh_ns, g->batch_ns, flags);
 	launch_x(g, sp->fx, sp->block, 0, sp->params, &j, g->run);
 	return j;
 }
@@ -1031,6 +1034,66 @@ static void keeper(struct dev *g, const std::vector<CUmodule> &mods,
 	       "cleared, no top-up: tasks %s\n", held, c.pauses, ok ? "once" : "WRONG");
 }
 
+/*
+ * A waited job (GSP_PERSIST_WAITED, its stream waiting for done_tasks):
+ * under (N, K) mid-run no block stays, the stream stays blocked, and a
+ * top-up after the word clears runs every task once; a copy of the task
+ * counts queued behind the wait sees them all. A row of keeper.csv.
+ */
+static void waited(struct dev *g, struct spin *sp, FILE *csv)
+{
+	uint32_t epoch = 60000, full = g->nsm * sp->k;
+	struct gsp_persist_ctl c;
+	unsigned long long end;
+	CUdeviceptr snap;
+
+	/* 20 ms of tasks per slot: most are left when the word lands */
+	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+	struct gsp_persist_job j = spin_start(g, sp, 20000, 1000,
+					      GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED);
+	size_t n = (size_t)j.ntasks;
+
+	CU(cuStreamWaitValue64(g->run, sp->ctl + GSP_PERSIST_OFF_DONE_TASKS,
+			       j.ntasks, CU_STREAM_WAIT_VALUE_GEQ));
+	CU(cuMemAlloc(&snap, n * 4));
+	CU(cuMemcpyDtoDAsync(snap, sp->count, n * 4, g->run));
+	wait_live(g, sp, full, 0, 2000);
+	set_word(g, GSP_PERSIST_CTRL(g->nsm, sp->k, ++epoch));
+	uint64_t t0 = mono_ns();
+
+	wait_live(g, sp, 0, 0, 200);
+	while (mono_ns() - t0 < 1000000)
+		;
+	ctl_read(g, sp->ctl, &c, GSP_PERSIST_RESET_BYTES);
+	unsigned held = c.live, pauses = c.pauses;
+	double held_ms = (mono_ns() - t0) / 1e6;
+	int blocked = cuStreamQuery(g->run) == CUDA_ERROR_NOT_READY;
+	uint64_t left = c.next_task < j.ntasks ? j.ntasks - c.next_task : 0;
+
+	lift_and_top_up(g, sp, &j, ++epoch);
+	int ok = spin_finish(g, sp, "waited spin", &c, &end);
+	std::vector<uint32_t> h(n);
+	size_t bad = 0;
+
+	CU(cuMemcpyDtoH(h.data(), snap, n * 4));
+	for (size_t i = 0; i < n; i++)
+		bad += h[i] != 1;
+	cuMemFree(snap);
+	check(held == 0 && pauses == 0 && left && blocked && ok && !bad,
+	      "waited spin: %u blocks held the word (want 0), %u pauses, %llu tasks "
+	      "left, stream %s, tasks %s, %zu tasks not done when the stream went on",
+	      held, pauses, (unsigned long long)left, blocked ? "held" : "NOT HELD",
+	      ok ? "once" : "wrong", bad);
+	fprintf(csv, "xf_spin(20us),waited-mid-run,%u,%u,%u,%u,%u,%u,%u,%.2f,%d,%d\n",
+		g->nsm, sp->k, sp->k, sp->grid[0], held, pauses, c.yields, held_ms,
+		!bad, ok);
+	printf("waited xf_spin: (N, K) mid-run: %u block(s) stayed, %llu tasks left, "
+	       "stream %s; top-up: tasks %s, the work behind the wait saw %s\n", held,
+	       (unsigned long long)left, blocked ? "held" : "NOT HELD",
+	       ok ? "once" : "WRONG",
+	       bad ? "MISSING TASKS" : "every task");
+}
+
 static FILE *out_csv(const char *dir, const char *name)
 {
 	std::string p = std::string(dir) + "/" + name;
@@ -1189,6 +1252,7 @@ int main(int argc, char **argv)
 
 	FILE *kc = out_csv(out, "keeper.csv");
 	keeper(&g, mods, &specs[0], &sp, kc);
+	waited(&g, &sp, kc);
 	fclose(kc);
 
 	FILE *yc = out_csv(out, "yield.csv"), *ys = out_csv(out, "yield-summary.csv");

@@ -382,6 +382,9 @@ static int read_config(void)
 	bad |= gsp_lcprio_config() < 0;
 	S.sp.one_wave = (int)v;
 	v = 0;
+	bad |= env_u64("GSP_KEEP", 0, 1, &v) < 0;
+	S.sp.keep = (int)v;
+	v = 0;
 	bad |= env_u64("GSP_FAIL_OPEN", 0, 1, &v) < 0;
 	S.fail_open = (int)v;
 	S.renew_auto = 1;

@@ -56,6 +56,7 @@
 #define WATCH_BATCH	256	/* live jobs the watcher looks at per poll */
 #define FILE_MAX	(1ULL << 30)
 #define JOIN_NS		1000000000ULL
+#define WAIT_HOST_NS	20000ULL	/* job_wait_host()'s poll */
 #define MAX_REASONS	32
 #define TOPUP_ATTRS	8	/* cuLaunchKernelEx attributes a top-up repeats */
 
@@ -114,6 +115,7 @@ struct sp_ctx {
 	uint32_t rank[GSP_PERSIST_MAX_SM];
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
+	int waited;		/* its streams can wait on a ctl (job_waited()) */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
 	unsigned int board_gen;	/* sp.board_gen that @ctrl was made for */
 	struct sp_ctl *ctls[CTL_MAX];
@@ -141,6 +143,8 @@ struct sp_ctl {
 	 * by whoever has the ctl taken or claimed.
 	 */
 	int clean, zeroing;
+	int waited;		/* its stream waits for its tasks: no keeper */
+	atomic_int host_wait;	/* ev_p not recorded yet: job_wait_host() */
 	unsigned int topups;
 	uint32_t hw;		/* slots given up at its last look (ctl_slots) */
 	uint32_t ep;		/* the request's epoch then */
@@ -276,6 +280,7 @@ static struct {
 	__typeof__(&cuStreamDestroy_v2) stream_destroy;
 	__typeof__(&cuEventDestroy_v2) ev_destroy;
 	__typeof__(&cuStreamWaitEvent) wait[2];		/* [ptsz] */
+	__typeof__(&cuStreamWaitValue64) wait64[2];	/* [ptsz]; NULL: kept */
 } R;
 
 static struct {
@@ -297,10 +302,11 @@ static struct {
 	struct { const char *name; unsigned long n; } reason[MAX_REASONS];
 	unsigned int nreason;
 	atomic_ulong launches, topups;
+	atomic_ulong waited;		/* launches whose stream waits (no keeper) */
 	atomic_ulong one_wave;		/* launches left unchanged: one wave */
 	atomic_ulong regcaps;		/* clones JIT-ed again, capped */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
-	atomic_int warned_moved;
+	atomic_int warned_moved, warned_wait64;
 	int green_api;		/* the driver has what green contexts need */
 	int drv_version;
 	atomic_ulong green_launches, green_gated[GW_N];
@@ -815,6 +821,9 @@ static void ctx_setup(struct sp_ctx *c)
 	}
 	if (probe_ranks(c) || map_ctrl(c))
 		return;
+	c->waited = R.wait64[0] && R.wait64[1] &&
+		    !R.dev_attr(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+				c->dev) && v == 1;
 	c->ok = 1;
 }
 
@@ -890,7 +899,8 @@ void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
 
 static int ctl_done(struct sp_ctl *t)
 {
-	if (R.ev_query(t->ev_p) == CUDA_ERROR_NOT_READY)
+	if (atomic_load(&t->host_wait) ||
+	    R.ev_query(t->ev_p) == CUDA_ERROR_NOT_READY)
 		return 0;
 	/* Top-ups run in order on one stream: the last one is enough. */
 	return !t->topups || R.ev_query(t->ev_t) != CUDA_ERROR_NOT_READY;
@@ -2126,7 +2136,64 @@ static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s)
 	return CUDA_SUCCESS;
 }
 
-static void watcher_start(void);
+static int watcher_start(void);
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Whether a job of @c is waited rather than kept (gsp_persist.h, "Stream
+ * order"). Kept, the last primary block holds a slot on one SM while
+ * tasks remain, and the hardware then places the LC's blocks around it:
+ * one SM gets a block too many, and a one-wave LC kernel takes half as
+ * long again (Documentation/spatial.rst). Waited, a yield leaves the SMs
+ * empty, and only top-ups finish the job: so only with the watcher
+ * running, and not under reserved, whose request stands as long as an LC
+ * tenant does. GSP_KEEP=1 keeps every job.
+ */
+static int job_waited(const struct sp_ctx *c)
+{
+	return c->waited && !sp.cfg.keep &&
+	       gsp_board_protect(sp.cfg.board, sp.cfg.device) !=
+		       GSP_PROTECT_RESERVED &&
+	       watcher_start();
+}
+
+/*
+ * The stream wait behind waited job @t (live) could not be queued: the
+ * launching thread waits for the job's tasks itself, so that nothing
+ * after it on the program's stream @s starts early; top-ups finish it
+ * (the watcher). Then ev_p, which ctl_done() ignored meanwhile.
+ */
+static void job_wait_host(struct sp_ctl *t, int pt, CUstream s)
+{
+	struct sp_img *dead = NULL;
+	uint64_t done = 0;
+
+	gsp_warn_once(&sp.warned_wait64,
+		      "spatial: cannot queue a stream wait behind a transformed kernel; its launch waits for its tasks on the host");
+	while (!R.dtoh(&done, t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
+		       sizeof(done), t->c->zero) &&
+	       !R.stream_sync(t->c->zero) && done < t->job.ntasks)
+		sleep_ns(WAIT_HOST_NS);
+	if (!R.ev_record[pt](t->ev_p, s)) {
+		atomic_store(&t->host_wait, 0);
+		return;
+	}
+	/* Its end cannot be seen: never reused. */
+	pthread_mutex_lock(&sp.mu);
+	while (t->claimed)
+		pthread_cond_wait(&sp.cv, &sp.mu);
+	ctl_retire(t, &dead);
+	t->state = CTL_LOST;
+	pthread_mutex_unlock(&sp.mu);
+	img_free_list(dead);
+}
 
 int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 {
@@ -2193,7 +2260,9 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	t->job.refresh_ns = sp.cfg.refresh_ns;
 	t->job.copy_ns = sp.cfg.copy_ns;
 	t->job.batch_ns = sp.cfg.batch_ns;
-	t->job.flags = GSP_PERSIST_PRIMARY;
+	t->waited = job_waited(c);
+	t->job.flags = GSP_PERSIST_PRIMARY |
+		       (t->waited ? GSP_PERSIST_WAITED : 0);
 	t->job.word = word;
 	t->f = kf->f;
 	t->grid = grid;
@@ -2239,7 +2308,16 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	}
 	atomic_fetch_add_explicit(&sp.launches, 1, memory_order_relaxed);
 	*res = CUDA_SUCCESS;
-	if (R.ev_record[pt](t->ev_p, op->stream)) {
+	if (t->waited) {
+		atomic_fetch_add_explicit(&sp.waited, 1, memory_order_relaxed);
+		/* ev_p then follows the host's wait, once it is live (below) */
+		atomic_store(&t->host_wait,
+			     R.wait64[pt](op->stream,
+					  t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
+					  t->job.ntasks,
+					  CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS);
+	}
+	if (!atomic_load(&t->host_wait) && R.ev_record[pt](t->ev_p, op->stream)) {
 		/* Its end cannot be seen: never reused, never topped up. */
 		pthread_mutex_lock(&sp.mu);
 		t->state = CTL_LOST;
@@ -2270,6 +2348,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	pthread_cond_signal(&sp.wake);
 	pthread_mutex_unlock(&sp.mu);
 	watcher_start();
+	if (atomic_load(&t->host_wait))
+		job_wait_host(t, pt, op->stream);
 	return 1;
 }
 
@@ -2281,7 +2361,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
  * queued in the hardware until a slot frees, and the hardware hands a
  * freed slot to the oldest queued grid of the highest priority first,
  * which would be the top-up's, not the LC kernel's. -1 if its end
- * cannot be seen (the ctl is then lost), else 0.
+ * cannot be seen (the ctl is then lost), 1 if it was not launched (a
+ * waited job needs it: the watcher tries again), else 0.
  */
 static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 {
@@ -2290,7 +2371,7 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 	CUresult r;
 
 	if (R.ctx_set(c->ctx))
-		return 0;
+		return 1;
 	t->job.flags = 0;
 	t->job.word = word;
 	if (t->nattrs) {
@@ -2308,7 +2389,7 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 				t->shmem, c->topup, t->params, NULL);
 	}
 	if (r)
-		return 0;
+		return 1;
 	atomic_fetch_add_explicit(&sp.topups, 1, memory_order_relaxed);
 	if (R.ev_record[0](t->ev_t, c->topup))
 		return -1;
@@ -2316,13 +2397,6 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 	return 0;
 }
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
-			       .tv_nsec = (long)(ns % 1000000000ULL) };
-
-	nanosleep(&ts, NULL);
-}
 
 /*
  * Polls the request while transformed jobs run. A job whose request
@@ -2363,9 +2437,9 @@ static void *watcher_main(void *arg)
 			struct sp_ctl *t = batch[i];
 			uint32_t nk = ctl_slots(t, word);
 			uint32_t full = ctl_slots(t, full_word);
+			int r = 0;
 
 			done[i] = ctl_done(t);
-			lost[i] = 0;
 			/*
 			 * A shrink since its last look, or a change it did not
 			 * see that may have been a raise and a fall between two
@@ -2375,10 +2449,16 @@ static void *watcher_main(void *arg)
 			 * reads the word afresh).
 			 */
 			if (!done[i] && nk < t->hw)
-				lost[i] = topup(t, word, t->hw - nk);
+				r = topup(t, word, t->hw - nk);
 			else if (!done[i] && GSP_PERSIST_CTRL_EPOCH(word) != t->ep &&
 				 nk < full)
-				lost[i] = topup(t, word, full - nk);
+				r = topup(t, word, full - nk);
+			lost[i] = r < 0;
+			/* a waited job has no keeper: its top-up is tried again */
+			if (r > 0 && t->waited) {
+				zeroed[i] = 0;
+				continue;
+			}
 			t->hw = nk;
 			t->ep = GSP_PERSIST_CTRL_EPOCH(word);
 			/* ended: reset now, off the program's streams */
@@ -2405,8 +2485,11 @@ static void *watcher_main(void *arg)
 	return NULL;
 }
 
-static void watcher_start(void)
+/* 1 if the watcher runs (started now if it did not). */
+static int watcher_start(void)
 {
+	int running;
+
 	pthread_mutex_lock(&sp.mu);
 	if (!sp.watcher_running && !sp.stop &&
 	    !pthread_create(&sp.watcher, NULL, watcher_main, NULL))
@@ -2414,7 +2497,9 @@ static void watcher_start(void)
 	else if (!sp.watcher_running)
 		gsp_warn_once(&sp.warned_wait,
 			      "spatial: cannot start the watcher thread; BE kernels give slots up but take them back only at their next launch");
+	running = sp.watcher_running;
 	pthread_mutex_unlock(&sp.mu);
+	return running;
 }
 
 /* Set-up, stats, exit ---------------------------------------------------------- */
@@ -2472,6 +2557,8 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 	RHOOK(ev_destroy, H_cuEventDestroy_v2);
 	RHOOK(wait[0], H_cuStreamWaitEvent);
 	RHOOK(wait[1], H_cuStreamWaitEvent_ptsz);
+	RSYM(wait64[0], "cuStreamWaitValue64_v2");
+	RSYM(wait64[1], "cuStreamWaitValue64_v2_ptsz");
 	/* Green contexts came with 12.4; the version guards their semantics. */
 	if (!R.drv_version || R.drv_version(&sp.drv_version))
 		sp.drv_version = 0;
@@ -2513,9 +2600,10 @@ void gsp_sp_stats(FILE *f)
 
 	if (!gsp_sp_on())
 		return;
-	fprintf(f, "spatial_launches %lu\nspatial_topups %lu\nspatial_one_wave %lu\nspatial_regcap %lu\n",
-		atomic_load(&sp.launches), atomic_load(&sp.topups),
-		atomic_load(&sp.one_wave), atomic_load(&sp.regcaps));
+	fprintf(f, "spatial_launches %lu\nspatial_waited %lu\nspatial_topups %lu\nspatial_one_wave %lu\nspatial_regcap %lu\n",
+		atomic_load(&sp.launches), atomic_load(&sp.waited),
+		atomic_load(&sp.topups), atomic_load(&sp.one_wave),
+		atomic_load(&sp.regcaps));
 	pthread_mutex_lock(&sp.mu);
 	for (i = 0; i < sp.nreason; i++)
 		fprintf(f, "spatial_fallback_%s %lu\n", sp.reason[i].name,

@@ -23,6 +23,7 @@ struct gsp_spatial_cfg {
 	uint64_t watch_ns;		/* watcher poll period */
 	int green;			/* GSP_GREEN: 1 auto, 0 off */
 	int one_wave;			/* GSP_ONE_WAVE: 1 auto, 0 off */
+	int keep;			/* GSP_KEEP: 1 every job kept */
 };
 
 /* Turns spatial sharing on (dispatch.c's setup, BE tenants only). */

@@ -46,6 +46,7 @@ _Static_assert(GSP_PERSIST_JOB_FLAGS == 48, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_COPY_NS == 52, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_WORD == 56, "template offsets");
 _Static_assert(GSP_PERSIST_PRIMARY == 1, "template offsets");
+_Static_assert(GSP_PERSIST_WAITED == 2, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 0, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_DONE_TASKS == 128, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_LIVE == 256, "template offsets");
@@ -176,7 +177,11 @@ static const char tpl_prologue[] =
 	"\tbfind.u32 %__gsp_w3, %__gsp_w8;\n"
 	"\tst.shared.v4.u32 [__gsp_sh+48], {%__gsp_w9, %__gsp_w3, %__gsp_w2, %__gsp_w8};\n"
 	"\tld.param.u32 %__gsp_w10, [@P+48];\n"
-	"\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n"	/* GSP_PERSIST_PRIMARY */
+	/* kept: GSP_PERSIST_PRIMARY without GSP_PERSIST_WAITED; a waited
+	 * primary's blocks are a top-up's (gsp_persist.h, "Stream order") */
+	"\tand.b32 %__gsp_w10, %__gsp_w10, 3;\n"
+	"\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 1;\n"
+	"\tselp.u32 %__gsp_w10, 1, 0, %__gsp_p1;\n"
 	/* live += 1, primary_live += primary: one add on the pair */
 	"\tcvt.u64.u32 %__gsp_x2, %__gsp_w10;\n"
 	"\tshl.b64 %__gsp_x2, %__gsp_x2, 32;\n"

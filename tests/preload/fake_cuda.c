@@ -21,7 +21,9 @@
  * Mapped host memory's device address is its host address. A launch
  * whose last parameter is a struct gsp_persist_job records whether the
  * job's ctl was reset (its first GSP_PERSIST_RESET_BYTES zero), then
- * dirties the ctl as the kernel would. A module's
+ * dirties the ctl as the kernel would (next_task, and done_tasks set to
+ * ntasks: every task ran). FAKE_CUDA_NO_WAIT64=1 clears the device's
+ * 64-bit stream memory operations attribute. A module's
  * variables (cuModuleGetGlobal, cuLibraryGetGlobal) are those its PTX
  * declares as "NAME[N];" or "NAME;" after a type .bW/.uW/.sW/.fW: N x W/8
  * bytes of fake device memory each, allocated at the first look-up; a
@@ -63,6 +65,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -295,7 +298,8 @@ static struct fake_call *rec(const char *name, CUstream s, uint64_t payload,
 		c->prio = stream_prio((uintptr_t)s, &c->sflags);
 		c->prev = c->waits = -1;
 		if (gpu_op || !strncmp(name, "cuEventRecord", 13) ||
-		    !strncmp(name, "cuStreamWaitEvent", 17))
+		    !strncmp(name, "cuStreamWaitEvent", 17) ||
+		    !strncmp(name, "cuStreamWaitValue", 17))
 			order(c, order_key(name, s));
 	}
 	if (gpu_op)
@@ -615,6 +619,39 @@ EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f)
 	return wait_event("cuStreamWaitEvent_ptsz", s, e);
 }
 
+/*
+ * Stream waits on memory: recorded (payload the value, addr the address,
+ * count the flags) and ordered on their stream; the fake GPU waits for
+ * nothing. FAKE_CUDA_WAIT64_FAIL=1 makes them fail.
+ */
+static CUresult wait_value64(const char *name, CUstream s, CUdeviceptr addr,
+			     cuuint64_t v, unsigned int flags)
+{
+	const char *fail = getenv("FAKE_CUDA_WAIT64_FAIL");
+	struct fake_call *c;
+
+	if (fail && !strcmp(fail, "1"))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	c = rec(name, s, v, 0);
+	if (c) {
+		c->addr = addr;
+		c->count = flags;
+	}
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamWaitValue64_v2(CUstream s, CUdeviceptr addr,
+				       cuuint64_t v, unsigned int flags)
+{
+	return wait_value64("cuStreamWaitValue64_v2", s, addr, v, flags);
+}
+
+EXPORT CUresult cuStreamWaitValue64_v2_ptsz(CUstream s, CUdeviceptr addr,
+					    cuuint64_t v, unsigned int flags)
+{
+	return wait_value64("cuStreamWaitValue64_v2_ptsz", s, addr, v, flags);
+}
+
 EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 {
 	uintptr_t key = order_key("cuStreamIsCapturing", s);
@@ -749,6 +786,9 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 			for (i = 0; i < GSP_PERSIST_RESET_BYTES; i++)
 				c->ctl_zero &= !b[i];
 			memset(b, 0xa5, 8);	/* next_task */
+			/* every task ran: done_tasks = ntasks */
+			memcpy(b + GSP_PERSIST_OFF_DONE_TASKS,
+			       c->job + offsetof(struct gsp_persist_job, ntasks), 8);
 		}
 	}
 	if (params && !strcmp(f->name, "gsp_sm_probe")) {
@@ -876,7 +916,12 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n,
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n,
 				     CUstream s)
 {
-	rec("cuMemcpyDtoHAsync_v2", s, n, 1);
+	struct fake_call *c = rec("cuMemcpyDtoHAsync_v2", s, n, 1);
+
+	if (c) {
+		c->src = d;
+		c->count = n;
+	}
 	if (is_alloc(d, n))
 		memcpy(h, (void *)(uintptr_t)d, n);
 	return CUDA_SUCCESS;
@@ -1048,6 +1093,9 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
 		*v = !(mps && !strcmp(mps, "0"));
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS:
+		*v = !getenv("FAKE_CUDA_NO_WAIT64");
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1547,6 +1595,7 @@ static const struct { const char *name; void *fn; } syms[] = {
 	S(cuEventElapsedTime), S(cuEventElapsedTime_v2),
 	S(cuStreamSynchronize), S(cuStreamSynchronize_ptsz), S(cuStreamQuery),
 	S(cuStreamWaitEvent), S(cuStreamIsCapturing), S(cuMemFree_v2),
+	S(cuStreamWaitValue64_v2), S(cuStreamWaitValue64_v2_ptsz),
 	S(cuLaunchKernel), S(cuLaunchKernel_ptsz), S(cuLaunchKernelEx),
 	S(cuLaunchKernelEx_ptsz), S(cuLaunchCooperativeKernel),
 	S(cuLaunchCooperativeKernel_ptsz), S(cuGraphLaunch),

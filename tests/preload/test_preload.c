@@ -856,6 +856,49 @@ static void *elf_only_wrapper(void)
 	return &w;
 }
 
+/*
+ * Job @j, launched at trace index @at on S1: waited (a stream wait for
+ * its tasks right behind it) unless GSP_KEEP=1, the device lacks 64-bit
+ * stream waits, or the mode is reserved; kept otherwise. When the wait
+ * cannot be queued, the launch waits on the host for done_tasks.
+ */
+static void t_spatial_waited(int at, const struct gsp_persist_job *j)
+{
+	const char *prot = getenv("FAKE_GSP_PROTECT");
+	int kept = getenv("GSP_KEEP") || getenv("FAKE_CUDA_NO_WAIT64") ||
+		   (prot && !strcmp(prot, "reserved"));
+	int fail = getenv("FAKE_CUDA_WAIT64_FAIL") != NULL;
+	int w = find("cuStreamWaitValue64_v2", (unsigned int)at);
+	struct fake_call c;
+
+	if (kept) {
+		tap_ok(j->flags == GSP_PERSIST_PRIMARY && w < 0,
+		       "spatial: kept job: the primary flag alone, no stream wait (flags %u)",
+		       j->flags);
+		return;
+	}
+	tap_ok(j->flags == (GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED),
+	       "spatial: waited job: primary and waited flags (flags %u)",
+	       j->flags);
+	if (fail) {
+		int r = find("cuMemcpyDtoHAsync_v2", (unsigned int)at);
+
+		if (r >= 0)
+			fake_trace_get((unsigned int)r, &c);
+		tap_ok(w < 0 && r >= 0 &&
+		       c.src == j->ctl + GSP_PERSIST_OFF_DONE_TASKS &&
+		       c.count == 8 && c.stream != (uintptr_t)S1,
+		       "spatial: no stream wait to be had: the launch read done_tasks on the host, off the program's stream, before it returned");
+		return;
+	}
+	if (w >= 0)
+		fake_trace_get((unsigned int)w, &c);
+	tap_ok(w >= 0 && c.stream == (uintptr_t)S1 && c.prev == at &&
+	       c.addr == j->ctl + GSP_PERSIST_OFF_DONE_TASKS &&
+	       c.payload == j->ntasks && c.count == CU_STREAM_WAIT_VALUE_GEQ,
+	       "spatial: right behind it on its stream, a wait for done_tasks >= ntasks");
+}
+
 static void t_spatial(void)
 {
 	struct gsp_board *(*board)(void) =
@@ -898,10 +941,11 @@ static void t_spatial(void)
 	       "spatial: k1__gsp runs N*K = 4*3 blocks of k1's block and shared memory, on k1's stream, with k1's argument");
 	tap_ok(c.has_job && j.ntasks == 20 && j.nctaid[0] == 10 &&
 	       j.nctaid[1] == 2 && j.nctaid[2] == 1 && j.k_slots == 3 &&
-	       j.flags == GSP_PERSIST_PRIMARY && j.copy_ns == GSP_PERSIST_COPY_NS &&
+	       (j.flags & GSP_PERSIST_PRIMARY) && j.copy_ns == GSP_PERSIST_COPY_NS &&
 	       j.refresh_ns == GSP_PERSIST_REFRESH_NS &&
 	       j.batch_ns == GSP_PERSIST_BATCH_NS && j.ctl && j.word == *req,
 	       "spatial: its job: the original grid, K, the primary flag, the default refresh, copy and batch, the request at the launch");
+	t_spatial_waited(at, &j);
 	tap_ok(local ? j.ctrl_ptr != (uintptr_t)req :
 		       j.ctrl_ptr == (uintptr_t)req,
 	       local ? "spatial: the board cannot be registered: the job reads a local copy of the request" :

@@ -187,7 +187,10 @@ static void test_rewrite(void)
 			     "ld.param.u32 %__gsp_v1, [k__gsp_param_job+24];\n\t"
 			     "add.s32 %r4, %__gsp_v0, %__gsp_v1;") != NULL,
 	       "xform: %%ctaid.z reads the thread's task entry, %%nctaid.x the job parameter");
-	tap_ok(strstr(clone, "\tand.b32 %__gsp_w10, %__gsp_w10, 1;\n") &&
+	tap_ok(strstr(clone, "\tld.param.u32 %__gsp_w10, [k__gsp_param_job+48];\n"
+			     "\tand.b32 %__gsp_w10, %__gsp_w10, 3;\n"
+			     "\tsetp.eq.u32 %__gsp_p1, %__gsp_w10, 1;\n"
+			     "\tselp.u32 %__gsp_w10, 1, 0, %__gsp_p1;\n") &&
 	       strstr(clone, "\tmov.u64 %__gsp_x4, %globaltimer;\n"
 			     "\tld.param.u64 %__gsp_x6, [k__gsp_param_job+56];\n"
 			     "\tsetp.ne.u32 %__gsp_p1, %__gsp_w10, 0;\n"
@@ -196,8 +199,9 @@ static void test_rewrite(void)
 			     "\tsub.u64 %__gsp_x10, %__gsp_x4, %__gsp_x8;\n") &&
 	       strstr(clone, "\t@%__gsp_p1 mov.b64 %__gsp_x6, %__gsp_x7;\n"
 			     "\tbra.uni $__gsp_check;\n"),
-	       "xform: a primary block's first decision takes the launch's word; "
-	       "a top-up's block its SM's copy where that is fresh, else the launch's");
+	       "xform: a kept primary block (flags primary, not waited) takes the "
+	       "launch's word at its first decision; a top-up's or a waited "
+	       "primary's block its SM's copy where that is fresh, else the launch's");
 	tap_ok(count(clone, "ret;") == 1 && strstr(clone, "@%p1 bra $__gsp_next;"),
 	       "xform: ret becomes a branch to the join (predicate kept); one ret left");
 	tap_ok(!strstr(clone, "bar.sync") && !strstr(clone, "barrier.sync 0") &&
