@@ -8,7 +8,7 @@
 #   make check-kernels   TAP: every .cu compiles for sm_90, the CPU
 #                        references (ASan/UBSan), the scenario parser,
 #                        gsp-bench's dry run and a run against simulated
-#                        tools (libgsp/bench/test_bench.sh, ASan/UBSan)
+#                        tools (tests/bench/test_bench.sh, ASan/UBSan)
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
@@ -36,15 +36,17 @@ $(BUILD)/gsp-bench: $(BENCH_SRCS) $(BENCH_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $(BENCH_SRCS) -lm -ldl
 
-$(BUILD)/kernels/test_ref: kernels/tests/test_ref.c kernels/ref/ref.c kernels/ref/ref.h
+$(BUILD)/kernels/test_ref: tests/kernels/test_ref.c tests/tap.h kernels/ref/ref.c \
+		kernels/ref/ref.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ kernels/tests/test_ref.c \
-		kernels/ref/ref.c -lm
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ikernels/ref -Itests -o $@ \
+		tests/kernels/test_ref.c kernels/ref/ref.c -lm
 
-$(BUILD)/kernels/test_scn: libgsp/bench/test_scn.c libgsp/bench/scn.c $(BENCH_HDRS)
+$(BUILD)/kernels/test_scn: tests/bench/test_scn.c tests/tap.h libgsp/bench/scn.c \
+		$(BENCH_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ libgsp/bench/test_scn.c \
-		libgsp/bench/scn.c
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/bench -Itests -o $@ \
+		tests/bench/test_scn.c libgsp/bench/scn.c
 
 $(BUILD)/kernels/gsp-bench-san: $(BENCH_SRCS) $(BENCH_HDRS)
 	@mkdir -p $(@D)
@@ -79,7 +81,7 @@ check-kernels:
 	   $(BUILD)/kernels/test_ref >/dev/null 2>&1 || echo "not ok - ref: test program exited with an error"; \
 	   $(BUILD)/kernels/test_scn 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - scenario: /p'; \
 	   $(BUILD)/kernels/test_scn >/dev/null 2>&1 || echo "not ok - scenario: test program exited with an error"; \
-	   libgsp/bench/test_bench.sh $(BUILD)/kernels/gsp-bench-san >$(BUILD)/kernels/ci/bench.tap 2>&1; \
+	   tests/bench/test_bench.sh $(BUILD)/kernels/gsp-bench-san >$(BUILD)/kernels/ci/bench.tap 2>&1; \
 	   rc=$$?; sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - gsp-bench: /p' $(BUILD)/kernels/ci/bench.tap; \
 	   grep '^#' $(BUILD)/kernels/ci/bench.tap >&2; \
 	   [ $$rc = 0 ] || echo "not ok - gsp-bench: test_bench.sh exited with an error"; \
