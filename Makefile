@@ -8,7 +8,9 @@
 #   make run        the demo scenario in a QEMU VM, sim engine
 #
 # Suites plug in through the *.mk fragments included below; each one adds
-# a command that prints TAP to CHECK_SUITES.
+# its name to CHECK_SUITES, and make check-<name> prints its TAP lines
+# (numbered or not). tools/check.sh runs them all through
+# tests/tap-renumber.sh, which numbers each suite's lines as one stream.
 
 BUILD ?= build
 KDIR ?= $(shell tools/find-kdir.sh)
