@@ -34,7 +34,20 @@ module:
 deps:
 	@tools/install-deps.sh
 
-include mk/*.mk
+# The fragments, in the order of what they use: a fragment names only
+# variables of those above it, and this is also the order in which make
+# check runs their suites (the VM last).
+include mk/core.mk		# kmod/core in userspace: tests, gsp-sim
+include mk/libgsp.mk		# libgsp.so, gspctl, make install
+include mk/daemon.mk		# gspaced
+include mk/preload.mk		# libgsp_preload.so, gsp-run
+include mk/xform.mk		# gsp-xform
+include mk/psim.mk		# gsp-psim
+include mk/selftests.mk		# the module's selftests
+include mk/kernels.mk		# gsp-wl, gsp-bench
+include mk/gpu.mk		# the GPU experiment's programs
+include mk/style.mk		# checkpatch
+include mk/vm.mk		# make check's VM, make run
 
 user: $(USER_TARGETS)
 

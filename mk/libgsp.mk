@@ -24,7 +24,7 @@ LIBGSP_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib \
 	-pthread
 GSPCTL := $(BUILD)/gspctl
 LIBGSP_TEST_DIR := $(BUILD)/tests/libgsp
-# The daemon the end-to-end test starts (mk/daemon.mk); skipped without it.
+# The daemon the end-to-end test starts (mk/daemon.mk).
 GSPACED := $(BUILD)/gspaced
 
 USER_TARGETS += $(LIBGSP_SO) $(GSPCTL)
@@ -64,8 +64,7 @@ $(LIBGSP_TEST_DIR)/gspctl: libgsp/tools/gspctl.c $(LIBGSP_SRCS) \
 LIBGSP_TESTS := $(LIBGSP_TEST_DIR)/test_api $(LIBGSP_TEST_DIR)/test_e2e \
 	$(LIBGSP_TEST_DIR)/test_board $(LIBGSP_TEST_DIR)/gspctl
 
-check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) \
-		$(if $(wildcard mk/daemon.mk),$(GSPACED))
+check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) $(GSPACED)
 	@BUILD=$(BUILD) CC="$(CC)" SAN_FLAGS="$(SAN_FLAGS)" GSPACED=$(GSPACED) \
 		tests/libgsp/run.sh
 

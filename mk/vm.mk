@@ -10,10 +10,10 @@
 #                   then gsp-psim's SIMULATED GPU table against the
 #                   module's own board (libgsp/sim/gsp-psim.c)
 #
-# The top Makefile includes mk/*.mk in alphabetical order (GNU make 4.3
-# sorts the glob): core.mk and selftests.mk come before vm.mk, so the vm
-# suite runs after the core suite, and SELFTEST_BINS (with the rules that
-# build them, from selftests.mk) is defined before it is used here.
+# The top Makefile includes vm.mk last: the vm suite runs after the
+# others, and SELFTEST_BINS (with the rules that build them, from
+# selftests.mk) and PSIM_SRCS (psim.mk) are defined before they are used
+# here.
 #
 # Knobs (make VAR=value):
 #   VM_KERNEL       kernel to boot (newest /boot/vmlinuz-*-amd64)
