@@ -1,20 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark kernels (kernels/), their runner gsp-wl, and gsp-bench
-# (libgsp/bench/). Needs nvcc (CUDA_HOME, default /usr/local/cuda); no GPU
-# is needed to build: gsp-wl links against the libcuda stub.
+# (libgsp/bench/). Needs nvcc (mk/cuda.mk); no GPU is needed to build:
+# gsp-wl links against the libcuda stub.
 #
 #   make $(BUILD)/gsp-wl $(BUILD)/gsp-bench
-#   make check-kernels   TAP: every .cu compiles for sm_90, the CPU
+#   make check-kernels   TAP: every .cu compiles for CUDA_SM, the CPU
 #                        references (ASan/UBSan), the scenario parser,
 #                        gsp-bench's dry run and a run against simulated
 #                        tools (tests/bench/test_bench.sh, ASan/UBSan)
 
-CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(CUDA_HOME)/bin/nvcc
-KERN_ARCH ?= -arch=sm_90
-KERN_NVCCFLAGS := $(KERN_ARCH) -O2 -std=c++17 -Ikernels \
-	-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings
+# KERN_ARCH: gsp-wl's nvcc architecture flags; bench/gpu/green-check.sh
+# builds a SASS-only gsp-wl with it.
+KERN_ARCH ?= $(CUDA_ARCH)
+KERN_NVCCFLAGS := $(KERN_ARCH) -O2 -std=c++17 -Ikernels $(NVCC_WERROR)
 KERN_CU := $(wildcard kernels/*.cu)
 KERN_HDRS := $(wildcard kernels/*.h kernels/*.cuh kernels/ref/*.h)
 KERN_OBJS := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(KERN_CU))
@@ -30,7 +29,7 @@ $(BUILD)/kernels/ref.o: kernels/ref/ref.c kernels/ref/ref.h
 	$(CC) $(USER_CFLAGS) -Ikernels -c $< -o $@
 
 $(BUILD)/gsp-wl: $(KERN_OBJS) $(BUILD)/kernels/ref.o
-	$(NVCC) $(KERN_ARCH) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+	$(NVCC) $(KERN_ARCH) -o $@ $^ $(CUDA_STUBS) -lpthread
 
 $(BUILD)/gsp-bench: $(BENCH_SRCS) $(BENCH_HDRS)
 	@mkdir -p $(@D)
@@ -65,8 +64,8 @@ check-kernels:
 		'f={}; b=$$(basename $$f .cu); \
 		 if $(NVCC) $(KERN_NVCCFLAGS) -c $$f -o $(BUILD)/kernels/ci/$$b.o \
 			>$(BUILD)/kernels/ci/$$b.log 2>&1; \
-		 then echo "ok - nvcc sm_90 compiles $$f"; \
-		 else echo "not ok - nvcc sm_90 compiles $$f"; \
+		 then echo "ok - nvcc $(CUDA_SM) compiles $$f"; \
+		 else echo "not ok - nvcc $(CUDA_SM) compiles $$f"; \
 		      sed "s/^/# /" $(BUILD)/kernels/ci/$$b.log; fi' \
 		> $(BUILD)/kernels/ci/compile.tap
 	@sort -k2 $(BUILD)/kernels/ci/compile.tap | grep -v '^#' > $(BUILD)/kernels/ci/c.tap || true

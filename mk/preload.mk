@@ -12,7 +12,6 @@
 #   make bench-preload   tests/preload/bench.sh: per-launch host time and
 #                        BE throughput against the fake libcuda (no GPU)
 
-CUDA_HOME ?= /usr/local/cuda
 PRELOAD_SO := $(BUILD)/lib/libgsp_preload.so
 GSP_RUN := $(BUILD)/gsp-run
 # The PTX transformer is linked in, hidden like everything but the hooks.
@@ -24,7 +23,7 @@ PRELOAD_HDRS := $(wildcard libgsp/preload/*.h) libgsp/include/gsp.h \
 	libgsp/xform/flow.h libgsp/xform/xform.h libgsp/xform/sbuf.h \
 	libgsp/xform/vars.h libgsp/xform/names.h libgsp/xform/funcs.h \
 	kernels/gsp_persist.h
-PRELOAD_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -I$(CUDA_HOME)/include \
+PRELOAD_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include $(CUDA_INC) \
 	-Ilibgsp/xform -Ikernels -pthread
 PRELOAD_TEST_DIR := $(BUILD)/tests/preload
 # The fakes implement exported driver and libgsp symbols that have no
@@ -107,7 +106,7 @@ check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
 		$(PRELOAD_TEST_DIR)/test_fatbin $(PRELOAD_TEST_DIR)/test_predict \
 		$(PRELOAD_TEST_DIR)/test_protect
-	@BUILD=$(BUILD) NVCC=$(CUDA_HOME)/bin/nvcc tests/preload/run.sh
+	@BUILD=$(BUILD) $(CUDA_ENV) tests/preload/run.sh
 
 bench-preload: $(PRELOAD_SO) $(PRELOAD_TEST_DIR)/test_preload $(BUILD)/gspaced \
 		$(LIBGSP_SO)

@@ -8,7 +8,7 @@
 #   make check-xform   TAP: parser/transformer unit tests (ASan/UBSan;
 #                      test_xform, and test_funcs for device functions);
 #                      every .cu of kernels/ and tests/xform/ through
-#                      nvcc -ptx, gsp-xform and ptxas (sm_90), one line
+#                      nvcc -ptx, gsp-xform and ptxas (CUDA_SM), one line
 #                      per kernel; the GPU harness builds
 
 XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
@@ -20,8 +20,6 @@ XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h \
 XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
-CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(CUDA_HOME)/bin/nvcc
 
 USER_TARGETS += $(BUILD)/gsp-xform
 CHECK_SUITES += xform
@@ -42,14 +40,12 @@ $(XFORM_OUT)/test_xform $(XFORM_OUT)/test_funcs: $(XFORM_OUT)/%: \
 $(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu bench/gpu/gpu_cli.h \
 		kernels/gsp_persist.h
 	@mkdir -p $(@D)
-	$(NVCC) -arch=sm_90 -O2 -std=c++17 -Ikernels -Ibench/gpu \
-		-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings \
-		-o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+	$(NVCC) $(CUDA_ARCH) -O2 -std=c++17 -Ikernels -Ibench/gpu \
+		$(NVCC_WERROR) -o $@ $< $(CUDA_STUBS)
 
 $(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu
 	@mkdir -p $(@D)
-	$(NVCC) -arch=sm_90 -O2 -Xcompiler -Wall,-Wextra,-Werror \
-		--Werror all-warnings -o $@ $<
+	$(NVCC) $(CUDA_ARCH) -O2 $(NVCC_WERROR) -o $@ $<
 
 # The corpus runs the sanitized gsp-xform, so every real PTX file is also
 # a test of the parser under ASan/UBSan.
@@ -64,7 +60,7 @@ check-xform:
 		$(XFORM_OUT)/$$t >/dev/null 2>&1 || \
 			echo "not ok - unit: $$t exited with an error"; \
 		done; \
-		tests/xform/corpus.sh $(XFORM_OUT)/corpus \
+		$(CUDA_ENV) tests/xform/corpus.sh $(XFORM_OUT)/corpus \
 			$(XFORM_OUT)/gsp-xform-san $(XFORM_CORPUS); \
 	   else echo "not ok - gsp-xform and its tests build with ASan/UBSan"; \
 		sed 's/^/# /' $(XFORM_OUT)/build.log; fi; \
