@@ -21,7 +21,37 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CORE_SRCS := $(wildcard kmod/core/*.c)
-CORE_HDRS := $(wildcard kmod/core/*.h)
+
+# Objects. Each C source is compiled once per flavour, and the object is
+# linked into every program that uses it:
+#   $(call objs,plain,SRCS)  USER_CFLAGS
+#   $(call objs,san,SRCS)    and ASan/UBSan, for the tests
+#   $(call objs,pic,SRCS)    for the shared libraries: -fPIC, and every
+#                            symbol hidden but those marked otherwise
+# Include paths beyond USER_CFLAGS are per source folder: CFLAGS_<folder>,
+# set by the fragment that builds the folder. -MMD -MP (DEPFLAGS) records
+# the headers of each object and program; the .d files under $(BUILD) are
+# read at the end of this file.
+OBJ := $(BUILD)/obj
+DEPFLAGS := -MMD -MP
+objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
+
+$(OBJ)/plain/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(CFLAGS_$(<D)) $(DEPFLAGS) -c -o $@ $<
+
+$(OBJ)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) $(CFLAGS_$(<D)) $(DEPFLAGS) -c -o $@ $<
+
+$(OBJ)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS_$(<D)) \
+		$(DEPFLAGS) -c -o $@ $<
+
+# Objects that only pattern rules name are kept, not deleted as
+# intermediate files.
+.SECONDARY:
 
 CHECK_SUITES :=
 
@@ -60,3 +90,5 @@ clean:
 	rm -rf $(BUILD)
 
 style: check-style
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

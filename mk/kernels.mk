@@ -15,41 +15,33 @@
 KERN_ARCH ?= $(CUDA_ARCH)
 KERN_NVCCFLAGS := $(KERN_ARCH) -O2 -std=c++17 -Ikernels $(NVCC_WERROR)
 KERN_CU := $(wildcard kernels/*.cu)
-KERN_HDRS := $(wildcard kernels/*.h kernels/*.cuh kernels/ref/*.h)
 KERN_OBJS := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(KERN_CU))
 BENCH_SRCS := libgsp/bench/gsp-bench.c libgsp/bench/scn.c libgsp/bench/svg.c
-BENCH_HDRS := $(wildcard libgsp/bench/*.h)
+CFLAGS_kernels/ref := -Ikernels
+CFLAGS_tests/kernels := -Ikernels/ref -Itests
+CFLAGS_tests/bench := -Ilibgsp/bench -Itests
 
-$(BUILD)/kernels/%.o: kernels/%.cu $(KERN_HDRS)
+$(BUILD)/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(KERN_NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(KERN_NVCCFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/kernels/ref.o: kernels/ref/ref.c kernels/ref/ref.h
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Ikernels -c $< -o $@
-
-$(BUILD)/gsp-wl: $(KERN_OBJS) $(BUILD)/kernels/ref.o
+$(BUILD)/gsp-wl: $(KERN_OBJS) $(call objs,plain,kernels/ref/ref.c)
 	$(NVCC) $(KERN_ARCH) -o $@ $^ $(CUDA_STUBS) -lpthread
 
-$(BUILD)/gsp-bench: $(BENCH_SRCS) $(BENCH_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(BENCH_SRCS) -lm -ldl
+$(BUILD)/gsp-bench: $(call objs,plain,$(BENCH_SRCS))
+	$(CC) -o $@ $^ -lm -ldl
 
-$(BUILD)/kernels/test_ref: tests/kernels/test_ref.c tests/tap.h kernels/ref/ref.c \
-		kernels/ref/ref.h
+$(BUILD)/kernels/test_ref: $(call objs,san,tests/kernels/test_ref.c kernels/ref/ref.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ikernels/ref -Itests -o $@ \
-		tests/kernels/test_ref.c kernels/ref/ref.c -lm
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-$(BUILD)/kernels/test_scn: tests/bench/test_scn.c tests/tap.h libgsp/bench/scn.c \
-		$(BENCH_HDRS)
+$(BUILD)/kernels/test_scn: $(call objs,san,tests/bench/test_scn.c libgsp/bench/scn.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/bench -Itests -o $@ \
-		tests/bench/test_scn.c libgsp/bench/scn.c
+	$(CC) $(SAN_FLAGS) -o $@ $^
 
-$(BUILD)/kernels/gsp-bench-san: $(BENCH_SRCS) $(BENCH_HDRS)
+$(BUILD)/kernels/gsp-bench-san: $(call objs,san,$(BENCH_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ $(BENCH_SRCS) -lm -ldl
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm -ldl
 
 USER_TARGETS += $(BUILD)/gsp-wl $(BUILD)/gsp-bench
 CHECK_SUITES += kernels

@@ -14,28 +14,26 @@
 XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
 	libgsp/xform/vars.c libgsp/xform/names.c libgsp/xform/parts.c \
 	libgsp/xform/funcs.c
-XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h \
-	libgsp/xform/sbuf.h libgsp/xform/vars.h libgsp/xform/names.h \
-	libgsp/xform/funcs.h kernels/gsp_persist.h
-XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
+CFLAGS_libgsp/xform := -Ikernels
+CFLAGS_libgsp/tools += -Ilibgsp/xform -Ikernels
+CFLAGS_tests/xform := -Ilibgsp/xform -Ikernels -Itests
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
 
 USER_TARGETS += $(BUILD)/gsp-xform
 CHECK_SUITES += xform
 
-$(BUILD)/gsp-xform: libgsp/tools/gsp-xform.c $(XFORM_SRCS) $(XFORM_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(XFORM_CFLAGS) -o $@ $< $(XFORM_SRCS)
+$(BUILD)/gsp-xform: $(call objs,plain,libgsp/tools/gsp-xform.c $(XFORM_SRCS))
+	$(CC) -o $@ $^
 
-$(XFORM_OUT)/gsp-xform-san: libgsp/tools/gsp-xform.c $(XFORM_SRCS) $(XFORM_HDRS)
+$(XFORM_OUT)/gsp-xform-san: $(call objs,san,libgsp/tools/gsp-xform.c $(XFORM_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -o $@ $< $(XFORM_SRCS)
+	$(CC) $(SAN_FLAGS) -o $@ $^
 
 $(XFORM_OUT)/test_xform $(XFORM_OUT)/test_funcs: $(XFORM_OUT)/%: \
-		tests/xform/%.c tests/tap.h $(XFORM_SRCS) $(XFORM_HDRS)
+		$(call objs,san,tests/xform/%.c $(XFORM_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< $(XFORM_SRCS)
+	$(CC) $(SAN_FLAGS) -o $@ $^
 
 $(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu bench/gpu/gpu_cli.h \
 		kernels/gsp_persist.h
