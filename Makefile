@@ -8,7 +8,9 @@
 #   make run        the demo scenario in a QEMU VM, sim engine
 #
 # Suites plug in through the *.mk fragments included below; each one adds
-# a command that prints TAP to CHECK_SUITES.
+# its name to CHECK_SUITES, and make check-<name> prints its TAP lines
+# (numbered or not). tools/check.sh runs them all through
+# tests/tap-renumber.sh, which numbers each suite's lines as one stream.
 
 BUILD ?= build
 KDIR ?= $(shell tools/find-kdir.sh)
@@ -19,7 +21,37 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 CORE_SRCS := $(wildcard kmod/core/*.c)
-CORE_HDRS := $(wildcard kmod/core/*.h)
+
+# Objects. Each C source is compiled once per flavour, and the object is
+# linked into every program that uses it:
+#   $(call objs,plain,SRCS)  USER_CFLAGS
+#   $(call objs,san,SRCS)    and ASan/UBSan, for the tests
+#   $(call objs,pic,SRCS)    for the shared libraries: -fPIC, and every
+#                            symbol hidden but those marked otherwise
+# Include paths beyond USER_CFLAGS are per source folder: CFLAGS_<folder>,
+# set by the fragment that builds the folder. -MMD -MP (DEPFLAGS) records
+# the headers of each object and program; the .d files under $(BUILD) are
+# read at the end of this file.
+OBJ := $(BUILD)/obj
+DEPFLAGS := -MMD -MP
+objs = $(patsubst %.c,$(OBJ)/$(1)/%.o,$(2))
+
+$(OBJ)/plain/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(CFLAGS_$(<D)) $(DEPFLAGS) -c -o $@ $<
+
+$(OBJ)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) $(CFLAGS_$(<D)) $(DEPFLAGS) -c -o $@ $<
+
+$(OBJ)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden $(CFLAGS_$(<D)) \
+		$(DEPFLAGS) -c -o $@ $<
+
+# Objects that only pattern rules name are kept, not deleted as
+# intermediate files.
+.SECONDARY:
 
 CHECK_SUITES :=
 
@@ -32,7 +64,21 @@ module:
 deps:
 	@tools/install-deps.sh
 
-include mk/*.mk
+# The fragments, in the order of what they use: a fragment names only
+# variables of those above it, and this is also the order in which make
+# check runs their suites (the VM last).
+include mk/cuda.mk		# CUDA_HOME, nvcc, the GPU architecture
+include mk/core.mk		# kmod/core in userspace: tests, gsp-sim
+include mk/libgsp.mk		# libgsp.so, gspctl, make install
+include mk/daemon.mk		# gspaced
+include mk/preload.mk		# libgsp_preload.so, gsp-run
+include mk/xform.mk		# gsp-xform
+include mk/psim.mk		# gsp-psim
+include mk/selftests.mk		# the module's selftests
+include mk/kernels.mk		# gsp-wl, gsp-bench
+include mk/gpu.mk		# the GPU experiment's programs
+include mk/style.mk		# checkpatch
+include mk/vm.mk		# make check's VM, make run
 
 user: $(USER_TARGETS)
 
@@ -44,3 +90,5 @@ clean:
 	rm -rf $(BUILD)
 
 style: check-style
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

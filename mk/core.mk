@@ -11,38 +11,37 @@
 
 CORE_TEST_DIR := $(BUILD)/tests/core
 SIM_SRCS := libgsp/sim/sim.c libgsp/sim/scenario.c
-SIM_HDRS := libgsp/sim/sim.h
-CORE_TESTS := $(basename $(notdir $(wildcard tests/test_*.c)))
+CORE_TESTS := $(basename $(notdir $(wildcard tests/core/test_*.c)))
 CORE_TEST_BINS := $(addprefix $(CORE_TEST_DIR)/,$(CORE_TESTS))
 CORE_FUZZ_BIN := $(CORE_TEST_DIR)/fuzz_core
 CORE_FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
+# libgsp/sim also holds gsp-psim (mk/psim.mk), which includes these.
+CFLAGS_libgsp/sim := -Ilibgsp/include -Ilibgsp/preload
+CFLAGS_tests/core := -Ilibgsp/sim -Itests
 
 USER_TARGETS += $(BUILD)/gsp-sim
 CHECK_SUITES += core
 
 .PHONY: check-core bench-core
 
-$(BUILD)/gsp-sim: libgsp/sim/gsp-sim.c $(SIM_SRCS) $(SIM_HDRS) \
-		$(CORE_SRCS) $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Ilibgsp/sim -o $@ $< $(SIM_SRCS) $(CORE_SRCS) -lm
+$(BUILD)/gsp-sim: $(call objs,plain,libgsp/sim/gsp-sim.c $(SIM_SRCS) $(CORE_SRCS))
+	$(CC) -o $@ $^ -lm
 
-$(CORE_TEST_DIR)/%: tests/%.c tests/tap.h $(SIM_SRCS) $(SIM_HDRS) \
-		$(CORE_SRCS) $(CORE_HDRS)
+$(CORE_TEST_DIR)/%: $(call objs,san,tests/core/%.c $(SIM_SRCS) $(CORE_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/sim -Itests -o $@ $< \
-		$(SIM_SRCS) $(CORE_SRCS) -lm
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-$(CORE_FUZZ_BIN): tests/fuzz_core.c tests/core_ops.h $(CORE_SRCS) $(CORE_HDRS)
+# libFuzzer's build is its own (clang, -O1, -fsanitize=fuzzer), in one
+# command, so its headers are listed here rather than recorded.
+$(CORE_FUZZ_BIN): tests/core/fuzz_core.c tests/core/core_ops.h $(CORE_SRCS) \
+		$(wildcard kmod/core/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(filter-out -O2,$(USER_CFLAGS)) -O1 -Itests \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $< $(CORE_SRCS)
 
-$(CORE_TEST_DIR)/test_prop: tests/core_ops.h
-
-check-core: $(CORE_TEST_BINS) $(if $(wildcard tests/fuzz_core.c),$(CORE_FUZZ_BIN))
+check-core: $(CORE_TEST_BINS) $(if $(wildcard tests/core/fuzz_core.c),$(CORE_FUZZ_BIN))
 	@for t in $(CORE_TEST_BINS); do \
 		$$t || echo "not ok - $$(basename $$t) exited with status $$?"; \
 	done
@@ -57,9 +56,8 @@ check-core: $(CORE_TEST_BINS) $(if $(wildcard tests/fuzz_core.c),$(CORE_FUZZ_BIN
 	fi; \
 	echo "1..1"
 
-$(BUILD)/bench-core: tests/bench_core.c $(CORE_SRCS) $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(CORE_SRCS)
+$(BUILD)/bench-core: $(call objs,plain,tests/core/bench_core.c $(CORE_SRCS))
+	$(CC) -o $@ $^
 
 bench-core: $(BUILD)/bench-core
 	@mkdir -p bench/results/core-decision

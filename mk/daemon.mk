@@ -13,10 +13,8 @@
 # See Documentation/gspaced.rst.
 
 GSPACED_SRCS := $(sort $(wildcard libgsp/daemon/*.c)) libgsp/proto/gspd_client.c
-GSPACED_HDRS := $(wildcard libgsp/daemon/*.h) libgsp/proto/gspd_proto.h \
-	libgsp/include/gsp_board.h libgsp/include/gsp.h uapi/gspace.h
-GSPACED_CFLAGS := $(USER_CFLAGS) -Ilibgsp/daemon -Ilibgsp/proto \
-	-Ilibgsp/include
+CFLAGS_libgsp/daemon := -Ilibgsp/proto -Ilibgsp/include
+CFLAGS_tests/daemon := -Ilibgsp/daemon -Ilibgsp/proto -Ilibgsp/include -Itests
 DAEMON_TEST_DIR := $(BUILD)/tests/daemon
 GSPACED_SAN := $(DAEMON_TEST_DIR)/gspaced
 # The selftests, built against the daemon transport (dynamic, sanitized).
@@ -35,32 +33,27 @@ CHECK_SUITES += daemon
 
 .PHONY: check-daemon bench-daemon
 
-$(BUILD)/gspaced: $(GSPACED_SRCS) $(GSPACED_HDRS) $(CORE_SRCS) $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(GSPACED_CFLAGS) -o $@ $(GSPACED_SRCS) $(CORE_SRCS)
+$(BUILD)/gspaced: $(call objs,plain,$(GSPACED_SRCS) $(CORE_SRCS))
+	$(CC) -o $@ $^
 
-$(GSPACED_SAN): $(GSPACED_SRCS) $(GSPACED_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+$(GSPACED_SAN): $(call objs,san,$(GSPACED_SRCS) $(CORE_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(GSPACED_CFLAGS) $(SAN_FLAGS) -o $@ $(GSPACED_SRCS) $(CORE_SRCS)
+	$(CC) $(SAN_FLAGS) -o $@ $^
 
-$(DAEMON_TEST_DIR)/selftests/%: selftests/%.c $(SELFTEST_HDRS) \
-		libgsp/proto/gspd_client.c libgsp/proto/gspd_proto.h
+$(DAEMON_TEST_DIR)/selftests/%: selftests/%.c \
+		$(call objs,san,libgsp/proto/gspd_client.c)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
-		-Ilibgsp/proto $(SAN_FLAGS) -o $@ $< libgsp/proto/gspd_client.c \
-		-lpthread
+		-Ilibgsp/proto $(SAN_FLAGS) $(DEPFLAGS) -o $@ $^ -lpthread
 
-$(DAEMON_TEST_DIR)/%: tests/daemon/%.c tests/tap.h $(GSPACED_HDRS) \
-		libgsp/proto/gspd_client.c
+$(DAEMON_TEST_DIR)/%: $(call objs,san,tests/daemon/%.c libgsp/proto/gspd_client.c)
 	@mkdir -p $(@D)
-	$(CC) $(GSPACED_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< \
-		libgsp/proto/gspd_client.c -lpthread
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lpthread
 
 # Not sanitized: it measures.
-$(DAEMON_BENCH): tests/daemon/bench_rtt.c libgsp/proto/gspd_client.c \
-		libgsp/proto/gspd_proto.h
+$(DAEMON_BENCH): $(call objs,plain,tests/daemon/bench_rtt.c libgsp/proto/gspd_client.c)
 	@mkdir -p $(@D)
-	$(CC) $(GSPACED_CFLAGS) -o $@ $< libgsp/proto/gspd_client.c -lpthread
+	$(CC) -o $@ $^ -lpthread
 
 check-daemon: $(GSPACED_SAN) $(DAEMON_SELFTEST_BINS) $(DAEMON_TESTS)
 	@BUILD=$(BUILD) GSPACED=$(GSPACED_SAN) tests/daemon/run.sh \

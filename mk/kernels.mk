@@ -1,61 +1,54 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark kernels (kernels/), their runner gsp-wl, and gsp-bench
-# (libgsp/bench/). Needs nvcc (CUDA_HOME, default /usr/local/cuda); no GPU
-# is needed to build: gsp-wl links against the libcuda stub.
+# (libgsp/bench/). Needs nvcc (mk/cuda.mk); no GPU is needed to build:
+# gsp-wl links against the libcuda stub.
 #
 #   make $(BUILD)/gsp-wl $(BUILD)/gsp-bench
-#   make check-kernels   TAP: every .cu compiles for sm_90, the CPU
+#   make check-kernels   TAP: every .cu compiles for CUDA_SM, the CPU
 #                        references (ASan/UBSan), the scenario parser,
 #                        gsp-bench's dry run and a run against simulated
-#                        tools (libgsp/bench/test_bench.sh, ASan/UBSan)
+#                        tools (tests/bench/test_bench.sh, ASan/UBSan)
 
-CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(CUDA_HOME)/bin/nvcc
-KERN_ARCH ?= -arch=sm_90
-KERN_NVCCFLAGS := $(KERN_ARCH) -O2 -std=c++17 -Ikernels \
-	-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings
+# KERN_ARCH: gsp-wl's nvcc architecture flags; bench/gpu/green-check.sh
+# builds a SASS-only gsp-wl with it.
+KERN_ARCH ?= $(CUDA_ARCH)
+KERN_NVCCFLAGS := $(KERN_ARCH) -O2 -std=c++17 -Ikernels $(NVCC_WERROR)
 KERN_CU := $(wildcard kernels/*.cu)
-KERN_HDRS := $(wildcard kernels/*.h kernels/*.cuh kernels/ref/*.h)
 KERN_OBJS := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(KERN_CU))
 BENCH_SRCS := libgsp/bench/gsp-bench.c libgsp/bench/scn.c libgsp/bench/svg.c
-BENCH_HDRS := $(wildcard libgsp/bench/*.h)
+CFLAGS_kernels/ref := -Ikernels
+CFLAGS_tests/kernels := -Ikernels/ref -Itests
+CFLAGS_tests/bench := -Ilibgsp/bench -Itests
 
-$(BUILD)/kernels/%.o: kernels/%.cu $(KERN_HDRS)
+$(BUILD)/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(KERN_NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(KERN_NVCCFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/kernels/ref.o: kernels/ref/ref.c kernels/ref/ref.h
+$(BUILD)/gsp-wl: $(KERN_OBJS) $(call objs,plain,kernels/ref/ref.c)
+	$(NVCC) $(KERN_ARCH) -o $@ $^ $(CUDA_STUBS) -lpthread
+
+$(BUILD)/gsp-bench: $(call objs,plain,$(BENCH_SRCS))
+	$(CC) -o $@ $^ -lm -ldl
+
+$(BUILD)/kernels/test_ref: $(call objs,san,tests/kernels/test_ref.c kernels/ref/ref.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -Ikernels -c $< -o $@
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-$(BUILD)/gsp-wl: $(KERN_OBJS) $(BUILD)/kernels/ref.o
-	$(NVCC) $(KERN_ARCH) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
-
-$(BUILD)/gsp-bench: $(BENCH_SRCS) $(BENCH_HDRS)
+$(BUILD)/kernels/test_scn: $(call objs,san,tests/bench/test_scn.c libgsp/bench/scn.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(BENCH_SRCS) -lm -ldl
+	$(CC) $(SAN_FLAGS) -o $@ $^
 
-$(BUILD)/kernels/test_ref: kernels/tests/test_ref.c kernels/ref/ref.c kernels/ref/ref.h
+$(BUILD)/kernels/gsp-bench-san: $(call objs,san,$(BENCH_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ kernels/tests/test_ref.c \
-		kernels/ref/ref.c -lm
-
-$(BUILD)/kernels/test_scn: libgsp/bench/test_scn.c libgsp/bench/scn.c $(BENCH_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ libgsp/bench/test_scn.c \
-		libgsp/bench/scn.c
-
-$(BUILD)/kernels/gsp-bench-san: $(BENCH_SRCS) $(BENCH_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -o $@ $(BENCH_SRCS) -lm -ldl
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm -ldl
 
 USER_TARGETS += $(BUILD)/gsp-wl $(BUILD)/gsp-bench
 CHECK_SUITES += kernels
 
 # Each .cu file is compiled (in parallel, -j) and reported as one TAP line;
-# then the two unit-test programs and test_bench.sh print their own TAP,
-# renumbered.
+# then the two unit-test programs and test_bench.sh print their own TAP
+# lines (tools/check.sh numbers them all).
 .PHONY: check-kernels
 check-kernels:
 	@mkdir -p $(BUILD)/kernels/ci
@@ -63,8 +56,8 @@ check-kernels:
 		'f={}; b=$$(basename $$f .cu); \
 		 if $(NVCC) $(KERN_NVCCFLAGS) -c $$f -o $(BUILD)/kernels/ci/$$b.o \
 			>$(BUILD)/kernels/ci/$$b.log 2>&1; \
-		 then echo "ok - nvcc sm_90 compiles $$f"; \
-		 else echo "not ok - nvcc sm_90 compiles $$f"; \
+		 then echo "ok - nvcc $(CUDA_SM) compiles $$f"; \
+		 else echo "not ok - nvcc $(CUDA_SM) compiles $$f"; \
 		      sed "s/^/# /" $(BUILD)/kernels/ci/$$b.log; fi' \
 		> $(BUILD)/kernels/ci/compile.tap
 	@sort -k2 $(BUILD)/kernels/ci/compile.tap | grep -v '^#' > $(BUILD)/kernels/ci/c.tap || true
@@ -79,8 +72,8 @@ check-kernels:
 	   $(BUILD)/kernels/test_ref >/dev/null 2>&1 || echo "not ok - ref: test program exited with an error"; \
 	   $(BUILD)/kernels/test_scn 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - scenario: /p'; \
 	   $(BUILD)/kernels/test_scn >/dev/null 2>&1 || echo "not ok - scenario: test program exited with an error"; \
-	   libgsp/bench/test_bench.sh $(BUILD)/kernels/gsp-bench-san >$(BUILD)/kernels/ci/bench.tap 2>&1; \
+	   tests/bench/test_bench.sh $(BUILD)/kernels/gsp-bench-san >$(BUILD)/kernels/ci/bench.tap 2>&1; \
 	   rc=$$?; sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - gsp-bench: /p' $(BUILD)/kernels/ci/bench.tap; \
 	   grep '^#' $(BUILD)/kernels/ci/bench.tap >&2; \
 	   [ $$rc = 0 ] || echo "not ok - gsp-bench: test_bench.sh exited with an error"; \
-	} | awk '{ sub(/^ok -/, "ok " NR " -"); sub(/^not ok -/, "not ok " NR " -"); print } END { print "1.." NR }'
+	}

@@ -18,13 +18,15 @@ LIBGSP_SONAME := libgsp.so.1
 LIBGSP_SO := $(LIBGSP_OUT)/libgsp.so.$(LIBGSP_VERSION)
 LIBGSP_MAP := libgsp/lib/libgsp.map
 LIBGSP_SRCS := libgsp/lib/gsp.c libgsp/proto/gspd_client.c
-LIBGSP_HDRS := $(wildcard libgsp/lib/*.h) libgsp/include/gsp.h \
-	libgsp/include/gsp_board.h libgsp/proto/gspd_proto.h uapi/gspace.h
-LIBGSP_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib \
+CFLAGS_libgsp/lib := -Ilibgsp/include -Ilibgsp/proto -pthread
+CFLAGS_libgsp/proto := -Ilibgsp/include
+CFLAGS_tests/libgsp := -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -Itests \
 	-pthread
+# libgsp/tools: each fragment adds what its tool includes.
+CFLAGS_libgsp/tools += -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -pthread
 GSPCTL := $(BUILD)/gspctl
 LIBGSP_TEST_DIR := $(BUILD)/tests/libgsp
-# The daemon the end-to-end test starts (mk/daemon.mk); skipped without it.
+# The daemon the end-to-end test starts (mk/daemon.mk).
 GSPACED := $(BUILD)/gspaced
 
 USER_TARGETS += $(LIBGSP_SO) $(GSPCTL)
@@ -36,36 +38,32 @@ CHECK_SUITES += libgsp
 # bench scripts build it so).
 libgsp: $(LIBGSP_SO)
 
-$(LIBGSP_SO): $(LIBGSP_SRCS) $(LIBGSP_HDRS) $(LIBGSP_MAP)
+$(LIBGSP_SO): $(call objs,pic,$(LIBGSP_SRCS)) $(LIBGSP_MAP)
 	@mkdir -p $(@D)
-	$(CC) $(LIBGSP_CFLAGS) -fPIC -fvisibility=hidden -shared \
-		-Wl,-soname,$(LIBGSP_SONAME) -Wl,--version-script=$(LIBGSP_MAP) \
-		-Wl,-z,defs -o $@ $(LIBGSP_SRCS)
+	$(CC) -pthread -shared -Wl,-soname,$(LIBGSP_SONAME) \
+		-Wl,--version-script=$(LIBGSP_MAP) -Wl,-z,defs -o $@ \
+		$(filter %.o,$^)
 	ln -sf $(notdir $@) $(@D)/$(LIBGSP_SONAME)
 	ln -sf $(LIBGSP_SONAME) $(@D)/libgsp.so
 
 # gspctl is built from libgsp's objects, not against libgsp.so: it needs
 # the daemon's control requests (gspd_ctl_*), which the library hides.
-$(GSPCTL): libgsp/tools/gspctl.c $(LIBGSP_SRCS) $(LIBGSP_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIBGSP_CFLAGS) -o $@ $< $(LIBGSP_SRCS)
+$(GSPCTL): $(call objs,plain,libgsp/tools/gspctl.c $(LIBGSP_SRCS))
+	$(CC) -pthread -o $@ $^
 
 # The tests: sanitized builds of the same sources.
-$(LIBGSP_TEST_DIR)/%: tests/libgsp/%.c tests/tap.h $(LIBGSP_SRCS) \
-		$(LIBGSP_HDRS)
+$(LIBGSP_TEST_DIR)/%: $(call objs,san,tests/libgsp/%.c $(LIBGSP_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(LIBGSP_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< $(LIBGSP_SRCS)
+	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
-$(LIBGSP_TEST_DIR)/gspctl: libgsp/tools/gspctl.c $(LIBGSP_SRCS) \
-		$(LIBGSP_HDRS)
+$(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,libgsp/tools/gspctl.c $(LIBGSP_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(LIBGSP_CFLAGS) $(SAN_FLAGS) -o $@ $< $(LIBGSP_SRCS)
+	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 LIBGSP_TESTS := $(LIBGSP_TEST_DIR)/test_api $(LIBGSP_TEST_DIR)/test_e2e \
 	$(LIBGSP_TEST_DIR)/test_board $(LIBGSP_TEST_DIR)/gspctl
 
-check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) \
-		$(if $(wildcard mk/daemon.mk),$(GSPACED))
+check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) $(GSPACED)
 	@BUILD=$(BUILD) CC="$(CC)" SAN_FLAGS="$(SAN_FLAGS)" GSPACED=$(GSPACED) \
 		tests/libgsp/run.sh
 

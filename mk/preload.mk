@@ -12,20 +12,18 @@
 #   make bench-preload   tests/preload/bench.sh: per-launch host time and
 #                        BE throughput against the fake libcuda (no GPU)
 
-CUDA_HOME ?= /usr/local/cuda
 PRELOAD_SO := $(BUILD)/lib/libgsp_preload.so
 GSP_RUN := $(BUILD)/gsp-run
 # The PTX transformer is linked in, hidden like everything but the hooks.
 PRELOAD_SRCS := $(wildcard libgsp/preload/*.c) libgsp/xform/ptx.c libgsp/xform/flow.c \
 	libgsp/xform/xform.c libgsp/xform/vars.c libgsp/xform/names.c \
 	libgsp/xform/parts.c libgsp/xform/funcs.c
-PRELOAD_HDRS := $(wildcard libgsp/preload/*.h) libgsp/include/gsp.h \
-	libgsp/include/gsp_board.h uapi/gspace.h libgsp/xform/ptx.h \
-	libgsp/xform/flow.h libgsp/xform/xform.h libgsp/xform/sbuf.h \
-	libgsp/xform/vars.h libgsp/xform/names.h libgsp/xform/funcs.h \
-	kernels/gsp_persist.h
-PRELOAD_CFLAGS := $(USER_CFLAGS) -Ilibgsp/include -I$(CUDA_HOME)/include \
-	-Ilibgsp/xform -Ikernels -pthread
+CFLAGS_libgsp/preload := -Ilibgsp/include $(CUDA_INC) -Ilibgsp/xform -Ikernels \
+	-pthread
+# test_fatbin and test_predict, built from objects (the others below are
+# one source each).
+CFLAGS_tests/preload := -Ilibgsp/include -Ilibgsp/preload -Itests
+PRELOAD_CFLAGS := $(USER_CFLAGS) $(CFLAGS_libgsp/preload) $(DEPFLAGS)
 PRELOAD_TEST_DIR := $(BUILD)/tests/preload
 # The fakes implement exported driver and libgsp symbols that have no
 # prototype in any header (the _ptsz variants), hence no
@@ -43,35 +41,30 @@ CHECK_SUITES += preload
 # Not sanitized: an LD_PRELOAD'ed library cannot bring ASan into a
 # program that was not built with it. The tests run it under a
 # UBSan-built program instead (see Documentation/interposer.rst).
-$(PRELOAD_SO): $(PRELOAD_SRCS) $(PRELOAD_HDRS)
+$(PRELOAD_SO): $(call objs,pic,$(PRELOAD_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(PRELOAD_CFLAGS) -fPIC -fvisibility=hidden -shared \
-		-Wl,-z,defs -o $@ $(PRELOAD_SRCS) -ldl
+	$(CC) -pthread -shared -Wl,-z,defs -o $@ $^ -ldl
 
 $(GSP_RUN): libgsp/tools/gsp-run.c
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $<
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -o $@ $<
 
-$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c \
-		tests/preload/fake_cuda.h $(PRELOAD_HDRS)
+$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $<
 
-$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1: tests/preload/fake_gsp.c \
-		tests/preload/fake_gsp.h $(PRELOAD_HDRS)
+$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1: tests/preload/fake_gsp.c
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libgsp.so.1 -o $@ $<
 
 $(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
-		tests/preload/fake_cuda.h tests/preload/fake_gsp.h tests/tap.h \
-		$(PRELOAD_HDRS) $(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
+		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
 		-Itests -Itests/preload -o $@ $< \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
 $(PRELOAD_TEST_DIR)/test_protect: tests/preload/test_protect.c \
-		tests/preload/fake_cuda.h tests/tap.h $(PRELOAD_HDRS) \
 		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
@@ -79,35 +72,30 @@ $(PRELOAD_TEST_DIR)/test_protect: tests/preload/test_protect.c \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
 $(PRELOAD_TEST_DIR)/test_lcprio: tests/preload/test_lcprio.c \
-		tests/preload/fake_cuda.h tests/preload/fake_gsp.h tests/tap.h \
-		$(PRELOAD_HDRS) $(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
+		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
 		-Itests -Itests/preload -o $@ $< \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
 # fatbin.c alone, under ASan and UBSan (the interposer itself cannot be).
-$(PRELOAD_TEST_DIR)/test_fatbin: tests/preload/test_fatbin.c tests/tap.h \
-		libgsp/preload/fatbin.c libgsp/preload/fatbin.h
+$(PRELOAD_TEST_DIR)/test_fatbin: $(call objs,san,tests/preload/test_fatbin.c \
+		libgsp/preload/fatbin.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/preload -Itests -o $@ \
-		tests/preload/test_fatbin.c libgsp/preload/fatbin.c -ldl -pthread
+	$(CC) $(SAN_FLAGS) -o $@ $^ -ldl -pthread
 
 # predict.c alone (pure C, no CUDA), under ASan and UBSan.
-$(PRELOAD_TEST_DIR)/test_predict: tests/preload/test_predict.c tests/tap.h \
-		libgsp/preload/predict.c libgsp/preload/predict.h \
-		libgsp/include/gsp_board.h uapi/gspace.h
+$(PRELOAD_TEST_DIR)/test_predict: $(call objs,san,tests/preload/test_predict.c \
+		libgsp/preload/predict.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Ilibgsp/include -Ilibgsp/preload \
-		-Itests -o $@ tests/preload/test_predict.c \
-		libgsp/preload/predict.c -lm
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
 check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
 		$(PRELOAD_TEST_DIR)/test_lcprio \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
 		$(PRELOAD_TEST_DIR)/test_fatbin $(PRELOAD_TEST_DIR)/test_predict \
 		$(PRELOAD_TEST_DIR)/test_protect
-	@BUILD=$(BUILD) NVCC=$(CUDA_HOME)/bin/nvcc tests/preload/run.sh
+	@BUILD=$(BUILD) $(CUDA_ENV) tests/preload/run.sh
 
 bench-preload: $(PRELOAD_SO) $(PRELOAD_TEST_DIR)/test_preload $(BUILD)/gspaced \
 		$(LIBGSP_SO)

@@ -12,9 +12,8 @@
 
 PSIM_SRCS := libgsp/sim/psim.c libgsp/sim/psim_board.c \
 	libgsp/preload/predict.c
-PSIM_HDRS := libgsp/sim/psim.h libgsp/preload/predict.h \
-	libgsp/include/gsp_board.h uapi/gspace.h
 PSIM_INC := -Ilibgsp/include -Ilibgsp/preload -Ilibgsp/sim
+CFLAGS_tests/psim := $(PSIM_INC) -Itests
 PSIM_TEST_DIR := $(BUILD)/tests/psim
 
 USER_TARGETS += $(BUILD)/gsp-psim
@@ -23,15 +22,12 @@ CHECK_SUITES += psim
 
 .PHONY: check-psim
 
-$(BUILD)/gsp-psim: libgsp/sim/gsp-psim.c $(PSIM_SRCS) $(PSIM_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(PSIM_INC) -o $@ $< $(PSIM_SRCS) -lm
+$(BUILD)/gsp-psim: $(call objs,plain,libgsp/sim/gsp-psim.c $(PSIM_SRCS))
+	$(CC) -o $@ $^ -lm
 
-$(PSIM_TEST_DIR)/test_psim: tests/psim/test_psim.c tests/tap.h $(PSIM_SRCS) \
-		$(PSIM_HDRS)
+$(PSIM_TEST_DIR)/test_psim: $(call objs,san,tests/psim/test_psim.c $(PSIM_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) $(PSIM_INC) -Itests -o $@ $< \
-		$(PSIM_SRCS) -lm
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
 check-psim: $(PSIM_TEST_DIR)/test_psim $(BUILD)/gsp-psim
 	@BUILD=$(BUILD) tests/psim/run.sh

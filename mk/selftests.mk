@@ -13,10 +13,9 @@
 
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_SRCS := $(sort $(wildcard selftests/*_test.c))
-SELFTEST_HDRS := $(wildcard selftests/*.h) uapi/gspace.h \
-	libgsp/proto/gspd_proto.h libgsp/include/gsp_board.h
 # The daemon transport's client (gsp_transport.h), linked into each.
 SELFTEST_CLIENT := libgsp/proto/gspd_client.c
+SELFTEST_CLIENT_OBJ := $(call objs,plain,$(SELFTEST_CLIENT))
 SELFTEST_BINS := $(patsubst selftests/%.c,$(SELFTEST_DIR)/%,$(SELFTEST_SRCS))
 SELFTEST_BENCH_BIN := $(SELFTEST_DIR)/gspace_bench
 SELFTEST_CFLAGS := -static -std=gnu11 -O2 -Wall -Wextra -Werror \
@@ -28,9 +27,9 @@ USER_TARGETS += $(SELFTEST_BINS) $(SELFTEST_BENCH_BIN)
 .PHONY: selftests
 selftests: $(SELFTEST_BINS) $(SELFTEST_BENCH_BIN)
 
-$(SELFTEST_DIR)/%: selftests/%.c $(SELFTEST_HDRS) $(SELFTEST_CLIENT)
+$(SELFTEST_DIR)/%: selftests/%.c $(SELFTEST_CLIENT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTEST_CFLAGS) -o $@ $< $(SELFTEST_CLIENT) $(SELFTEST_LDLIBS)
+	$(CC) $(SELFTEST_CFLAGS) $(DEPFLAGS) -o $@ $^ $(SELFTEST_LDLIBS)
 
 # gspace_fairness_test runs the vm-*.sim scenarios in gsp-sim and on the
 # module and compares the shares, so it links the simulator and the core
@@ -51,25 +50,25 @@ $(FAIRNESS_GEN): $(FAIRNESS_SCENARIOS) mk/selftests.mk
 	   echo "};"; } >$@.tmp && mv $@.tmp $@
 
 $(SELFTEST_DIR)/gspace_fairness_test: selftests/gspace_fairness_test.c \
-		$(SELFTEST_HDRS) $(FAIRNESS_GEN) $(SIM_SRCS) $(SIM_HDRS) \
-		$(CORE_SRCS) $(CORE_HDRS) $(SELFTEST_CLIENT)
+		$(FAIRNESS_GEN) $(call objs,plain,$(SIM_SRCS) $(CORE_SRCS)) \
+		$(SELFTEST_CLIENT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTEST_CFLAGS) -Ikmod/core -Ilibgsp/sim \
-		-I$(dir $(FAIRNESS_GEN)) -o $@ $< $(SIM_SRCS) $(CORE_SRCS) \
-		$(SELFTEST_CLIENT) $(SELFTEST_LDLIBS) -lm
+		-I$(dir $(FAIRNESS_GEN)) $(DEPFLAGS) -o $@ $< $(filter %.o,$^) \
+		$(SELFTEST_LDLIBS) -lm
 
 # gspace_psim_test runs gsp-psim's simulated GPU on the arbiter's board
 # and on one in memory, so it links the simulator (mk/psim.mk) in: for
 # the VM, and for gspaced (mk/daemon.mk's build of every selftest).
 $(SELFTEST_DIR)/gspace_psim_test: selftests/gspace_psim_test.c \
-		$(SELFTEST_HDRS) $(PSIM_SRCS) $(PSIM_HDRS) $(SELFTEST_CLIENT)
+		$(call objs,plain,$(PSIM_SRCS)) $(SELFTEST_CLIENT_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTEST_CFLAGS) $(PSIM_INC) -o $@ $< $(PSIM_SRCS) \
-		$(SELFTEST_CLIENT) $(SELFTEST_LDLIBS) -lm
+	$(CC) $(SELFTEST_CFLAGS) $(PSIM_INC) $(DEPFLAGS) -o $@ $^ \
+		$(SELFTEST_LDLIBS) -lm
 
 $(DAEMON_TEST_DIR)/selftests/gspace_psim_test: selftests/gspace_psim_test.c \
-		$(SELFTEST_HDRS) $(PSIM_SRCS) $(PSIM_HDRS) $(SELFTEST_CLIENT)
+		$(call objs,san,$(PSIM_SRCS) $(SELFTEST_CLIENT))
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
-		-Ilibgsp/proto $(PSIM_INC) $(SAN_FLAGS) -o $@ $< $(PSIM_SRCS) \
-		$(SELFTEST_CLIENT) -lpthread -lm
+		-Ilibgsp/proto $(PSIM_INC) $(SAN_FLAGS) $(DEPFLAGS) -o $@ $^ \
+		-lpthread -lm

@@ -10,10 +10,10 @@
 #                   then gsp-psim's SIMULATED GPU table against the
 #                   module's own board (libgsp/sim/gsp-psim.c)
 #
-# The top Makefile includes mk/*.mk in alphabetical order (GNU make 4.3
-# sorts the glob): core.mk and selftests.mk come before vm.mk, so the vm
-# suite runs after the core suite, and SELFTEST_BINS (with the rules that
-# build them, from selftests.mk) is defined before it is used here.
+# The top Makefile includes vm.mk last: the vm suite runs after the
+# others, and SELFTEST_BINS (with the rules that build them, from
+# selftests.mk) and PSIM_SRCS (psim.mk) are defined before they are used
+# here.
 #
 # Knobs (make VAR=value):
 #   VM_KERNEL       kernel to boot (newest /boot/vmlinuz-*-amd64)
@@ -61,17 +61,17 @@ vm-module:
 
 $(VM_BUILD)/runas: tools/vm/runas.c
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -static -o $@ $<
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -static -o $@ $<
 
-$(VM_BUILD)/gsp-demo: tools/demo/gsp-demo.c uapi/gspace.h
+$(VM_BUILD)/gsp-demo: tools/demo/gsp-demo.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 $(VM_STATIC_CFLAGS) -pthread -o $@ $<
+	$(CC) -std=c11 $(VM_STATIC_CFLAGS) $(DEPFLAGS) -pthread -o $@ $<
 
-# gsp-psim for the VM: static, like the demo (psim.mk has the sources).
-$(VM_BUILD)/gsp-psim: libgsp/sim/gsp-psim.c $(PSIM_SRCS) $(PSIM_HDRS)
+# gsp-psim for the VM: $(BUILD)/gsp-psim's objects (psim.mk), linked
+# static like the demo.
+$(VM_BUILD)/gsp-psim: $(call objs,plain,libgsp/sim/gsp-psim.c $(PSIM_SRCS))
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(VM_STATIC_CFLAGS) $(PSIM_INC) -o $@ $< \
-		$(PSIM_SRCS) -lm
+	$(CC) -static -o $@ $^ -lm
 
 # Each selftest runs twice: as root, then as tenant through runas.
 check-vm: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)

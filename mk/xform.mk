@@ -8,48 +8,42 @@
 #   make check-xform   TAP: parser/transformer unit tests (ASan/UBSan;
 #                      test_xform, and test_funcs for device functions);
 #                      every .cu of kernels/ and tests/xform/ through
-#                      nvcc -ptx, gsp-xform and ptxas (sm_90), one line
+#                      nvcc -ptx, gsp-xform and ptxas (CUDA_SM), one line
 #                      per kernel; the GPU harness builds
 
 XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
 	libgsp/xform/vars.c libgsp/xform/names.c libgsp/xform/parts.c \
 	libgsp/xform/funcs.c
-XFORM_HDRS := libgsp/xform/ptx.h libgsp/xform/flow.h libgsp/xform/xform.h \
-	libgsp/xform/sbuf.h libgsp/xform/vars.h libgsp/xform/names.h \
-	libgsp/xform/funcs.h kernels/gsp_persist.h
-XFORM_CFLAGS := $(USER_CFLAGS) -Ilibgsp/xform -Ikernels
+CFLAGS_libgsp/xform := -Ikernels
+CFLAGS_libgsp/tools += -Ilibgsp/xform -Ikernels
+CFLAGS_tests/xform := -Ilibgsp/xform -Ikernels -Itests
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
-CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(CUDA_HOME)/bin/nvcc
 
 USER_TARGETS += $(BUILD)/gsp-xform
 CHECK_SUITES += xform
 
-$(BUILD)/gsp-xform: libgsp/tools/gsp-xform.c $(XFORM_SRCS) $(XFORM_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(XFORM_CFLAGS) -o $@ $< $(XFORM_SRCS)
+$(BUILD)/gsp-xform: $(call objs,plain,libgsp/tools/gsp-xform.c $(XFORM_SRCS))
+	$(CC) -o $@ $^
 
-$(XFORM_OUT)/gsp-xform-san: libgsp/tools/gsp-xform.c $(XFORM_SRCS) $(XFORM_HDRS)
+$(XFORM_OUT)/gsp-xform-san: $(call objs,san,libgsp/tools/gsp-xform.c $(XFORM_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -o $@ $< $(XFORM_SRCS)
+	$(CC) $(SAN_FLAGS) -o $@ $^
 
 $(XFORM_OUT)/test_xform $(XFORM_OUT)/test_funcs: $(XFORM_OUT)/%: \
-		tests/xform/%.c tests/tap.h $(XFORM_SRCS) $(XFORM_HDRS)
+		$(call objs,san,tests/xform/%.c $(XFORM_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(XFORM_CFLAGS) $(SAN_FLAGS) -Itests -o $@ $< $(XFORM_SRCS)
+	$(CC) $(SAN_FLAGS) -o $@ $^
 
 $(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu bench/gpu/gpu_cli.h \
 		kernels/gsp_persist.h
 	@mkdir -p $(@D)
-	$(NVCC) -arch=sm_90 -O2 -std=c++17 -Ikernels -Ibench/gpu \
-		-Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings \
-		-o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+	$(NVCC) $(CUDA_ARCH) -O2 -std=c++17 -Ikernels -Ibench/gpu \
+		$(NVCC_WERROR) -o $@ $< $(CUDA_STUBS)
 
 $(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu
 	@mkdir -p $(@D)
-	$(NVCC) -arch=sm_90 -O2 -Xcompiler -Wall,-Wextra,-Werror \
-		--Werror all-warnings -o $@ $<
+	$(NVCC) $(CUDA_ARCH) -O2 $(NVCC_WERROR) -o $@ $<
 
 # The corpus runs the sanitized gsp-xform, so every real PTX file is also
 # a test of the parser under ASan/UBSan.
@@ -64,7 +58,7 @@ check-xform:
 		$(XFORM_OUT)/$$t >/dev/null 2>&1 || \
 			echo "not ok - unit: $$t exited with an error"; \
 		done; \
-		tests/xform/corpus.sh $(XFORM_OUT)/corpus \
+		$(CUDA_ENV) tests/xform/corpus.sh $(XFORM_OUT)/corpus \
 			$(XFORM_OUT)/gsp-xform-san $(XFORM_CORPUS); \
 	   else echo "not ok - gsp-xform and its tests build with ASan/UBSan"; \
 		sed 's/^/# /' $(XFORM_OUT)/build.log; fi; \
@@ -78,6 +72,4 @@ check-xform:
 	   then echo "ok - nvcc builds bench/gpu/modvar-check.cu"; \
 	   else echo "not ok - nvcc builds bench/gpu/modvar-check.cu"; \
 		sed 's/^/# /' $(XFORM_OUT)/modvar.log; fi; \
-	} | awk '/^ok -/ { n++; sub(/^ok -/, "ok " n " -") } \
-		/^not ok -/ { n++; sub(/^not ok -/, "not ok " n " -") } \
-		{ print } END { print "1.." n }'
+	}

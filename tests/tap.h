@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Minimal TAP output for the core tests. */
+/* Minimal TAP output for the C test programs under tests/. */
 #ifndef _GSP_TAP_H
 #define _GSP_TAP_H
 

@@ -408,7 +408,7 @@ fi
 fatbins=()
 if [ -x "${NVCC:-}" ]; then
 	for m in default none speed; do
-		if "$NVCC" -arch=sm_90 --compress-mode=$m -fatbin \
+		if "$NVCC" -arch="${CUDA_SM:-sm_90}" --compress-mode=$m -fatbin \
 			-o "$tmp/k-$m.fatbin" tests/preload/fatbin_kernels.cu \
 			>"$tmp/nvcc.log" 2>&1; then
 			fatbins+=("$tmp/k-$m.fatbin")

@@ -4,8 +4,9 @@
 #
 #   corpus.sh OUTDIR GSP_XFORM FILE.cu...
 #
-# Each .cu is compiled to PTX for sm_90 once (cached in OUTDIR while the
-# .cu and kernels/ headers are older), in parallel; gsp-xform rewrites it;
+# Each .cu is compiled to PTX for $CUDA_SM (default sm_90, mk/cuda.mk) once
+# (cached in OUTDIR while the .cu and kernels/ headers are older), in
+# parallel; gsp-xform rewrites it;
 # ptxas must assemble the result. One TAP line per (file, kernel): the
 # kernel is transformed (and NAME__gsp is among ptxas's entries), or left
 # unchanged with the reason that the file expects. Expectations are
@@ -24,6 +25,7 @@ shift 2
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=${NVCC:-$cuda/bin/nvcc}
 ptxas=${PTXAS:-$cuda/bin/ptxas}
+sm=${CUDA_SM:-sm_90}
 mkdir -p "$out"
 
 ptx_of() { local f=$1; echo "$out/$(echo "${f%.cu}" | tr / _).ptx"; }
@@ -41,10 +43,10 @@ for f in "$@"; do
 	stale "$f" "$(ptx_of "$f")" && echo "$f"
 done | xargs -r -P "$(nproc)" -I{} sh -c '
 	f={}; p="$0/$(echo "${f%.cu}" | tr / _).ptx"
-	"$1" -ptx -arch=sm_90 -O2 -std=c++17 -Ikernels \
+	"$1" -ptx -arch="$2" -O2 -std=c++17 -Ikernels \
 		$(sed -n "s|^// gsp-xform: nvcc ||p" "$f") "$f" -o "$p.tmp" \
 		>"$p.log" 2>&1 && mv "$p.tmp" "$p" || rm -f "$p" "$p.tmp"' \
-	"$out" "$nvcc"
+	"$out" "$nvcc" "$sm"
 
 # does mangled (or plain) kernel name $1 stand for source name $2?
 names() {
@@ -65,7 +67,7 @@ alone() {
 		return
 	fi
 	grep -q '^\.extern \.func' "$a" && fl=-c
-	if ! "$ptxas" -arch=sm_90 $fl -v "$a" -o /dev/null >"$a.ptxas" 2>&1; then
+	if ! "$ptxas" -arch="$sm" $fl -v "$a" -o /dev/null >"$a.ptxas" 2>&1; then
 		echo "not ok - xform --alone $f $k: $clone alone does not assemble"
 		sed 's/^/# /' "$a.ptxas" | head -n 20
 	elif [ "$(grep -o "entry function '[^']*'" "$a.ptxas" | sort -u)" != "entry function '$clone'" ]; then
@@ -91,7 +93,7 @@ for f in "$@"; do
 	fi
 	pflags=
 	grep -q '^\.extern \.func' "$x" && pflags=-c	# relocatable (rdc)
-	if "$ptxas" -arch=sm_90 $pflags -v "$x" -o "$x.cubin" >"$x.ptxas" 2>&1; then
+	if "$ptxas" -arch="$sm" $pflags -v "$x" -o "$x.cubin" >"$x.ptxas" 2>&1; then
 		asm=1
 	else
 		asm=0
@@ -121,10 +123,10 @@ for f in "$@"; do
 			elif [ -n "$wantb" ] && [ "$rest" != "barriers=$wantb" ]; then
 				echo "not ok - xform $f $k: $rest, expected barriers=$wantb"
 			elif [ $asm = 1 ] && grep -q "entry function '$why'" "$x.ptxas"; then
-				echo "ok - xform $f $k: $why assembles for sm_90"
+				echo "ok - xform $f $k: $why assembles for $sm"
 				alone "$p" "$k" "$why" "$f"
 			else
-				echo "not ok - xform $f $k: $why does not assemble for sm_90"
+				echo "not ok - xform $f $k: $why does not assemble for $sm"
 			fi
 		elif [ "$why" = "$want" ]; then
 			if [ $asm = 1 ]; then
@@ -152,7 +154,7 @@ p=$(ptx_of kernels/wl_lbm.cu)
 if [ -s "$p" ]; then
 	x=${p%.ptx}.cap64.ptx
 	if "$xform" "$p" -o "$x" --maxnreg 64 2>"$x.log" &&
-	   "$ptxas" -arch=sm_90 -v "$x" -o /dev/null >"$x.ptxas" 2>&1; then
+	   "$ptxas" -arch="$sm" -v "$x" -o /dev/null >"$x.ptxas" 2>&1; then
 		set -- $(awk '/Compiling entry/ { clone = /__gsp/ }
 			/Used [0-9]+ registers/ {
 				for (i = 1; i < NF; i++)

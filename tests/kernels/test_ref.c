@@ -3,19 +3,18 @@
  * Unit tests of the CPU references and input generators of the benchmark
  * workloads (built with -fsanitize=address,undefined). TAP output.
  */
-#include "../ref/ref.h"
+#include "ref.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int tapn, failed;
+#include "tap.h"
 
 static void ok(int cond, const char *name)
 {
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++tapn, name);
-	failed += !cond;
+	tap_ok(cond, "%s", name);
 }
 
 static void t_rng(void)
@@ -286,6 +285,5 @@ int main(void)
 	t_spmv();
 	t_lud();
 	t_micro();
-	printf("1..%d\n", tapn);
-	return failed ? 1 : 0;
+	return tap_done();
 }

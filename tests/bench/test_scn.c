@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static int tapn, failed;
+#include "tap.h"
+
 static struct scn s;
 
 static void ok(int cond, const char *name)
 {
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++tapn, name);
-	failed += !cond;
+	tap_ok(cond, "%s", name);
 }
 
 /* a bad scenario must fail with exactly this "file:line: message" prefix */
@@ -140,6 +140,5 @@ int main(void)
 		   "file errors carry the file name and line");
 		fclose(f);
 	}
-	printf("1..%d\n", tapn);
-	return failed ? 1 : 0;
+	return tap_done();
 }
