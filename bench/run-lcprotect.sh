@@ -63,7 +63,7 @@ BUILD=${BUILD:-build}
 # tries whole SMs only.
 REACTIVE=${REACTIVE:-132,32 66,32}
 RESERVED=${RESERVED:-66,32 33,32}
-PREDICTIVE=${PREDICTIVE:-132,32}
+PREDICTIVE=${PREDICTIVE:-132,32 132,32,300 132,32,50}
 
 # shellcheck source=bench/outdir.sh
 . bench/outdir.sh
