@@ -1047,6 +1047,8 @@ static void waited(struct dev *g, struct spin *sp, FILE *csv)
 	unsigned long long end;
 	CUdeviceptr snap;
 
+	/* before the job: an allocation may wait for the device */
+	CU(cuMemAlloc(&snap, sp->max_tasks * 4));
 	/* 20 ms of tasks per slot: most are left when the word lands */
 	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
 	struct gsp_persist_job j = spin_start(g, sp, 20000, 1000,
@@ -1055,7 +1057,6 @@ static void waited(struct dev *g, struct spin *sp, FILE *csv)
 
 	CU(cuStreamWaitValue64(g->run, sp->ctl + GSP_PERSIST_OFF_DONE_TASKS,
 			       j.ntasks, CU_STREAM_WAIT_VALUE_GEQ));
-	CU(cuMemAlloc(&snap, n * 4));
 	CU(cuMemcpyDtoDAsync(snap, sp->count, n * 4, g->run));
 	wait_live(g, sp, full, 0, 2000);
 	set_word(g, GSP_PERSIST_CTRL(g->nsm, sp->k, ++epoch));
