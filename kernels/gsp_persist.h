@@ -56,11 +56,14 @@
  *     completes, even if no top-up is ever launched, and (N, K) leaves
  *     one slot to it;
  *   - waited (GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED): the launcher
- *     puts a wait for done_tasks >= ntasks (cuStreamWaitValue64, GEQ)
- *     on the stream right behind the launch. The primary's blocks then
- *     act as a top-up's do: none keeps a slot or waits, so (N, K) leaves
- *     the SMs empty; the job completes only through top-ups once slots
- *     are given back, which the launcher must then launch.
+ *     puts a waiter right behind the launch on its stream, one warp of a
+ *     kernel that waits (acquire loads) until done_tasks >= ntasks. The
+ *     primary's blocks then act as a top-up's do: none keeps a slot or
+ *     waits, so (N, K) leaves the SMs empty; the job completes only
+ *     through top-ups once slots are given back, which the launcher must
+ *     then launch. Not a stream memory wait (cuStreamWaitValue64): that
+ *     stalls the hardware queue it is in, and a top-up queued behind it
+ *     in the same queue would never start.
  *
  * Starting a job: zero the first GSP_PERSIST_RESET_BYTES of its ctl (one
  * cuMemsetD32Async on the launch's stream, before the launch). When the

@@ -20,8 +20,9 @@
  *                      store of the word to the LC's first (and last)
  *                      block start; yield-summary.csv: p50/p99/max;
  *   keeper.csv         (n, k) = (N, K): a kept job completes with no
- *                      top-up; a waited one keeps no block, its stream
- *                      waits, and a top-up completes it (row waited-mid-run).
+ *                      top-up; a waited one keeps no block, its waiter
+ *                      holds the stream, and a top-up completes it (row
+ *                      waited-mid-run).
  * Exit status: 0 when every test ran (failed checks are reported in the
  * CSV and as "CHECK FAILED" lines), 2 on harness errors (CUDA errors,
  * missing kernels, bad arguments), 3 when the GPU did not finish in time.
@@ -1034,8 +1035,25 @@ static void keeper(struct dev *g, const std::vector<CUmodule> &mods,
 	       "cleared, no top-up: tasks %s\n", held, c.pauses, ok ? "once" : "WRONG");
 }
 
+/* The interposer's waiter (libgsp/preload/spatial.c), in CUDA C++. */
+__global__ void xf_wait_done(const unsigned long long *done,
+			     unsigned long long n)
+{
+	if (threadIdx.x)
+		return;
+	for (;;) {
+		unsigned long long v;
+
+		asm volatile("ld.acquire.gpu.global.u64 %0, [%1];"
+			     : "=l"(v) : "l"(done) : "memory");
+		if (v >= n)
+			return;
+		__nanosleep(2000);
+	}
+}
+
 /*
- * A waited job (GSP_PERSIST_WAITED, its stream waiting for done_tasks):
+ * A waited job (GSP_PERSIST_WAITED, a waiter for done_tasks behind it):
  * under (N, K) mid-run no block stays, the stream stays blocked, and a
  * top-up after the word clears runs every task once; a copy of the task
  * counts queued behind the wait sees them all. A row of keeper.csv.
@@ -1055,8 +1073,13 @@ static void waited(struct dev *g, struct spin *sp, FILE *csv)
 					      GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED);
 	size_t n = (size_t)j.ntasks;
 
-	CU(cuStreamWaitValue64(g->run, sp->ctl + GSP_PERSIST_OFF_DONE_TASKS,
-			       j.ntasks, CU_STREAM_WAIT_VALUE_GEQ));
+	xf_wait_done<<<1, 32, 0, g->run>>>(
+		(const unsigned long long *)(sp->ctl + GSP_PERSIST_OFF_DONE_TASKS),
+		j.ntasks);
+	if (cudaGetLastError() != cudaSuccess) {
+		fprintf(stderr, "xform-check: the waiter did not launch\n");
+		exit(2);
+	}
 	CU(cuMemcpyDtoDAsync(snap, sp->count, n * 4, g->run));
 	wait_live(g, sp, full, 0, 2000);
 	set_word(g, GSP_PERSIST_CTRL(g->nsm, sp->k, ++epoch));

@@ -74,6 +74,32 @@ static const char probe_ptx[] =
 	"\tmov.u32 %r2, 1;\n\tst.global.u32 [%rd3], %r2;\n"
 	"DONE:\n\tret;\n}\n";
 
+/*
+ * The waiter of a waited job (gsp_persist.h, "Stream order"): one warp
+ * on the program's stream behind the primary launch, whose thread 0
+ * waits until done_tasks >= ntasks. A kernel, not a stream memory wait:
+ * a wait would stall the hardware queue it sits in, and a top-up of the
+ * job queued there behind it could never start.
+ */
+static const char waiter_ptx[] =
+	".version 7.0\n.target sm_70\n.address_size 64\n"
+	".visible .entry gsp_wait_done(.param .u64 gsp_wait_done_p,\n"
+	"\t.param .u64 gsp_wait_done_n)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<4>;\n"
+	"\tmov.u32 %r1, %tid.x;\n"
+	"\tsetp.ne.u32 %p1, %r1, 0;\n"
+	"\t@%p1 bra DONE;\n"
+	"\tld.param.u64 %rd1, [gsp_wait_done_p];\n"
+	"\tcvta.to.global.u64 %rd1, %rd1;\n"
+	"\tld.param.u64 %rd2, [gsp_wait_done_n];\n"
+	"LOOP:\n"
+	"\tld.acquire.gpu.global.u64 %rd3, [%rd1];\n"
+	"\tsetp.ge.u64 %p1, %rd3, %rd2;\n"
+	"\t@%p1 bra DONE;\n"
+	"\tnanosleep.u32 2000;\n"
+	"\tbra.uni LOOP;\n"
+	"DONE:\n\tret;\n}\n";
+
 /* What op->sp points at, told apart by the first member. */
 enum sp_kind { SP_KFN, SP_GREEN };
 
@@ -115,7 +141,7 @@ struct sp_ctx {
 	uint32_t rank[GSP_PERSIST_MAX_SM];
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
-	int waited;		/* its streams can wait on a ctl (job_waited()) */
+	CUfunction waiter;	/* gsp_wait_done, or NULL: jobs are kept */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
 	unsigned int board_gen;	/* sp.board_gen that @ctrl was made for */
 	struct sp_ctl *ctls[CTL_MAX];
@@ -280,7 +306,6 @@ static struct {
 	__typeof__(&cuStreamDestroy_v2) stream_destroy;
 	__typeof__(&cuEventDestroy_v2) ev_destroy;
 	__typeof__(&cuStreamWaitEvent) wait[2];		/* [ptsz] */
-	__typeof__(&cuStreamWaitValue64) wait64[2];	/* [ptsz]; NULL: kept */
 } R;
 
 static struct {
@@ -302,7 +327,7 @@ static struct {
 	struct { const char *name; unsigned long n; } reason[MAX_REASONS];
 	unsigned int nreason;
 	atomic_ulong launches, topups;
-	atomic_ulong waited;		/* launches whose stream waits (no keeper) */
+	atomic_ulong waited;		/* launches with a waiter (no keeper) */
 	atomic_ulong one_wave;		/* launches left unchanged: one wave */
 	atomic_ulong regcaps;		/* clones JIT-ed again, capped */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
@@ -821,9 +846,14 @@ static void ctx_setup(struct sp_ctx *c)
 	}
 	if (probe_ranks(c) || map_ctrl(c))
 		return;
-	c->waited = R.wait64[0] && R.wait64[1] &&
-		    !R.dev_attr(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
-				c->dev) && v == 1;
+	{
+		CUmodule m;
+
+		/* no waiter: every job is kept */
+		if (R.mod_load(&m, waiter_ptx) ||
+		    R.mod_fn(&c->waiter, m, "gsp_wait_done"))
+			c->waiter = NULL;
+	}
 	c->ok = 1;
 }
 
@@ -2158,14 +2188,14 @@ static void sleep_ns(uint64_t ns)
  */
 static int job_waited(const struct sp_ctx *c)
 {
-	return c->waited && !sp.cfg.keep &&
+	return c->waiter && !sp.cfg.keep &&
 	       gsp_board_protect(sp.cfg.board, sp.cfg.device) !=
 		       GSP_PROTECT_RESERVED &&
 	       watcher_start();
 }
 
 /*
- * The stream wait behind waited job @t (live) could not be queued: the
+ * The waiter behind waited job @t (live) could not be launched: the
  * launching thread waits for the job's tasks itself, so that nothing
  * after it on the program's stream @s starts early; top-ups finish it
  * (the watcher). Then ev_p, which ctl_done() ignored meanwhile.
@@ -2176,7 +2206,7 @@ static void job_wait_host(struct sp_ctl *t, int pt, CUstream s)
 	uint64_t done = 0;
 
 	gsp_warn_once(&sp.warned_wait64,
-		      "spatial: cannot queue a stream wait behind a transformed kernel; its launch waits for its tasks on the host");
+		      "spatial: cannot launch the waiter behind a transformed kernel; its launch waits for its tasks on the host");
 	while (!R.dtoh(&done, t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
 		       sizeof(done), t->c->zero) &&
 	       !R.stream_sync(t->c->zero) && done < t->job.ntasks)
@@ -2309,13 +2339,14 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	atomic_fetch_add_explicit(&sp.launches, 1, memory_order_relaxed);
 	*res = CUDA_SUCCESS;
 	if (t->waited) {
+		CUdeviceptr done = t->dptr + GSP_PERSIST_OFF_DONE_TASKS;
+		void *wp[] = { &done, &t->job.ntasks };
+
 		atomic_fetch_add_explicit(&sp.waited, 1, memory_order_relaxed);
 		/* ev_p then follows the host's wait, once it is live (below) */
 		atomic_store(&t->host_wait,
-			     R.wait64[pt](op->stream,
-					  t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
-					  t->job.ntasks,
-					  CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS);
+			     R.launch[pt](c->waiter, 1, 1, 1, 32, 1, 1, 0,
+					  op->stream, wp, NULL) != CUDA_SUCCESS);
 	}
 	if (!atomic_load(&t->host_wait) && R.ev_record[pt](t->ev_p, op->stream)) {
 		/* Its end cannot be seen: never reused, never topped up. */
@@ -2557,8 +2588,6 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 	RHOOK(ev_destroy, H_cuEventDestroy_v2);
 	RHOOK(wait[0], H_cuStreamWaitEvent);
 	RHOOK(wait[1], H_cuStreamWaitEvent_ptsz);
-	RSYM(wait64[0], "cuStreamWaitValue64_v2");
-	RSYM(wait64[1], "cuStreamWaitValue64_v2_ptsz");
 	/* Green contexts came with 12.4; the version guards their semantics. */
 	if (!R.drv_version || R.drv_version(&sp.drv_version))
 		sp.drv_version = 0;

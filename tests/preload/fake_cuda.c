@@ -22,8 +22,9 @@
  * whose last parameter is a struct gsp_persist_job records whether the
  * job's ctl was reset (its first GSP_PERSIST_RESET_BYTES zero), then
  * dirties the ctl as the kernel would (next_task, and done_tasks set to
- * ntasks: every task ran). FAKE_CUDA_NO_WAIT64=1 clears the device's
- * 64-bit stream memory operations attribute. A module's
+ * ntasks: every task ran). A launch of a function named
+ * FAKE_CUDA_FAIL_FN fails; one of gsp_wait_done records its two u64
+ * arguments in addr and count. A module's
  * variables (cuModuleGetGlobal, cuLibraryGetGlobal) are those its PTX
  * declares as "NAME[N];" or "NAME;" after a type .bW/.uW/.sW/.fW: N x W/8
  * bytes of fake device memory each, allocated at the first look-up; a
@@ -298,8 +299,7 @@ static struct fake_call *rec(const char *name, CUstream s, uint64_t payload,
 		c->prio = stream_prio((uintptr_t)s, &c->sflags);
 		c->prev = c->waits = -1;
 		if (gpu_op || !strncmp(name, "cuEventRecord", 13) ||
-		    !strncmp(name, "cuStreamWaitEvent", 17) ||
-		    !strncmp(name, "cuStreamWaitValue", 17))
+		    !strncmp(name, "cuStreamWaitEvent", 17))
 			order(c, order_key(name, s));
 	}
 	if (gpu_op)
@@ -619,39 +619,6 @@ EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f)
 	return wait_event("cuStreamWaitEvent_ptsz", s, e);
 }
 
-/*
- * Stream waits on memory: recorded (payload the value, addr the address,
- * count the flags) and ordered on their stream; the fake GPU waits for
- * nothing. FAKE_CUDA_WAIT64_FAIL=1 makes them fail.
- */
-static CUresult wait_value64(const char *name, CUstream s, CUdeviceptr addr,
-			     cuuint64_t v, unsigned int flags)
-{
-	const char *fail = getenv("FAKE_CUDA_WAIT64_FAIL");
-	struct fake_call *c;
-
-	if (fail && !strcmp(fail, "1"))
-		return CUDA_ERROR_NOT_SUPPORTED;
-	c = rec(name, s, v, 0);
-	if (c) {
-		c->addr = addr;
-		c->count = flags;
-	}
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult cuStreamWaitValue64_v2(CUstream s, CUdeviceptr addr,
-				       cuuint64_t v, unsigned int flags)
-{
-	return wait_value64("cuStreamWaitValue64_v2", s, addr, v, flags);
-}
-
-EXPORT CUresult cuStreamWaitValue64_v2_ptsz(CUstream s, CUdeviceptr addr,
-					    cuuint64_t v, unsigned int flags)
-{
-	return wait_value64("cuStreamWaitValue64_v2_ptsz", s, addr, v, flags);
-}
-
 EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 {
 	uintptr_t key = order_key("cuStreamIsCapturing", s);
@@ -763,6 +730,10 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 	c->sms = green_sms(c->stream);
 	pthread_mutex_unlock(&mu);
 	snprintf(c->fn, sizeof(c->fn), "%s", f->name);
+	if (params && !strcmp(f->name, "gsp_wait_done")) {
+		memcpy(&c->addr, params[0], sizeof(c->addr));
+		memcpy(&c->count, params[1], sizeof(c->count));
+	}
 	c->grid[0] = gx;
 	c->grid[1] = gy;
 	c->grid[2] = gz;
@@ -802,12 +773,23 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 	}
 }
 
+/* FAKE_CUDA_FAIL_FN names @f: its launches fail. */
+static int fails(CUfunction f)
+{
+	const char *name = getenv("FAKE_CUDA_FAIL_FN");
+	const struct fake_func *ff = (const void *)f;
+
+	return name && ff && !strcmp(name, ff->name);
+}
+
 #define LAUNCH(sym)							\
 EXPORT CUresult sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 		    unsigned int gz, unsigned int bx, unsigned int by,	\
 		    unsigned int bz, unsigned int sh, CUstream s,	\
 		    void **params, void **extra)			\
 {									\
+	if (fails(f))							\
+		return CUDA_ERROR_LAUNCH_FAILED;			\
 	launch_rec(rec(#sym, s, first_arg(params, extra), 1), f, gx, gy, \
 		   gz, bx, by, bz, sh, params);				\
 	return CUDA_SUCCESS;						\
@@ -1093,9 +1075,6 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
 		*v = !(mps && !strcmp(mps, "0"));
-		return CUDA_SUCCESS;
-	case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS:
-		*v = !getenv("FAKE_CUDA_NO_WAIT64");
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1595,7 +1574,6 @@ static const struct { const char *name; void *fn; } syms[] = {
 	S(cuEventElapsedTime), S(cuEventElapsedTime_v2),
 	S(cuStreamSynchronize), S(cuStreamSynchronize_ptsz), S(cuStreamQuery),
 	S(cuStreamWaitEvent), S(cuStreamIsCapturing), S(cuMemFree_v2),
-	S(cuStreamWaitValue64_v2), S(cuStreamWaitValue64_v2_ptsz),
 	S(cuLaunchKernel), S(cuLaunchKernel_ptsz), S(cuLaunchKernelEx),
 	S(cuLaunchKernelEx_ptsz), S(cuLaunchCooperativeKernel),
 	S(cuLaunchCooperativeKernel_ptsz), S(cuGraphLaunch),

@@ -210,16 +210,15 @@ if grep -q '^spatial_waited 4$' "$tmp/stats"; then
 else
 	echo "not ok - preload: spatial: GSP_STATS_FILE counts the waited launches"
 fi
-# Kept jobs: asked for, no 64-bit stream waits, or reserved; and a wait
-# that fails (the launch waits on the host).
+# Kept jobs: asked for, or reserved; and a waiter that cannot be
+# launched (the launch waits on the host).
 scenario spatial arb FAKE_GSP_PART=2,1 GSP_KEEP=1 GSP_STATS_FILE="$tmp/stats"
 grep -q '^spatial_waited 0$' "$tmp/stats" &&
 	echo "ok - preload: spatial: GSP_KEEP=1: no waited launch" ||
 	echo "not ok - preload: spatial: GSP_KEEP=1: no waited launch"
-scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_NO_WAIT64=1
 scenario spatial arb FAKE_GSP_PART=2,1 FAKE_GSP_PROTECT=reserved
-scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_WAIT64_FAIL=1
-count 'cannot queue a stream wait' 1 "spatial: a stream wait that cannot be queued: said once"
+scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_FAIL_FN=gsp_wait_done
+count 'cannot launch the waiter' 1 "spatial: a waiter that cannot be launched: said once"
 scenario spatial arb FAKE_GSP_PART=2,1 GSP_ONE_WAVE=0 GSP_STATS_FILE="$tmp/stats"
 if grep -q '^spatial_launches 5$' "$tmp/stats" &&
    grep -q '^spatial_one_wave 0$' "$tmp/stats"; then

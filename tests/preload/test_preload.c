@@ -857,23 +857,26 @@ static void *elf_only_wrapper(void)
 }
 
 /*
- * Job @j, launched at trace index @at on S1: waited (a stream wait for
- * its tasks right behind it) unless GSP_KEEP=1, the device lacks 64-bit
- * stream waits, or the mode is reserved; kept otherwise. When the wait
- * cannot be queued, the launch waits on the host for done_tasks.
+ * Job @j, launched at trace index @at on S1: waited (a waiter kernel for
+ * its tasks right behind it) unless GSP_KEEP=1 or the mode is reserved;
+ * kept otherwise. When the waiter cannot be launched, the launch waits
+ * on the host for done_tasks.
  */
 static void t_spatial_waited(int at, const struct gsp_persist_job *j)
 {
 	const char *prot = getenv("FAKE_GSP_PROTECT");
-	int kept = getenv("GSP_KEEP") || getenv("FAKE_CUDA_NO_WAIT64") ||
-		   (prot && !strcmp(prot, "reserved"));
-	int fail = getenv("FAKE_CUDA_WAIT64_FAIL") != NULL;
-	int w = find("cuStreamWaitValue64_v2", (unsigned int)at);
+	const char *failfn = getenv("FAKE_CUDA_FAIL_FN");
+	int kept = getenv("GSP_KEEP") || (prot && !strcmp(prot, "reserved"));
+	int fail = failfn && !strcmp(failfn, "gsp_wait_done");
+	int idx[4], w = -1;
 	struct fake_call c;
+
+	if (launches_of("gsp_wait_done", (unsigned int)at, idx, 4))
+		w = idx[0];
 
 	if (kept) {
 		tap_ok(j->flags == GSP_PERSIST_PRIMARY && w < 0,
-		       "spatial: kept job: the primary flag alone, no stream wait (flags %u)",
+		       "spatial: kept job: the primary flag alone, no waiter (flags %u)",
 		       j->flags);
 		return;
 	}
@@ -888,15 +891,16 @@ static void t_spatial_waited(int at, const struct gsp_persist_job *j)
 		tap_ok(w < 0 && r >= 0 &&
 		       c.src == j->ctl + GSP_PERSIST_OFF_DONE_TASKS &&
 		       c.count == 8 && c.stream != (uintptr_t)S1,
-		       "spatial: no stream wait to be had: the launch read done_tasks on the host, off the program's stream, before it returned");
+		       "spatial: no waiter to be had: the launch read done_tasks on the host, off the program's stream, before it returned");
 		return;
 	}
 	if (w >= 0)
 		fake_trace_get((unsigned int)w, &c);
 	tap_ok(w >= 0 && c.stream == (uintptr_t)S1 && c.prev == at &&
+	       c.grid[0] * c.grid[1] * c.grid[2] == 1 && c.block[0] == 32 &&
 	       c.addr == j->ctl + GSP_PERSIST_OFF_DONE_TASKS &&
-	       c.payload == j->ntasks && c.count == CU_STREAM_WAIT_VALUE_GEQ,
-	       "spatial: right behind it on its stream, a wait for done_tasks >= ntasks");
+	       c.count == j->ntasks,
+	       "spatial: right behind it on its stream, one warp of the waiter for done_tasks >= ntasks");
 }
 
 static void t_spatial(void)
@@ -1384,8 +1388,8 @@ static void t_regcap(void)
 	cuModuleGetFunction(&ks, m, "ks");
 	k = regs_launch(ks, "ks__gsp", 1, &c, &loads);
 	mk = fake_last_module();
-	tap_ok(k == 5 && c.grid[0] == 4 * 5 && c.payload == 1 && loads == 2,
-	       "regcap: a clone at the original's occupancy is not capped: K %d, two JITs (the SM probe, the clone; saw %u)",
+	tap_ok(k == 5 && c.grid[0] == 4 * 5 && c.payload == 1 && loads == 3,
+	       "regcap: a clone at the original's occupancy is not capped: K %d, three JITs (the SM probe, the waiter, the clone; saw %u)",
 	       k, loads);
 	tap_ok(!cuModuleGetFunction(&f, mk, "ks__gsp") &&
 	       cuModuleGetFunction(&f, mk, "kr__gsp") == CUDA_ERROR_NOT_FOUND &&
