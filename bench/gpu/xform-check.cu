@@ -1065,8 +1065,11 @@ static void waited(struct dev *g, struct spin *sp, FILE *csv)
 	unsigned long long end;
 	CUdeviceptr snap;
 
-	/* before the job: an allocation may wait for the device */
+	/* before the job: an allocation, or the runtime's first launch
+	 * (it loads the module), may wait for the device */
 	CU(cuMemAlloc(&snap, sp->max_tasks * 4));
+	xf_wait_done<<<1, 32, 0, g->run>>>((const unsigned long long *)snap, 0);
+	CU(cuStreamSynchronize(g->run));
 	/* 20 ms of tasks per slot: most are left when the word lands */
 	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
 	struct gsp_persist_job j = spin_start(g, sp, 20000, 1000,
