@@ -105,7 +105,7 @@ static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 			n = READ_ONCE(gsp->part_n);
 			k = READ_ONCE(gsp->part_k);
 		}
-		want = ((u64)(upper_32_bits(old) + 1) << 32) | (k << 16) | n;
+		want = GSPACE_BOARD_REQ(n, k, GSPACE_BOARD_REQ_EPOCH(old) + 1);
 		if (cmpxchg64(&d->part_req, old, want) == old)
 			return;
 		/* A failed cmpxchg orders nothing: acquire the winner's word. */
@@ -116,7 +116,7 @@ static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 /**
  * gsp_board_set_partition - publish a new partition for every device
  * @gsp: the driver
- * @n: SMs that BE kernels give up, 0..GSP_PERSIST_MAX_SM (0 with @k 0: off)
+ * @n: SMs that BE kernels give up, 0..GSPACE_PART_MAX_N (0 with @k 0: off)
  * @k: block slots per such SM
  *
  * Stores (@n, @k), bumps each device's part_epoch and recomputes its

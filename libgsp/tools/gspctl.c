@@ -683,8 +683,8 @@ static void print_partition(struct target *t, unsigned ndev)
 
 		snprintf(part, sizeof(part), "%u,%u", gsp_board_load(&d->part_n),
 			 gsp_board_load(&d->part_k));
-		snprintf(req, sizeof(req), "%u,%u", (unsigned)(w & 0xffff),
-			 (unsigned)(w >> 16 & 0xffff));
+		snprintf(req, sizeof(req), "%u,%u", GSP_BOARD_REQ_N(w),
+			 GSP_BOARD_REQ_K(w));
 		printf("  %3u %9s %6" PRIu64 " %10s %9s %10u %8" PRIu64 "\n", i,
 		       part, gsp_board_load(&d->part_epoch), mode ? mode : "?",
 		       req, GSP_BOARD_REQ_EPOCH(w),
