@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/bug.h>
+#include <linux/build_bug.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/math64.h>
 #include <linux/limits.h>
@@ -53,6 +55,10 @@ typedef int64_t s64;
 	}								\
 	__c;								\
 })
+
+/* The kernel's, from linux/build_bug.h and linux/err.h. */
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
+#define MAX_ERRNO	4095
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
