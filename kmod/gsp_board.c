@@ -11,10 +11,6 @@
 #include "gsp_kcompat.h"
 #include "gsp_drv.h"
 
-#define GSP_LC_HOLD_DEFAULT_NS	(200 * NSEC_PER_USEC)
-#define GSP_LC_MAX_DEFAULT_NS	(100 * NSEC_PER_MSEC)
-#define GSP_PREDICT_LEAD_DEFAULT_NS	(500 * NSEC_PER_USEC)
-
 int gsp_board_init(struct gspace *gsp)
 {
 	struct gspace_board *b;
@@ -28,9 +24,9 @@ int gsp_board_init(struct gspace *gsp)
 	b->magic = GSPACE_BOARD_MAGIC;
 	b->version = GSPACE_BOARD_VERSION;
 	b->num_devices = gsp->nr_sim + gsp->nr_lease;
-	b->lc_hold_ns = GSP_LC_HOLD_DEFAULT_NS;
-	b->lc_max_ns = GSP_LC_MAX_DEFAULT_NS;
-	b->predict_lead_ns = GSP_PREDICT_LEAD_DEFAULT_NS;
+	b->lc_hold_ns = gsp_knob_default_scaled(GSP_KNOB_lc_hold_us);
+	b->lc_max_ns = gsp_knob_default_scaled(GSP_KNOB_lc_max_ms);
+	b->predict_lead_ns = gsp_knob_default_scaled(GSP_KNOB_predict_lead_us);
 	b->watchdog_ns = gsp->watchdog_ns;
 	return 0;
 }

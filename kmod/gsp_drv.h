@@ -21,6 +21,7 @@
 
 #include "gspace.h"
 #include "core/gsp_arbiter.h"
+#include "core/gsp_knobs.h"
 
 #define DRIVER_NAME		"gspace"
 

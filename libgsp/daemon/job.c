@@ -503,7 +503,6 @@ static int do_ctx_set(struct gd_tenant *t, uint32_t seq, void *cmd,
 	struct gspace_ctx_set *a = cmd;
 	struct gd_dev *d;
 	uint64_t now = gd_now();
-
 	int ret;
 
 	(void)user_size;
@@ -641,7 +640,6 @@ static int do_wait(struct gd_tenant *t, uint32_t seq, void *cmd,
 	struct gd_wait *w;
 	bool done;
 	int64_t left;
-
 	int ret;
 
 	ret = gsp_wait_validate(a);
