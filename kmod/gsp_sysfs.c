@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gspace sysfs knobs, in /sys/class/misc/gspace/: one value per file, one
- * file per knob of the core's table (core/gsp_knobs.h), which also says
+ * file per knob of the core's table (core/gsp_knob_table.h), which says
  * what each takes. An invalid write gives -EINVAL and changes nothing.
  * Documentation/ABI/testing/sysfs-class-misc-gspace describes each.
  */
