@@ -11,10 +11,6 @@
 #include "gsp_kcompat.h"
 #include "gsp_drv.h"
 
-#define GSP_LC_HOLD_DEFAULT_NS	(200 * NSEC_PER_USEC)
-#define GSP_LC_MAX_DEFAULT_NS	(100 * NSEC_PER_MSEC)
-#define GSP_PREDICT_LEAD_DEFAULT_NS	(500 * NSEC_PER_USEC)
-
 int gsp_board_init(struct gspace *gsp)
 {
 	struct gspace_board *b;
@@ -28,9 +24,9 @@ int gsp_board_init(struct gspace *gsp)
 	b->magic = GSPACE_BOARD_MAGIC;
 	b->version = GSPACE_BOARD_VERSION;
 	b->num_devices = gsp->nr_sim + gsp->nr_lease;
-	b->lc_hold_ns = GSP_LC_HOLD_DEFAULT_NS;
-	b->lc_max_ns = GSP_LC_MAX_DEFAULT_NS;
-	b->predict_lead_ns = GSP_PREDICT_LEAD_DEFAULT_NS;
+	b->lc_hold_ns = gsp_knob_default_scaled(GSP_KNOB_lc_hold_us);
+	b->lc_max_ns = gsp_knob_default_scaled(GSP_KNOB_lc_max_ms);
+	b->predict_lead_ns = gsp_knob_default_scaled(GSP_KNOB_predict_lead_us);
 	b->watchdog_ns = gsp->watchdog_ns;
 	return 0;
 }
@@ -105,7 +101,7 @@ static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 			n = READ_ONCE(gsp->part_n);
 			k = READ_ONCE(gsp->part_k);
 		}
-		want = ((u64)(upper_32_bits(old) + 1) << 32) | (k << 16) | n;
+		want = GSPACE_BOARD_REQ(n, k, GSPACE_BOARD_REQ_EPOCH(old) + 1);
 		if (cmpxchg64(&d->part_req, old, want) == old)
 			return;
 		/* A failed cmpxchg orders nothing: acquire the winner's word. */
@@ -116,7 +112,7 @@ static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 /**
  * gsp_board_set_partition - publish a new partition for every device
  * @gsp: the driver
- * @n: SMs that BE kernels give up, 0..GSP_PERSIST_MAX_SM (0 with @k 0: off)
+ * @n: SMs that BE kernels give up, 0..GSPACE_PART_MAX_N (0 with @k 0: off)
  * @k: block slots per such SM
  *
  * Stores (@n, @k), bumps each device's part_epoch and recomputes its

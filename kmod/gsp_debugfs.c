@@ -38,14 +38,14 @@ static int tenants_show(struct seq_file *m, void *unused)
 		seq_printf(m, "%d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d %llu\n",
 			   ctx->pid, gdev->index,
 			   ctx->class == GSPACE_CLASS_LC ? "lc" : "be",
-			   ctx->weight, ctx->nr_queued, ctx->nr_running,
-			   ctx->nr_completed, ctx->nr_failed,
-			   ctx->nr_qos_violations,
-			   ctx->gpu_ns[GSP_ENGINE_COMPUTE],
-			   ctx->gpu_ns[GSP_ENGINE_H2D],
-			   ctx->gpu_ns[GSP_ENGINE_D2H],
+			   ctx->weight, ctx->acct.nr_queued, ctx->acct.nr_running,
+			   ctx->acct.nr_completed, ctx->acct.nr_failed,
+			   ctx->acct.nr_qos_violations,
+			   ctx->acct.gpu_ns[GSP_ENGINE_COMPUTE],
+			   ctx->acct.gpu_ns[GSP_ENGINE_H2D],
+			   ctx->acct.gpu_ns[GSP_ENGINE_D2H],
 			   gsp_entity_credit_ns(&ctx->ent, GSP_ENGINE_COMPUTE),
-			   ctx->hung, ctx->nr_renewals);
+			   ctx->hung, ctx->acct.nr_renewals);
 		spin_unlock_bh(&gdev->lock);
 		mutex_unlock(&ctx->lock);
 	}
@@ -79,7 +79,7 @@ static int devices_show(struct seq_file *m, void *unused)
 			if (job)
 				seq_printf(m, " %s=pid%d:tag%llu",
 					   gsp_engine_names[e], job->ctx->pid,
-					   job->user_tag);
+					   job->acct.user_tag);
 			else
 				seq_printf(m, " %s=idle", gsp_engine_names[e]);
 		}

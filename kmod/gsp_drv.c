@@ -32,7 +32,6 @@ static unsigned int lease_devices;
 module_param(lease_devices, uint, 0444);
 MODULE_PARM_DESC(lease_devices, "lease devices at load, numbered after the simulated ones (default 0)");
 
-#define GSP_WATCHDOG_DEFAULT_NS	(2000ULL * NSEC_PER_MSEC)
 
 u32 gsp_nr_devices(struct gspace *gsp)
 {
@@ -174,7 +173,7 @@ static int __init gsp_init(void)
 	mutex_init(&gsp->ctx_lock);
 	INIT_LIST_HEAD(&gsp->contexts);
 	gsp_params_default(&gsp->params);
-	gsp->watchdog_ns = GSP_WATCHDOG_DEFAULT_NS;
+	gsp->watchdog_ns = gsp_knob_default_scaled(GSP_KNOB_watchdog_ms);
 	gsp->nr_sim = sim_devices;
 	gsp->nr_lease = lease_devices;
 	gsp->lc_gid = INVALID_GID;

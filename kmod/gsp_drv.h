@@ -20,7 +20,8 @@
 #include <linux/xarray.h>
 
 #include "gspace.h"
-#include "core/gsp_core.h"
+#include "core/gsp_arbiter.h"
+#include "core/gsp_knobs.h"
 
 #define DRIVER_NAME		"gspace"
 
@@ -178,16 +179,8 @@ extern struct gspace *gsp_drv;
  *	on its fence. Protected by @lock.
  * @wq: woken whenever one of this tenant's jobs changes state
  * @hung: a leased job hit the watchdog. Protected by &gsp_device.lock.
- * @nr_renewals: leases renewed with GSPACE_COMPLETE_PROGRESS. Protected
- *	by &gsp_device.lock.
- * @nr_live: jobs not yet ended. Protected by &gsp_device.lock.
- * @nr_queued: jobs waiting for dependencies or the GPU. Protected by
- *	&gsp_device.lock, as are the other counters below.
- * @nr_running: jobs on an engine
- * @nr_completed: jobs ended
- * @nr_failed: jobs ended with an error
- * @nr_qos_violations: LC jobs that missed @lc_target_ns
- * @gpu_ns: GPU time charged, per engine
+ * @acct: job counters, kept by the core (gsp_ajob_*()). Protected by
+ *	&gsp_device.lock.
  * @node: in &gspace.contexts
  * @pid: opener, for debugfs
  */
@@ -205,23 +198,9 @@ struct gsp_ctx {
 	struct dma_fence *last;
 	wait_queue_head_t wq;
 	bool hung;
-	u64 nr_renewals;
-	u32 nr_live;
-	u64 nr_queued;
-	u64 nr_running;
-	u64 nr_completed;
-	u64 nr_failed;
-	u64 nr_qos_violations;
-	u64 gpu_ns[GSP_ENGINE_COUNT];
+	struct gsp_tenant_acct acct;
 	struct list_head node;
 	pid_t pid;
-};
-
-enum gsp_kjob_state {
-	GSP_KJOB_PENDING,	/* waiting for its dependencies */
-	GSP_KJOB_QUEUED,		/* in the scheduler */
-	GSP_KJOB_RUNNING,	/* on an engine */
-	GSP_KJOB_DONE,
 };
 
 /* Dependencies: one per in-fence, one for the chained predecessor. */
@@ -241,21 +220,15 @@ struct gsp_dep {
  * @gdev: device, fixed at submit
  * @fence: ends when the job ends; the job holds a reference
  * @handle: index in &gsp_ctx.jobs
- * @lc: submitted as LC, for QoS accounting
- * @lc_target_ns: the tenant's LC target when it was submitted
- * @state: GSP_KJOB_*. Written under &gsp_device.lock, READ_ONCE() by waiters.
- * @status: 0 or -errno once DONE
+ * @state: GSP_AJOB_*. Written under &gsp_device.lock; waiters read it with
+ *	smp_load_acquire(), which makes @acct's results visible once DONE.
+ * @acct: what the core keeps of the job (LC target, times, status, GPU
+ *	time). Written under &gsp_device.lock; read by WAIT once @state is
+ *	DONE.
  * @pending: dependencies not yet signalled, plus one while submitting
  * @dep_error: first error a dependency signalled
  * @deps: dependency callbacks
  * @ready_node: in &gsp_device.ready
- * @user_tag: from SUBMIT
- * @submit_ns: CLOCK_MONOTONIC at SUBMIT
- * @start_ns: when it started running
- * @charged_ns: GPU time charged while it ran (GSPACE_COMPLETE_PROGRESS).
- *	Protected by &gsp_device.lock.
- * @gpu_ns: GPU time charged
- * @latency_ns: SUBMIT to end
  */
 struct gsp_kjob {
 	struct gsp_job base;
@@ -264,20 +237,12 @@ struct gsp_kjob {
 	struct gsp_device *gdev;
 	struct dma_fence *fence;
 	u32 handle;
-	bool lc;
-	u64 lc_target_ns;
-	enum gsp_kjob_state state;
-	int status;
+	enum gsp_ajob_state state;
+	struct gsp_job_acct acct;
 	atomic_t pending;
 	int dep_error;
 	struct gsp_dep deps[GSP_JOB_MAX_DEPS];
 	struct llist_node ready_node;
-	u64 user_tag;
-	u64 submit_ns;
-	u64 start_ns;
-	u64 charged_ns;
-	u64 gpu_ns;
-	u64 latency_ns;
 };
 
 static inline struct gsp_kjob *to_gsp_kjob(struct gsp_job *j)

@@ -51,7 +51,7 @@ static enum hrtimer_restart gsp_engine_timer_fn(struct hrtimer *t)
 		} else {
 			job->ctx->hung = true;
 			gsp_job_end_locked(job, -ETIMEDOUT,
-					   now - job->start_ns, now);
+					   now - job->acct.start_ns, now);
 		}
 	}
 	spin_unlock_bh(&gdev->lock);
@@ -113,10 +113,8 @@ void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now)
 	}
 
 	job = to_gsp_kjob(j);
-	WRITE_ONCE(job->state, GSP_KJOB_RUNNING);
-	job->start_ns = now;
-	job->ctx->nr_queued--;
-	job->ctx->nr_running++;
+	WRITE_ONCE(job->state, GSP_AJOB_RUNNING);
+	gsp_ajob_started(&job->acct, &job->ctx->acct, now);
 	eng->running = job;
 	if (gdev->backend == GSP_BACKEND_SIM)
 		eng->deadline_ns = now + job->base.cost_ns;

@@ -24,12 +24,9 @@ static int gsp_ucmd_respond(const struct gsp_ucmd *ucmd, const void *cmd,
 	return 0;
 }
 
-#define GSP_FEATURES	(GSPACE_FEAT_SIM_ENGINE | GSPACE_FEAT_LEASE_ENGINE | \
-			 GSPACE_FEAT_SYNC_FILE | GSPACE_FEAT_POLICY_FIFO | \
-			 GSPACE_FEAT_POLICY_CREDIT | GSPACE_FEAT_POLICY_BAND | \
-			 GSPACE_FEAT_LC_PRIORITY | GSPACE_FEAT_REORDER | \
-			 GSPACE_FEAT_BOARD | GSPACE_FEAT_PARTITION | \
-			 GSPACE_FEAT_PROTECT | GSPACE_FEAT_LEASE_PROGRESS)
+/* Fences are sync_files and the board an mmap of /dev/gspace. */
+#define GSP_FEATURES	(GSP_ARBITER_FEATURES | GSPACE_FEAT_SYNC_FILE | \
+			 GSPACE_FEAT_BOARD)
 
 /*
  * gsp_ioctl_version (GSPACE_IOCTL_VERSION): the ABI version, features, the
@@ -83,17 +80,11 @@ static int gsp_ioctl_ctx_set(struct gsp_ctx *ctx, void *cmd,
 	struct gspace *gsp = gsp_drv;
 	struct gsp_device *gdev;
 	u32 live;
-	int ret = 0;
+	int ret;
 
-	if (args->flags || args->pad)
-		return -EINVAL;
-	if (args->class != GSPACE_CLASS_BE && args->class != GSPACE_CLASS_LC)
-		return -EINVAL;
-	if (args->weight < GSPACE_WEIGHT_MIN ||
-	    args->weight > GSPACE_WEIGHT_MAX)
-		return -EINVAL;
-	if (args->class == GSPACE_CLASS_BE && args->lc_target_ns)
-		return -EINVAL;
+	ret = gsp_ctx_set_validate(args);
+	if (ret)
+		return ret;
 	if (args->class == GSPACE_CLASS_LC && !gsp_lc_allowed(gsp))
 		return -EPERM;
 
@@ -106,7 +97,7 @@ static int gsp_ioctl_ctx_set(struct gsp_ctx *ctx, void *cmd,
 	gdev = &gsp->dev[args->device];
 	if (gdev != ctx->gdev) {
 		spin_lock_bh(&ctx->gdev->lock);
-		live = ctx->nr_live;
+		live = ctx->acct.nr_live;
 		spin_unlock_bh(&ctx->gdev->lock);
 		if (live) {
 			ret = -EBUSY;
@@ -136,14 +127,10 @@ static int gsp_ioctl_submit(struct gsp_ctx *ctx, void *cmd,
 	return gsp_job_submit(ctx, cmd, ucmd->ubuf, ucmd->user_size);
 }
 
-static bool gsp_wait_done(struct gsp_kjob *job, u32 flags)
+static bool gsp_kjob_wait_done(struct gsp_kjob *job, u32 flags)
 {
 	/* Pairs with the release in gsp_job_end_locked(). */
-	enum gsp_kjob_state state = smp_load_acquire(&job->state);
-
-	if (flags & GSPACE_WAIT_GRANTED)
-		return state >= GSP_KJOB_RUNNING;
-	return state == GSP_KJOB_DONE;
+	return gsp_wait_done(smp_load_acquire(&job->state), flags);
 }
 
 /*
@@ -159,34 +146,27 @@ static int gsp_ioctl_wait(struct gsp_ctx *ctx, void *cmd,
 	s64 left;
 	int ret;
 
-	if (args->flags & ~GSPACE_WAIT_FLAGS || args->pad)
-		return -EINVAL;
+	ret = gsp_wait_validate(args);
+	if (ret)
+		return ret;
 	job = gsp_job_lookup(ctx, args->handle);
 	if (!job)
 		return -ENOENT;
 
 	left = (s64)(args->deadline_ns - ktime_get_ns());
-	if (gsp_wait_done(job, args->flags))
+	if (gsp_kjob_wait_done(job, args->flags))
 		ret = 0;
 	else if (!args->deadline_ns || left <= 0)
 		ret = -ETIME;
 	else
 		ret = wait_event_interruptible_hrtimeout(ctx->wq,
-							 gsp_wait_done(job, args->flags),
+							 gsp_kjob_wait_done(job, args->flags),
 							 ns_to_ktime(left));
 	if (ret)
 		goto out_put_job;
 
-	/* Acquire: the status below was written before the state. */
-	if (smp_load_acquire(&job->state) == GSP_KJOB_DONE) {
-		args->status = job->status;
-		args->gpu_ns = job->gpu_ns;
-		args->latency_ns = job->latency_ns;
-	} else {
-		args->status = 0;
-		args->gpu_ns = 0;
-		args->latency_ns = 0;
-	}
+	/* Acquire: the results were written before the state. */
+	gsp_wait_answer(&job->acct, smp_load_acquire(&job->state), args);
 	ret = gsp_ucmd_respond(ucmd, args, sizeof(*args));
 	if (!ret && !(args->flags & GSPACE_WAIT_GRANTED))
 		gsp_job_reap(ctx, job);
@@ -209,16 +189,11 @@ static int gsp_ioctl_complete(struct gsp_ctx *ctx, void *cmd,
 	bool progress = args->flags & GSPACE_COMPLETE_PROGRESS;
 	struct gsp_device *gdev;
 	struct gsp_kjob *job;
-	int ret = 0;
+	int ret;
 
-	if (args->flags & ~GSPACE_COMPLETE_FLAGS || args->pad)
-		return -EINVAL;
-	if (args->error > 0 || args->error < -MAX_ERRNO)
-		return -EINVAL;
-	if (progress && args->error)
-		return -EINVAL;
-	if (args->gpu_ns > GSPACE_COST_MAX_NS)
-		return -EINVAL;
+	ret = gsp_complete_validate(args);
+	if (ret)
+		return ret;
 	job = gsp_job_lookup(ctx, args->handle);
 	if (!job)
 		return -ENOENT;
@@ -227,9 +202,9 @@ static int gsp_ioctl_complete(struct gsp_ctx *ctx, void *cmd,
 	spin_lock_bh(&gdev->lock);
 	if (gdev->backend != GSP_BACKEND_LEASE)
 		ret = -EINVAL;
-	else if (job->state == GSP_KJOB_DONE)
+	else if (job->state == GSP_AJOB_DONE)
 		ret = -EALREADY;
-	else if (job->state != GSP_KJOB_RUNNING)
+	else if (job->state != GSP_AJOB_RUNNING)
 		ret = -EBUSY;
 	else if (progress)
 		gsp_job_progress_locked(job, args->gpu_ns, ktime_get_ns());
@@ -254,10 +229,11 @@ static int gsp_ioctl_cancel(struct gsp_ctx *ctx, void *cmd,
 	struct gspace_cancel *args = cmd;
 	struct gsp_device *gdev;
 	struct gsp_kjob *job;
-	int ret = 0;
+	int ret;
 
-	if (args->flags)
-		return -EINVAL;
+	ret = gsp_cancel_validate(args);
+	if (ret)
+		return ret;
 	job = gsp_job_lookup(ctx, args->handle);
 	if (!job)
 		return -ENOENT;
@@ -265,14 +241,14 @@ static int gsp_ioctl_cancel(struct gsp_ctx *ctx, void *cmd,
 	gdev = job->gdev;
 	spin_lock_bh(&gdev->lock);
 	switch (job->state) {
-	case GSP_KJOB_PENDING:
-	case GSP_KJOB_QUEUED:
+	case GSP_AJOB_PENDING:
+	case GSP_AJOB_QUEUED:
 		gsp_job_end_locked(job, -ECANCELED, 0, ktime_get_ns());
 		break;
-	case GSP_KJOB_RUNNING:
+	case GSP_AJOB_RUNNING:
 		ret = -EBUSY;
 		break;
-	case GSP_KJOB_DONE:
+	case GSP_AJOB_DONE:
 		ret = -EALREADY;
 		break;
 	}
@@ -287,10 +263,11 @@ static int gsp_ioctl_stats(struct gsp_ctx *ctx, void *cmd,
 {
 	struct gspace_stats *args = cmd;
 	struct gsp_device *gdev;
-	int i;
+	int ret;
 
-	if (args->flags)
-		return -EINVAL;
+	ret = gsp_stats_validate(args);
+	if (ret)
+		return ret;
 
 	mutex_lock(&ctx->lock);
 	gdev = ctx->gdev;
@@ -301,15 +278,7 @@ static int gsp_ioctl_stats(struct gsp_ctx *ctx, void *cmd,
 	args->pad = 0;
 	spin_lock_bh(&gdev->lock);
 	args->ctx_flags = ctx->hung ? GSPACE_CTX_F_HUNG : 0;
-	args->queued = ctx->nr_queued;
-	args->running = ctx->nr_running;
-	args->completed = ctx->nr_completed;
-	args->failed = ctx->nr_failed;
-	args->qos_violations = ctx->nr_qos_violations;
-	for (i = 0; i < GSP_ENGINE_COUNT; i++) {
-		args->gpu_ns[i] = ctx->gpu_ns[i];
-		args->credit_ns[i] = gsp_entity_credit_ns(&ctx->ent, i);
-	}
+	gsp_tenant_stats(&ctx->acct, &ctx->ent, args);
 	spin_unlock_bh(&gdev->lock);
 	mutex_unlock(&ctx->lock);
 	return gsp_ucmd_respond(ucmd, args, sizeof(*args));

@@ -101,18 +101,9 @@ static struct gsp_kjob *gsp_job_alloc(struct gsp_ctx *ctx,
 	job->ctx = ctx;
 	job->gdev = ctx->gdev;
 	job->fence = fence;
-	job->lc = ctx->class == GSPACE_CLASS_LC;
-	job->lc_target_ns = ctx->lc_target_ns;
-	job->state = GSP_KJOB_PENDING;
-	job->user_tag = args->user_tag;
-	job->base.ent = &ctx->ent;
-	job->base.engine = args->engine;
-	job->base.cost_ns = args->cost_ns;
-	if (args->flags & GSPACE_SUBMIT_TASK_HEAD) {
-		job->base.task_ns[GSP_ENGINE_H2D] = args->cost_ns;
-		job->base.task_ns[GSP_ENGINE_COMPUTE] = args->task_compute_ns;
-		job->base.task_ns[GSP_ENGINE_D2H] = args->task_d2h_ns;
-	}
+	job->state = GSP_AJOB_PENDING;
+	gsp_ajob_init(&job->base, &job->acct, &ctx->ent, args,
+		      ctx->class == GSPACE_CLASS_LC, ctx->lc_target_ns);
 	atomic_inc(&gsp_drv->nr_jobs);
 	return job;
 }
@@ -133,47 +124,23 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 	struct gsp_device *gdev = job->gdev;
 	struct gsp_dev_engine *eng = &gdev->eng[job->base.engine];
 	struct gsp_ctx *ctx = job->ctx;
-	bool was_running = false;
+	bool was_running;
 
 	lockdep_assert_held(&gdev->lock);
 
-	switch (job->state) {
-	case GSP_KJOB_RUNNING:
-		gpu_ns = max(gpu_ns, job->charged_ns);
-		gsp_sched_complete(&gdev->sched, &job->base,
-				   gpu_ns - job->charged_ns, now);
+	if (WARN_ON_ONCE(job->state == GSP_AJOB_DONE))
+		return;
+	was_running = gsp_ajob_end(&gdev->sched, &job->base, &job->acct,
+				   job->state, &ctx->acct, status, gpu_ns, now);
+	if (was_running) {
 		eng->running = NULL;
 		hrtimer_try_to_cancel(&eng->timer);
-		ctx->nr_running--;
-		ctx->gpu_ns[job->base.engine] += gpu_ns - job->charged_ns;
-		was_running = true;
-		break;
-	case GSP_KJOB_QUEUED:
-		gsp_sched_dequeue(&gdev->sched, &job->base, now);
-		fallthrough;
-	case GSP_KJOB_PENDING:
-		ctx->nr_queued--;
-		gpu_ns = 0;
-		break;
-	case GSP_KJOB_DONE:
-		WARN_ON_ONCE(1);
-		return;
 	}
-
-	job->status = status;
-	job->gpu_ns = gpu_ns;
-	job->latency_ns = now - job->submit_ns;
-	ctx->nr_live--;
-	if (job->lc)
+	if (job->acct.lc)
 		gsp_board_lc_jobs_locked(gdev, -1);
-	ctx->nr_completed++;
-	if (status)
-		ctx->nr_failed++;
-	if (job->lc && job->lc_target_ns && job->latency_ns > job->lc_target_ns)
-		ctx->nr_qos_violations++;
 
 	/* Publishes status and times to lockless waiters. */
-	smp_store_release(&job->state, GSP_KJOB_DONE);
+	smp_store_release(&job->state, GSP_AJOB_DONE);
 	if (status)
 		dma_fence_set_error(job->fence, status);
 	dma_fence_signal_timestamp(job->fence, ns_to_ktime(now));
@@ -195,18 +162,11 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 void gsp_job_progress_locked(struct gsp_kjob *job, u64 gpu_ns, u64 now)
 {
 	struct gsp_device *gdev = job->gdev;
-	struct gsp_ctx *ctx = job->ctx;
-	u64 add;
 
 	lockdep_assert_held(&gdev->lock);
 
-	if (gpu_ns > job->charged_ns) {
-		add = gpu_ns - job->charged_ns;
-		gsp_sched_progress(&gdev->sched, &job->base, add, now);
-		ctx->gpu_ns[job->base.engine] += add;
-		job->charged_ns = gpu_ns;
-	}
-	ctx->nr_renewals++;
+	gsp_ajob_progress(&gdev->sched, &job->base, &job->acct,
+			  &job->ctx->acct, gpu_ns, now);
 	gsp_engine_renew_locked(&gdev->eng[job->base.engine], now);
 }
 
@@ -217,13 +177,13 @@ static void gsp_job_ready_locked(struct gsp_kjob *job, u64 now)
 
 	lockdep_assert_held(&gdev->lock);
 
-	if (job->state != GSP_KJOB_PENDING)
+	if (job->state != GSP_AJOB_PENDING)
 		return;	/* cancelled while it waited */
 	if (job->dep_error) {
 		gsp_job_end_locked(job, job->dep_error, 0, now);
 		return;
 	}
-	job->state = GSP_KJOB_QUEUED;
+	job->state = GSP_AJOB_QUEUED;
 	gsp_sched_enqueue(&gdev->sched, &job->base, now);
 	gsp_engine_kick_locked(&gdev->eng[job->base.engine], now);
 }
@@ -280,29 +240,6 @@ static void gsp_job_add_dep(struct gsp_kjob *job, int slot,
 		gsp_dep_signalled(dep);	/* already signalled */
 }
 
-static int gsp_submit_validate(const struct gspace_submit *args)
-{
-	if (args->flags & ~GSPACE_SUBMIT_FLAGS)
-		return -EINVAL;
-	if (args->pad)
-		return -EINVAL;
-	if (args->engine >= GSPACE_ENGINE_COUNT)
-		return -EINVAL;
-	if (args->cost_ns > GSPACE_COST_MAX_NS)
-		return -EINVAL;
-	if (!(args->flags & GSPACE_SUBMIT_FENCE_IN) && args->in_fence_fd)
-		return -EINVAL;
-	if (args->flags & GSPACE_SUBMIT_TASK_HEAD) {
-		if (args->engine != GSPACE_ENGINE_COPY_H2D ||
-		    args->task_compute_ns > GSPACE_COST_MAX_NS ||
-		    args->task_d2h_ns > GSPACE_COST_MAX_NS)
-			return -EINVAL;
-	} else if (args->task_compute_ns || args->task_d2h_ns) {
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /**
  * gsp_job_submit - GSPACE_IOCTL_SUBMIT
  * @ctx: the tenant
@@ -344,7 +281,7 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 	}
 	spin_lock_bh(&gdev->lock);
 	hung = ctx->hung;
-	live = ctx->nr_live;
+	live = ctx->acct.nr_live;
 	spin_unlock_bh(&gdev->lock);
 	if (hung) {
 		ret = -EBUSY;
@@ -391,12 +328,10 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 	if (sync)
 		fd_install(fd, sync->file);
 
-	job->submit_ns = ktime_get_ns();
 	atomic_set(&job->pending, 1);
 	spin_lock_bh(&gdev->lock);
-	ctx->nr_live++;
-	ctx->nr_queued++;
-	if (job->lc)
+	gsp_ajob_submitted(&job->acct, &ctx->acct, ktime_get_ns());
+	if (job->acct.lc)
 		gsp_board_lc_jobs_locked(gdev, 1);
 	spin_unlock_bh(&gdev->lock);
 
@@ -473,16 +408,6 @@ bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job)
 	return reaped;
 }
 
-/* GPU time an aborted job used: a sim job never more than its cost. */
-static u64 gsp_job_abort_ns(struct gsp_kjob *job, u64 now)
-{
-	u64 ran = now - job->start_ns;
-
-	if (job->gdev->backend == GSP_BACKEND_SIM)
-		return min(ran, job->base.cost_ns);
-	return ran;
-}
-
 /**
  * gsp_ctx_cancel_all - end every job of a tenant whose file is closing
  * @ctx: the tenant, with &gsp_ctx.lock held
@@ -496,6 +421,7 @@ void gsp_ctx_cancel_all(struct gsp_ctx *ctx)
 {
 	struct gsp_device *gdev = ctx->gdev;
 	struct gsp_kjob *job;
+	bool sim;
 	unsigned long idx;
 	u64 now;
 	int i;
@@ -504,14 +430,17 @@ void gsp_ctx_cancel_all(struct gsp_ctx *ctx)
 
 	spin_lock_bh(&gdev->lock);
 	now = ktime_get_ns();
+	sim = gdev->backend == GSP_BACKEND_SIM;
 	xa_for_each(&ctx->jobs, idx, job)
-		if (job->state == GSP_KJOB_PENDING ||
-		    job->state == GSP_KJOB_QUEUED)
+		if (job->state == GSP_AJOB_PENDING ||
+		    job->state == GSP_AJOB_QUEUED)
 			gsp_job_end_locked(job, -ECANCELED, 0, now);
 	xa_for_each(&ctx->jobs, idx, job)
-		if (job->state == GSP_KJOB_RUNNING)
+		if (job->state == GSP_AJOB_RUNNING)
 			gsp_job_end_locked(job, -ECANCELED,
-					   gsp_job_abort_ns(job, now), now);
+					   gsp_ajob_abort_ns(&job->base,
+							     &job->acct, sim,
+							     now), now);
 	gsp_sched_detach(&gdev->sched, &ctx->ent, now);
 	spin_unlock_bh(&gdev->lock);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gspace sysfs knobs, in /sys/class/misc/gspace/: one value per file.
- * An invalid write gives -EINVAL and changes nothing.
+ * gspace sysfs knobs, in /sys/class/misc/gspace/: one value per file, one
+ * file per knob of the core's table (core/gsp_knob_table.h), which says
+ * what each takes. An invalid write gives -EINVAL and changes nothing.
  * Documentation/ABI/testing/sysfs-class-misc-gspace describes each.
  */
 
@@ -15,15 +16,8 @@
 
 #include "gsp_drv.h"
 
-#define GSP_WATCHDOG_MAX_MS	(3600U * MSEC_PER_SEC)
-
-enum gsp_knob {
-	GSP_KNOB_PERIOD_US,
-	GSP_KNOB_BAND_WAIT_US,
-	GSP_KNOB_MIN_BE_PERMILLE,
-	GSP_KNOB_REORDER,
-	GSP_KNOB_WINDOW,
-};
+/* The device knobs' range is the board's. */
+static_assert(GSP_MAX_DEVICES == GSPACE_BOARD_MAX_DEVICES);
 
 /* Applies new tunables to every device's scheduler. */
 static void gsp_params_apply(struct gspace *gsp, const struct gsp_params *p)
@@ -44,30 +38,15 @@ static void gsp_params_apply(struct gspace *gsp, const struct gsp_params *p)
 	}
 }
 
-static int gsp_knob_store(struct gspace *gsp, enum gsp_knob knob, u64 val)
+/* One of the core's tunables; they are validated together. */
+static int gsp_param_store(struct gspace *gsp, enum gsp_knob_id id, u64 val)
 {
 	struct gsp_params p;
 	int ret;
 
 	down_write(&gsp->cfg_rwsem);
 	p = gsp->params;
-	switch (knob) {
-	case GSP_KNOB_PERIOD_US:
-		p.period_ns = val * NSEC_PER_USEC;
-		break;
-	case GSP_KNOB_BAND_WAIT_US:
-		p.band_wait_ns = val * NSEC_PER_USEC;
-		break;
-	case GSP_KNOB_MIN_BE_PERMILLE:
-		p.min_be_permille = val;
-		break;
-	case GSP_KNOB_REORDER:
-		p.reorder = val;
-		break;
-	case GSP_KNOB_WINDOW:
-		p.window = val;
-		break;
-	}
+	gsp_knob_param_set(&p, id, val);
 	ret = gsp_params_validate(&p);
 	if (!ret)
 		gsp_params_apply(gsp, &p);
@@ -75,233 +54,34 @@ static int gsp_knob_store(struct gspace *gsp, enum gsp_knob knob, u64 val)
 	return ret;
 }
 
-/* Parses a u64 of at most @max: no bigger value survives a later multiply. */
-static int gsp_parse(const char *buf, u64 max, u64 *val)
-{
-	if (kstrtou64(buf, 0, val) || *val > max)
-		return -EINVAL;
-	return 0;
-}
-
-static ssize_t policy_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	u32 policy;
-
-	down_read(&gsp_drv->cfg_rwsem);
-	policy = gsp_drv->params.policy;
-	up_read(&gsp_drv->cfg_rwsem);
-	return sysfs_emit(buf, "%s\n", gsp_policy_names[policy]);
-}
-
-static ssize_t policy_store(struct device *dev, struct device_attribute *attr,
-			    const char *buf, size_t count)
-{
-	struct gspace *gsp = gsp_drv;
-	struct gsp_params p;
-	int i;
-
-	i = __sysfs_match_string(gsp_policy_names, GSP_POLICY_COUNT, buf);
-	if (i < 0)
-		return -EINVAL;
-	down_write(&gsp->cfg_rwsem);
-	p = gsp->params;
-	p.policy = i;
-	gsp_params_apply(gsp, &p);
-	up_write(&gsp->cfg_rwsem);
-	return count;
-}
-static DEVICE_ATTR_RW(policy);
-
-#define GSP_PARAM_ATTR(_name, _knob, _expr, _max)			\
-static ssize_t _name##_show(struct device *dev,				\
-			    struct device_attribute *attr, char *buf)	\
-{									\
-	struct gsp_params p;						\
-									\
-	down_read(&gsp_drv->cfg_rwsem);					\
-	p = gsp_drv->params;						\
-	up_read(&gsp_drv->cfg_rwsem);					\
-	return sysfs_emit(buf, "%llu\n", (unsigned long long)(_expr));	\
-}									\
-static ssize_t _name##_store(struct device *dev,			\
-			     struct device_attribute *attr,		\
-			     const char *buf, size_t count)		\
-{									\
-	u64 val;							\
-	int ret;							\
-									\
-	ret = gsp_parse(buf, _max, &val);				\
-	if (!ret)							\
-		ret = gsp_knob_store(gsp_drv, _knob, val);		\
-	return ret ? ret : count;					\
-}									\
-static DEVICE_ATTR_RW(_name)
-
-GSP_PARAM_ATTR(period_us, GSP_KNOB_PERIOD_US, p.period_ns / NSEC_PER_USEC,
-	       U32_MAX);
-GSP_PARAM_ATTR(band_wait_us, GSP_KNOB_BAND_WAIT_US,
-	       p.band_wait_ns / NSEC_PER_USEC, U32_MAX);
-GSP_PARAM_ATTR(min_be_permille, GSP_KNOB_MIN_BE_PERMILLE, p.min_be_permille,
-	       1000);
-GSP_PARAM_ATTR(reorder, GSP_KNOB_REORDER, p.reorder, 1);
-GSP_PARAM_ATTR(window, GSP_KNOB_WINDOW, p.window, U32_MAX);
-
-static ssize_t watchdog_ms_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(gsp_drv->watchdog_ns) / NSEC_PER_MSEC);
-}
-
-static ssize_t watchdog_ms_store(struct device *dev,
-				 struct device_attribute *attr,
-				 const char *buf, size_t count)
-{
-	struct gspace *gsp = gsp_drv;
-	u64 val;
-
-	if (gsp_parse(buf, GSP_WATCHDOG_MAX_MS, &val) || !val)
-		return -EINVAL;
-	down_write(&gsp->cfg_rwsem);
-	WRITE_ONCE(gsp->watchdog_ns, val * NSEC_PER_MSEC);
-	/* Lease holders renew by it. */
-	WRITE_ONCE(gsp->board->watchdog_ns, val * NSEC_PER_MSEC);
-	up_write(&gsp->cfg_rwsem);
-	return count;
-}
-static DEVICE_ATTR_RW(watchdog_ms);
-
 /*
  * The board's LC knobs live in the board itself, where BE tenants read
- * them: lc_hold_us up to 100 ms, lc_max_ms from 1 ms to 1 min.
+ * them; NULL for any other knob.
  */
-#define GSP_BOARD_ATTR(_name, _field, _unit, _min, _max)			\
-static ssize_t _name##_show(struct device *dev,				\
-			    struct device_attribute *attr, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%llu\n",				\
-			  READ_ONCE(gsp_drv->board->_field) / (_unit));	\
-}									\
-static ssize_t _name##_store(struct device *dev,			\
-			     struct device_attribute *attr,		\
-			     const char *buf, size_t count)		\
-{									\
-	u64 val;							\
-									\
-	if (gsp_parse(buf, _max, &val) || val < (_min))			\
-		return -EINVAL;						\
-	down_write(&gsp_drv->cfg_rwsem);				\
-	WRITE_ONCE(gsp_drv->board->_field, val * (_unit));		\
-	up_write(&gsp_drv->cfg_rwsem);					\
-	return count;							\
-}									\
-static DEVICE_ATTR_RW(_name)
-
-GSP_BOARD_ATTR(lc_hold_us, lc_hold_ns, NSEC_PER_USEC, 0, 100000);
-GSP_BOARD_ATTR(lc_max_ms, lc_max_ns, NSEC_PER_MSEC, 1, 60000);
-/* How long before its expected work a predictive LC tenant reserves. */
-GSP_BOARD_ATTR(predict_lead_us, predict_lead_ns, NSEC_PER_USEC, 1, 100000);
-
-/* The partition plane's limits: kernels/gsp_persist.h. */
-#define GSP_PART_MAX_N	256	/* GSP_PERSIST_MAX_SM */
-#define GSP_PART_MAX_K	32	/* GSP_PERSIST_MAX_K */
-
-/* "n k", one space between, one trailing newline allowed. */
-static int gsp_parse_partition(const char *buf, u32 *n, u32 *k)
+static u64 *gsp_board_knob(struct gspace *gsp, enum gsp_knob_id id)
 {
-	char tmp[24], *rest = tmp, *first;
-
-	if (strscpy(tmp, buf, sizeof(tmp)) < 0)
-		return -EINVAL;
-	first = strsep(&rest, " ");
-	if (!rest || kstrtou32(first, 0, n) || kstrtou32(rest, 0, k))
-		return -EINVAL;
-	if (!*n && !*k)
-		return 0;
-	if (*n < 1 || *n > GSP_PART_MAX_N || *k < 1 || *k > GSP_PART_MAX_K)
-		return -EINVAL;
-	return 0;
+	switch (id) {
+	case GSP_KNOB_lc_hold_us:
+		return &gsp->board->lc_hold_ns;
+	case GSP_KNOB_lc_max_ms:
+		return &gsp->board->lc_max_ns;
+	case GSP_KNOB_predict_lead_us:
+		return &gsp->board->predict_lead_ns;
+	default:
+		return NULL;
+	}
 }
-
-static ssize_t partition_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
-{
-	u32 n, k;
-
-	down_read(&gsp_drv->cfg_rwsem);
-	n = gsp_drv->part_n;
-	k = gsp_drv->part_k;
-	up_read(&gsp_drv->cfg_rwsem);
-	return sysfs_emit(buf, "%u %u\n", n, k);
-}
-
-/* One partition for every device of the board. */
-static ssize_t partition_store(struct device *dev,
-			       struct device_attribute *attr,
-			       const char *buf, size_t count)
-{
-	u32 n, k;
-
-	if (gsp_parse_partition(buf, &n, &k))
-		return -EINVAL;
-	down_write(&gsp_drv->cfg_rwsem);
-	gsp_board_set_partition(gsp_drv, n, k);
-	up_write(&gsp_drv->cfg_rwsem);
-	return count;
-}
-static DEVICE_ATTR_RW(partition);
-
-/* Indexed by GSPACE_PROTECT_*. */
-static const char * const gsp_protect_names[] = {
-	[GSPACE_PROTECT_REACTIVE] = "reactive",
-	[GSPACE_PROTECT_RESERVED] = "reserved",
-	[GSPACE_PROTECT_PREDICTIVE] = "predictive",
-};
-static_assert(ARRAY_SIZE(gsp_protect_names) == GSPACE_PROTECT_COUNT);
-
-static ssize_t protect_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	u32 mode;
-
-	down_read(&gsp_drv->cfg_rwsem);
-	mode = gsp_drv->protect;
-	up_read(&gsp_drv->cfg_rwsem);
-	return sysfs_emit(buf, "%s\n", gsp_protect_names[mode]);
-}
-
-/* One mode for every device of the board. */
-static ssize_t protect_store(struct device *dev, struct device_attribute *attr,
-			     const char *buf, size_t count)
-{
-	int i;
-
-	i = __sysfs_match_string(gsp_protect_names,
-				 ARRAY_SIZE(gsp_protect_names), buf);
-	if (i < 0)
-		return -EINVAL;
-	down_write(&gsp_drv->cfg_rwsem);
-	gsp_board_set_protect(gsp_drv, i);
-	up_write(&gsp_drv->cfg_rwsem);
-	return count;
-}
-static DEVICE_ATTR_RW(protect);
 
 /*
  * Device counts renumber the lease devices, so they only change while no
  * job exists at all (EBUSY otherwise).
  */
-static ssize_t gsp_devices_store(const char *buf, size_t count, bool lease)
+static int gsp_devices_store(struct gspace *gsp, u64 val, bool lease)
 {
-	struct gspace *gsp = gsp_drv;
 	u32 sim, nlease;
 	int ret = 0;
-	u64 val;
 	int i;
 
-	if (gsp_parse(buf, GSP_MAX_DEVICES, &val))
-		return -EINVAL;
 	down_write(&gsp->cfg_rwsem);
 	sim = lease ? gsp->nr_sim : val;
 	nlease = lease ? val : gsp->nr_lease;
@@ -325,91 +105,144 @@ static ssize_t gsp_devices_store(const char *buf, size_t count, bool lease)
 	}
 out_unlock:
 	up_write(&gsp->cfg_rwsem);
-	return ret ? ret : count;
+	return ret;
 }
 
-static ssize_t sim_devices_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
+/* The value of knob @id, as it reads. */
+static void gsp_knob_get(struct gspace *gsp, enum gsp_knob_id id,
+			 struct gsp_knob_val *v)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(gsp_drv->nr_sim));
-}
-
-static ssize_t sim_devices_store(struct device *dev,
-				 struct device_attribute *attr,
-				 const char *buf, size_t count)
-{
-	return gsp_devices_store(buf, count, false);
-}
-static DEVICE_ATTR_RW(sim_devices);
-
-static ssize_t lease_devices_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(gsp_drv->nr_lease));
-}
-
-static ssize_t lease_devices_store(struct device *dev,
-				   struct device_attribute *attr,
-				   const char *buf, size_t count)
-{
-	return gsp_devices_store(buf, count, true);
-}
-static DEVICE_ATTR_RW(lease_devices);
-
-/* A gid in the writer's user namespace, or -1 for none. */
-static ssize_t lc_group_show(struct device *dev, struct device_attribute *attr,
-			     char *buf)
-{
+	u64 *field = gsp_board_knob(gsp, id);
 	kgid_t gid;
 
-	down_read(&gsp_drv->cfg_rwsem);
-	gid = gsp_drv->lc_gid;
-	up_read(&gsp_drv->cfg_rwsem);
-	if (!gid_valid(gid))
-		return sysfs_emit(buf, "-1\n");
-	return sysfs_emit(buf, "%u\n", from_kgid_munged(current_user_ns(), gid));
+	if (field) {
+		v->u = div64_u64(READ_ONCE(*field), gsp_knobs[id].scale);
+		return;
+	}
+	down_read(&gsp->cfg_rwsem);
+	if (gsp_knob_is_param(id))
+		v->u = gsp_knob_param_get(&gsp->params, id);
+	switch (id) {
+	case GSP_KNOB_watchdog_ms:
+		v->u = div64_u64(READ_ONCE(gsp->watchdog_ns),
+				 gsp_knobs[id].scale);
+		break;
+	case GSP_KNOB_sim_devices:
+		v->u = READ_ONCE(gsp->nr_sim);
+		break;
+	case GSP_KNOB_lease_devices:
+		v->u = READ_ONCE(gsp->nr_lease);
+		break;
+	case GSP_KNOB_lc_group:
+		/* A gid in the reader's user namespace. */
+		gid = gsp->lc_gid;
+		v->u = gid_valid(gid) ?
+		       from_kgid_munged(current_user_ns(), gid) : U64_MAX;
+		break;
+	case GSP_KNOB_partition:
+		v->n = gsp->part_n;
+		v->k = gsp->part_k;
+		break;
+	case GSP_KNOB_protect:
+		v->u = gsp->protect;
+		break;
+	default:
+		break;
+	}
+	up_read(&gsp->cfg_rwsem);
 }
 
-static ssize_t lc_group_store(struct device *dev,
-			      struct device_attribute *attr,
-			      const char *buf, size_t count)
+/* Sets knob @id to @v, parsed and in range: 0 or -errno. */
+static int gsp_knob_set(struct gspace *gsp, enum gsp_knob_id id,
+			const struct gsp_knob_val *v)
 {
-	struct gspace *gsp = gsp_drv;
+	u64 *field = gsp_board_knob(gsp, id);
 	kgid_t gid = INVALID_GID;
-	s64 val;
 
-	if (kstrtos64(buf, 0, &val))
-		return -EINVAL;
-	if (val != -1) {
-		if (val < 0 || val > U32_MAX)
-			return -EINVAL;
-		gid = make_kgid(current_user_ns(), val);
+	if (gsp_knob_is_param(id))
+		return gsp_param_store(gsp, id, v->u);
+	if (id == GSP_KNOB_sim_devices || id == GSP_KNOB_lease_devices)
+		return gsp_devices_store(gsp, v->u,
+					 id == GSP_KNOB_lease_devices);
+	if (id == GSP_KNOB_lc_group && v->u != U64_MAX) {
+		/* A gid in the writer's user namespace. */
+		gid = make_kgid(current_user_ns(), v->u);
 		if (!gid_valid(gid))
 			return -EINVAL;
 	}
 	down_write(&gsp->cfg_rwsem);
-	gsp->lc_gid = gid;
+	if (field)
+		WRITE_ONCE(*field, v->u * gsp_knobs[id].scale);
+	switch (id) {
+	case GSP_KNOB_watchdog_ms:
+		WRITE_ONCE(gsp->watchdog_ns, v->u * gsp_knobs[id].scale);
+		/* Lease holders renew by it. */
+		WRITE_ONCE(gsp->board->watchdog_ns, gsp->watchdog_ns);
+		break;
+	case GSP_KNOB_lc_group:
+		gsp->lc_gid = gid;
+		break;
+	case GSP_KNOB_partition:
+		/* One partition for every device of the board. */
+		gsp_board_set_partition(gsp, v->n, v->k);
+		break;
+	case GSP_KNOB_protect:
+		/* One mode for every device of the board. */
+		gsp_board_set_protect(gsp, v->u);
+		break;
+	default:
+		break;
+	}
 	up_write(&gsp->cfg_rwsem);
-	return count;
+	return 0;
 }
-static DEVICE_ATTR_RW(lc_group);
+
+static ssize_t gsp_knob_show(enum gsp_knob_id id, char *buf)
+{
+	struct gsp_knob_val v = { 0 };
+	char val[32];
+
+	gsp_knob_get(gsp_drv, id, &v);
+	gsp_knob_format(id, &v, val, sizeof(val));
+	return sysfs_emit(buf, "%s\n", val);
+}
+
+static ssize_t gsp_knob_store(enum gsp_knob_id id, const char *buf,
+			      size_t count)
+{
+	struct gsp_knob_val v;
+	int ret;
+
+	if (gsp_knob_parse(id, buf, &v))
+		return -EINVAL;
+	ret = gsp_knob_set(gsp_drv, id, &v);
+	return ret ? ret : count;
+}
+
+/* One file per knob of the core's table, in its order. */
+#define GSP_KNOB(_name, ...)						\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf);	\
+static ssize_t _name##_store(struct device *dev,			\
+			     struct device_attribute *attr,		\
+			     const char *buf, size_t count);		\
+static DEVICE_ATTR_RW(_name);						\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return gsp_knob_show(GSP_KNOB_##_name, buf);			\
+}									\
+static ssize_t _name##_store(struct device *dev,			\
+			     struct device_attribute *attr,		\
+			     const char *buf, size_t count)		\
+{									\
+	return gsp_knob_store(GSP_KNOB_##_name, buf, count);		\
+}
+#include "core/gsp_knob_table.h"
 
 static struct attribute *gsp_attrs[] = {
-	&dev_attr_policy.attr,
-	&dev_attr_period_us.attr,
-	&dev_attr_band_wait_us.attr,
-	&dev_attr_min_be_permille.attr,
-	&dev_attr_reorder.attr,
-	&dev_attr_window.attr,
-	&dev_attr_watchdog_ms.attr,
-	&dev_attr_sim_devices.attr,
-	&dev_attr_lease_devices.attr,
-	&dev_attr_lc_group.attr,
-	&dev_attr_lc_hold_us.attr,
-	&dev_attr_lc_max_ms.attr,
-	&dev_attr_partition.attr,
-	&dev_attr_protect.attr,
-	&dev_attr_predict_lead_us.attr,
+#define GSP_KNOB(_name, ...)	(&dev_attr_##_name.attr),
+#include "core/gsp_knob_table.h"
 	NULL,
 };
 

@@ -25,6 +25,8 @@ CFLAGS_tests/libgsp := -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -Itests \
 # libgsp/tools: each fragment adds what its tool includes.
 CFLAGS_libgsp/tools += -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -pthread
 GSPCTL := $(BUILD)/gspctl
+# gspctl's knob list is the core's table (kmod/core/gsp_knobs.h).
+GSPCTL_CORE := kmod/core/gsp_knobs.c
 LIBGSP_TEST_DIR := $(BUILD)/tests/libgsp
 # The daemon the end-to-end test starts (mk/daemon.mk).
 GSPACED := $(BUILD)/gspaced
@@ -48,7 +50,7 @@ $(LIBGSP_SO): $(call objs,pic,$(LIBGSP_SRCS)) $(LIBGSP_MAP)
 
 # gspctl is built from libgsp's objects, not against libgsp.so: it needs
 # the daemon's control requests (gspd_ctl_*), which the library hides.
-$(GSPCTL): $(call objs,plain,libgsp/tools/gspctl.c $(LIBGSP_SRCS))
+$(GSPCTL): $(call objs,plain,libgsp/tools/gspctl.c $(LIBGSP_SRCS) $(GSPCTL_CORE))
 	$(CC) -pthread -o $@ $^
 
 # The tests: sanitized builds of the same sources.
@@ -56,7 +58,8 @@ $(LIBGSP_TEST_DIR)/%: $(call objs,san,tests/libgsp/%.c $(LIBGSP_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
-$(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,libgsp/tools/gspctl.c $(LIBGSP_SRCS))
+$(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,libgsp/tools/gspctl.c $(LIBGSP_SRCS) \
+		$(GSPCTL_CORE))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 

@@ -451,16 +451,19 @@ TEST_F(partition, knob_validated_and_published)
 	static const char *const bad[] = {
 		"8", "0 1", "1 0", "257 1", "1 33", "-1 1", "8 -2",
 		"8 2 3", "8  2", " 8 2", "x y", "8 2x", "99999999999 1",
+		"0,1", "257,1", "1,33", "8,2,3", "8,,2", "8, 2", ",8,2",
+		"8;2",
 	};
 	uint64_t epoch;
 	size_t i;
 	int d;
 
-	ASSERT_EQ(0, knob_write("partition", "0 0"));
-	expect_knob(_metadata, "0 0");
+	/* "N,K" is the form; "N K" is still taken. Both read as "N,K". */
+	ASSERT_EQ(0, knob_write("partition", "0,0"));
+	expect_knob(_metadata, "0,0");
 	epoch = self->b->dev[0].part_epoch;
 	ASSERT_EQ(0, knob_write("partition", "8 2\n"));
-	expect_knob(_metadata, "8 2");
+	expect_knob(_metadata, "8,2");
 	for (d = 0; d < self->info.num_devices; d++) {
 		EXPECT_EQ(8, self->b->dev[d].part_n);
 		EXPECT_EQ(2, self->b->dev[d].part_k);
@@ -468,8 +471,9 @@ TEST_F(partition, knob_validated_and_published)
 	/* Every device of the board, present or not. */
 	EXPECT_EQ(8, self->b->dev[GSPACE_BOARD_MAX_DEVICES - 1].part_n);
 	ASSERT_EQ(epoch + 1, self->b->dev[0].part_epoch);
-	/* The same value again is no change. */
+	/* The same value again, in either form, is no change. */
 	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2\n"));
 	ASSERT_EQ(epoch + 1, self->b->dev[0].part_epoch);
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -479,16 +483,16 @@ TEST_F(partition, knob_validated_and_published)
 			TH_LOG("partition '%s': %d, not -EINVAL", bad[i], r);
 		EXPECT_EQ(-EINVAL, r);
 	}
-	expect_knob(_metadata, "8 2");
+	expect_knob(_metadata, "8,2");
 	EXPECT_EQ(8, self->b->dev[0].part_n);
 	EXPECT_EQ(2, self->b->dev[0].part_k);
 	EXPECT_EQ(epoch + 1, self->b->dev[0].part_epoch);
 
-	/* The limits of kernels/gsp_persist.h are valid. */
-	ASSERT_EQ(0, knob_write("partition", "256 32"));
-	expect_knob(_metadata, "256 32");
+	/* The limits, GSPACE_PART_MAX_N and _K, are valid. */
+	ASSERT_EQ(0, knob_write("partition", "256,32"));
+	expect_knob(_metadata, "256,32");
 	ASSERT_EQ(0, knob_write("partition", "1 1"));
-	expect_knob(_metadata, "1 1");
+	expect_knob(_metadata, "1,1");
 	EXPECT_EQ(epoch + 3, self->b->dev[0].part_epoch);
 	/* Nobody is in flight: the request stays off. */
 	EXPECT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
@@ -499,7 +503,7 @@ TEST_F(partition, request_follows_lc_inflight)
 	uint64_t w0, w;
 
 	need_lc(_metadata, self->fd);
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	lc_open(_metadata, &self->lc[0]);
 	w0 = part_req(self->b, 0);
 	ASSERT_EQ(0, GSP_BOARD_REQ_NK(w0));
@@ -511,12 +515,12 @@ TEST_F(partition, request_follows_lc_inflight)
 	ASSERT_NE(GSP_BOARD_REQ_EPOCH(w0), GSP_BOARD_REQ_EPOCH(w));
 
 	/* A new partition reaches the LC tenant in flight... */
-	ASSERT_EQ(0, knob_write("partition", "4 1"));
+	ASSERT_EQ(0, knob_write("partition", "4,1"));
 	ASSERT_EQ(REQ_NK(4, 1), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
 	/* ... and off is off, in flight or not. */
-	ASSERT_EQ(0, knob_write("partition", "0 0"));
+	ASSERT_EQ(0, knob_write("partition", "0,0"));
 	ASSERT_EQ(0, GSP_BOARD_REQ_NK(part_req(self->b, 0)));
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
 
 	/* 1 -> 0: withdrawn. */
@@ -540,7 +544,7 @@ TEST_F(partition, cleared_by_close_and_by_be)
 	uint64_t w;
 
 	need_lc(_metadata, self->fd);
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	lc_open(_metadata, &self->lc[0]);
 	lc_inflight(&self->lc[0], 1);
 	w = part_req(self->b, 0);
@@ -562,7 +566,7 @@ TEST_F(partition, moves_with_the_device)
 	need_lc(_metadata, self->fd);
 	if (self->info.num_devices < 2)
 		SKIP("one device only");
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	lc_open(_metadata, &self->lc[0]);
 	lc_inflight(&self->lc[0], 1);
 	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(part_req(self->b, 0)));
@@ -576,7 +580,7 @@ TEST_F(partition, moves_with_the_device)
 TEST_F(partition, two_lc_tenants)
 {
 	need_lc(_metadata, self->fd);
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	lc_open(_metadata, &self->lc[0]);
 	lc_open(_metadata, &self->lc[1]);
 	lc_inflight(&self->lc[0], 1);
@@ -608,7 +612,7 @@ TEST_F(partition, killed_lc_tenant_withdrawn)
 	pid_t pid;
 
 	need_lc(_metadata, self->fd);
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_OK(pipe(pipefd));
 	pid = fork();
 	ASSERT_LE(0, pid);

@@ -232,7 +232,7 @@ TEST_F(protect, reserved_follows_the_slot)
 
 	if (!self->info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "reserved"));
 	ASSERT_EQ(0, req_nk(self->b, 0));
 
@@ -276,7 +276,7 @@ TEST_F(protect, reserved_follows_the_slot)
 		  GSP_BOARD_REQ_EPOCH(part_req(self->b, 0)));
 	/* Partition off is off, in any mode. */
 	lc_open(_metadata, &self->lc[0], 0);
-	ASSERT_EQ(0, knob_write("partition", "0 0"));
+	ASSERT_EQ(0, knob_write("partition", "0,0"));
 	ASSERT_EQ(0, req_nk(self->b, 0));
 }
 
@@ -286,7 +286,7 @@ TEST_F(protect, reserved_moves_with_the_device)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
 	if (self->info.num_devices < 2)
 		SKIP("one device only");
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "reserved"));
 	lc_open(_metadata, &self->lc[0], 0);
 	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
@@ -308,7 +308,7 @@ TEST_F(protect, predictive_follows_reserve)
 
 	if (!self->info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
 	lc_open(_metadata, &self->lc[0], 0);
 	ASSERT_EQ(0, req_nk(self->b, 0));
@@ -349,7 +349,7 @@ TEST_F(protect, killed_reserving_lc_withdrawn)
 
 	if (!self->info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
-	ASSERT_EQ(0, knob_write("partition", "8 2"));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
 	ASSERT_OK(pipe(pipefd));
 	pid = fork();

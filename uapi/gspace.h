@@ -338,7 +338,7 @@ struct gspace_stats {
  *   up on this device when LC work arrives (the operator's setting; 0 and
  *   0: spatial sharing off) and bumps @part_epoch when it changes.
  *   @part_req is the live request, one 64-bit word laid out as the
- *   transformed kernels' control word (kernels/gsp_persist.h): bits 0-15
+ *   transformed kernels' control word (GSPACE_BOARD_REQ()): bits 0-15
  *   n, 16-31 k, 32-63 an epoch bumped on every change. It holds
  *   (@part_n, @part_k) while an LC slot of the device claims it (see
  *   Protection modes; by default, while one has @inflight > 0), else
@@ -375,6 +375,28 @@ struct gspace_stats {
 #define GSPACE_BOARD_VERSION		1
 #define GSPACE_BOARD_MAX_DEVICES	16
 #define GSPACE_BOARD_LC_SLOTS		32
+
+/*
+ * The partition plane's limits: @part_n is 1..GSPACE_PART_MAX_N SMs and
+ * @part_k 1..GSPACE_PART_MAX_K block slots per SM, or both 0 (off). They
+ * are the sizes of the transformed kernels' control block
+ * (GSP_PERSIST_MAX_SM and GSP_PERSIST_MAX_K in kernels/gsp_persist.h).
+ */
+#define GSPACE_PART_MAX_N		256
+#define GSPACE_PART_MAX_K		32
+
+/*
+ * &gspace_board_dev.part_req: bits 0-15 n, 16-31 k, 32-63 the epoch, the
+ * layout of the transformed kernels' control word. Every writer encodes
+ * and decodes it with these.
+ */
+#define GSPACE_BOARD_REQ(n, k, epoch)					\
+	(((__u64)(__u32)(epoch) << 32) |				\
+	 ((__u64)((k) & 0xffffU) << 16) | ((__u64)(n) & 0xffffU))
+#define GSPACE_BOARD_REQ_N(w)		((__u32)(w) & 0xffffU)
+#define GSPACE_BOARD_REQ_K(w)		((__u32)((w) >> 16) & 0xffffU)
+#define GSPACE_BOARD_REQ_NK(w)		((__u32)(w))
+#define GSPACE_BOARD_REQ_EPOCH(w)	((__u32)((w) >> 32))
 
 /* &gspace_board_dev.protect: when @part_req holds the partition. */
 #define GSPACE_PROTECT_REACTIVE		0	/* an LC slot in flight */

@@ -12,10 +12,14 @@
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/bug.h>
+#include <linux/build_bug.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/math64.h>
 #include <linux/limits.h>
 #include <linux/minmax.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
 
 #define GSP_WARN_ON(cond)	WARN_ON_ONCE(cond)
 
@@ -27,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -54,8 +59,98 @@ typedef int64_t s64;
 	__c;								\
 })
 
+#define fallthrough	__attribute__((__fallthrough__))
+
+/* The kernel's, from linux/build_bug.h and linux/err.h. */
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
+#define MAX_ERRNO	4095
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/*
+ * kstrtoull() of lib/kstrtox.c: an optional '+', then base 0 (0x hex, 0
+ * octal, else decimal) digits to the end, or to a newline that ends the
+ * string; -ERANGE on overflow, -EINVAL on anything else.
+ */
+static inline int kstrtou64(const char *s, unsigned int base, u64 *res)
+{
+	u64 v = 0;
+	unsigned int d, b = base;
+	bool any = false;
+
+	if (*s == '+')
+		s++;
+	if (!b) {
+		if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+		    ((s[2] >= '0' && s[2] <= '9') ||
+		     ((s[2] | 0x20) >= 'a' && (s[2] | 0x20) <= 'f'))) {
+			b = 16;
+			s += 2;
+		} else {
+			b = s[0] == '0' ? 8 : 10;
+		}
+	} else if (b == 16 && s[0] == '0' && (s[1] | 0x20) == 'x') {
+		s += 2;
+	}
+	for (;; s++, any = true) {
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			d = (*s | 0x20) - 'a' + 10;
+		else
+			break;
+		if (d >= b)
+			break;
+		if (v > (U64_MAX - d) / b)
+			return -ERANGE;
+		v = v * b + d;
+	}
+	if (!any)
+		return -EINVAL;
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -EINVAL;
+	*res = v;
+	return 0;
+}
+
+static inline int kstrtou32(const char *s, unsigned int base, u32 *res)
+{
+	u64 v;
+	int ret = kstrtou64(s, base, &v);
+
+	if (ret)
+		return ret;
+	if (v > U32_MAX)
+		return -ERANGE;
+	*res = (u32)v;
+	return 0;
+}
+
+static inline int kstrtos64(const char *s, unsigned int base, s64 *res)
+{
+	u64 v;
+	int ret;
+
+	if (*s == '-') {
+		ret = kstrtou64(s + 1, base, &v);
+		if (ret)
+			return ret;
+		if (v > (u64)S64_MAX + 1)
+			return -ERANGE;
+		*res = -(s64)(v - 1) - 1;
+		return 0;
+	}
+	ret = kstrtou64(s, base, &v);
+	if (ret)
+		return ret;
+	if (v > S64_MAX)
+		return -ERANGE;
+	*res = (s64)v;
+	return 0;
+}
 
 static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
 static inline s64 div64_s64(s64 a, s64 b) { return a / b; }

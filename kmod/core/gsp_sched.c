@@ -10,28 +10,23 @@
  * two round robin lists for CREDIT, a pairing heap and a list for BAND.
  */
 #include "gsp_internal.h"
-
-const char *const gsp_policy_names[GSP_POLICY_COUNT] = {
-	[GSP_POLICY_FIFO] = "fifo",
-	[GSP_POLICY_CREDIT] = "credit",
-	[GSP_POLICY_BAND] = "band",
-};
+#include "gsp_knobs.h"
 
 /**
  * gsp_params_default() - fill in the default tunables
  * @p: tunables to fill
  *
- * FIFO, a 100 ms period, a 500 us BAND hold, 10% for BE under LC load,
- * CuMAS reordering off with a window of 8 tasks.
+ * The knobs' defaults (gsp_knobs.h): FIFO, a 100 ms period, a 500 us BAND
+ * hold, 10% for BE under LC load, CuMAS reordering off with a window of 8
+ * tasks.
  */
 void gsp_params_default(struct gsp_params *p)
 {
-	p->policy = GSP_POLICY_FIFO;
-	p->period_ns = 100000000ULL;
-	p->band_wait_ns = 500000ULL;
-	p->min_be_permille = 100;
-	p->reorder = 0;
-	p->window = 8;
+	int i;
+
+	for (i = 0; i < GSP_KNOB_COUNT; i++)
+		if (gsp_knob_is_param(i))
+			gsp_knob_param_set(p, i, gsp_knobs[i].def);
 }
 
 /**

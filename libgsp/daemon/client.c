@@ -210,17 +210,17 @@ size_t gd_tenants_text(char *out, size_t cap)
 			     (unsigned int)t->uid, (int)t->pid, t->dev->index,
 			     t->class == GSPACE_CLASS_LC ? "lc" : "be",
 			     t->weight,
-			     (unsigned long long)t->nr_queued,
-			     (unsigned long long)t->nr_running,
-			     (unsigned long long)t->nr_completed,
-			     (unsigned long long)t->nr_failed,
-			     (unsigned long long)t->nr_qos_violations,
-			     (unsigned long long)t->gpu_ns[GSP_ENGINE_COMPUTE],
-			     (unsigned long long)t->gpu_ns[GSP_ENGINE_H2D],
-			     (unsigned long long)t->gpu_ns[GSP_ENGINE_D2H],
+			     (unsigned long long)t->acct.nr_queued,
+			     (unsigned long long)t->acct.nr_running,
+			     (unsigned long long)t->acct.nr_completed,
+			     (unsigned long long)t->acct.nr_failed,
+			     (unsigned long long)t->acct.nr_qos_violations,
+			     (unsigned long long)t->acct.gpu_ns[GSP_ENGINE_COMPUTE],
+			     (unsigned long long)t->acct.gpu_ns[GSP_ENGINE_H2D],
+			     (unsigned long long)t->acct.gpu_ns[GSP_ENGINE_D2H],
 			     (long long)gsp_entity_credit_ns(&t->ent,
 							     GSP_ENGINE_COMPUTE),
-			     t->hung, (unsigned long long)t->nr_renewals);
+			     t->hung, (unsigned long long)t->acct.nr_renewals);
 		/* What does not fit is left out, whole lines only. */
 		if (n < 0 || (size_t)n >= cap - off) {
 			out[off] = 0;

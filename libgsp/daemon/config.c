@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gspaced configuration: the config file (key = value, # comments) and
- * the knobs that CTL_GET/CTL_SET reach at runtime. Names, ranges and
- * validation are those of the module's sysfs knobs
- * (Documentation/ABI/testing/sysfs-class-misc-gspace, kmod/gsp_sysfs.c);
- * a knob the module does not have is documented in
+ * the knobs that CTL_GET/CTL_SET reach at runtime. The knobs are the
+ * core's table (kmod/core/gsp_knob_table.h), as gspace.ko's sysfs files
+ * are: names, ranges, defaults and parsing are the core's; here is only
+ * where each value lives. The other keys (the id lists) are documented in
  * Documentation/gspaced.rst.
  */
 #define _GNU_SOURCE
@@ -18,109 +18,19 @@
 
 #include "gspaced.h"
 
-#define NSEC_PER_USEC	1000ULL
-#define NSEC_PER_MSEC	1000000ULL
-#define GD_WATCHDOG_MAX_MS	(3600ULL * 1000)
-#define GD_LC_HOLD_MAX_US	100000ULL	/* 100 ms, as the module */
-#define GD_LC_MAX_MAX_MS	60000ULL	/* 1 min, as the module */
-#define GD_PREDICT_LEAD_MAX_US	100000ULL	/* 100 ms, as the module */
-#define GD_PART_MAX_N	256	/* GSP_PERSIST_MAX_SM, kernels/gsp_persist.h */
-#define GD_PART_MAX_K	32	/* GSP_PERSIST_MAX_K */
+#include "gsp_knobs.h"
 
 void gd_config_default(struct gd_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	gsp_params_default(&c->params);
-	c->watchdog_ns = 2000 * NSEC_PER_MSEC;
+	c->watchdog_ns = gsp_knob_default_scaled(GSP_KNOB_watchdog_ms);
 	c->nr_sim = 0;
 	c->nr_lease = 1;
-	c->lc_hold_ns = 200 * NSEC_PER_USEC;
-	c->lc_max_ns = 100 * NSEC_PER_MSEC;
-	c->protect = GSP_PROTECT_REACTIVE;
-	c->predict_lead_ns = 500 * NSEC_PER_USEC;
-}
-
-/*
- * kstrtou64(buf, 0, ...) as sysfs parses: decimal, 0x hex or 0 octal, one
- * trailing newline allowed, at most @max.
- */
-static int parse_u64(const char *s, uint64_t max, uint64_t *val)
-{
-	char *end;
-
-	if (!*s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	*val = strtoull(s, &end, 0);
-	if (errno)
-		return -EINVAL;
-	if (*end == '\n')
-		end++;
-	if (*end || *val > max)
-		return -EINVAL;
-	return 0;
-}
-
-/* __sysfs_match_string(): @name, or @name and a newline. */
-static bool name_is(const char *s, const char *name)
-{
-	size_t n = strlen(name);
-
-	return !strncmp(s, name, n) && (!s[n] || (s[n] == '\n' && !s[n + 1]));
-}
-
-static int parse_policy(const char *s)
-{
-	int i;
-
-	for (i = 0; i < GSP_POLICY_COUNT; i++)
-		if (name_is(s, gsp_policy_names[i]))
-			return i;
-	return -EINVAL;
-}
-
-/* The protect knob: one of gsp_protect_name()'s, for every device. */
-static int protect_knob(const char *s)
-{
-	uint32_t i;
-
-	for (i = 0; i < GSP_PROTECT_COUNT; i++)
-		if (name_is(s, gsp_protect_name(i)))
-			break;
-	if (i == GSP_PROTECT_COUNT)
-		return -EINVAL;
-	if (i == gd_state.cfg.protect)
-		return 0;
-	gd_state.cfg.protect = i;
-	gd_board_protect();
-	return 0;
-}
-
-/*
- * The partition knob: "N,K" (the config file's form) or "N K" (sysfs's),
- * both 0 (off), or N 1..GD_PART_MAX_N and K 1..GD_PART_MAX_K.
- */
-static int partition_knob(const char *s)
-{
-	uint64_t n, k;
-	char buf[32], *sep;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	sep = strpbrk(buf, ", ");
-	if (!sep)
-		return -EINVAL;
-	*sep = 0;
-	if (parse_u64(buf, GD_PART_MAX_N, &n) ||
-	    parse_u64(sep + 1, GD_PART_MAX_K, &k) || !n != !k)
-		return -EINVAL;
-	if (n == gd_state.cfg.part_n && k == gd_state.cfg.part_k)
-		return 0;
-	gd_state.cfg.part_n = (uint32_t)n;
-	gd_state.cfg.part_k = (uint32_t)k;
-	gd_board_partition();
-	return 0;
+	c->lc_hold_ns = gsp_knob_default_scaled(GSP_KNOB_lc_hold_us);
+	c->lc_max_ns = gsp_knob_default_scaled(GSP_KNOB_lc_max_ms);
+	c->protect = gsp_knobs[GSP_KNOB_protect].def;
+	c->predict_lead_ns = gsp_knob_default_scaled(GSP_KNOB_predict_lead_us);
 }
 
 /* Whether the daemon runs: knobs then act on the schedulers too. */
@@ -129,28 +39,6 @@ static bool knobs_live;
 void gd_config_set_live(void)
 {
 	knobs_live = true;
-}
-
-static int params_knob(const char *name, uint64_t v)
-{
-	struct gsp_params p = gd_state.cfg.params;
-
-	if (!strcmp(name, "period_us"))
-		p.period_ns = v * NSEC_PER_USEC;
-	else if (!strcmp(name, "band_wait_us"))
-		p.band_wait_ns = v * NSEC_PER_USEC;
-	else if (!strcmp(name, "min_be_permille"))
-		p.min_be_permille = (uint32_t)v;
-	else if (!strcmp(name, "reorder"))
-		p.reorder = (uint32_t)v;
-	else
-		p.window = (uint32_t)v;
-	if (gsp_params_validate(&p))
-		return -EINVAL;
-	gd_state.cfg.params = p;
-	if (knobs_live)
-		gd_params_apply();
-	return 0;
 }
 
 /* Device counts renumber lease devices: only while no job exists. */
@@ -170,86 +58,99 @@ static int devices_knob(bool lease, uint64_t v)
 	return 0;
 }
 
+/* The board's LC knobs, in gd_state.cfg; NULL for any other knob. */
+static uint64_t *board_knob(enum gsp_knob_id id)
+{
+	switch (id) {
+	case GSP_KNOB_lc_hold_us:
+		return &gd_state.cfg.lc_hold_ns;
+	case GSP_KNOB_lc_max_ms:
+		return &gd_state.cfg.lc_max_ns;
+	case GSP_KNOB_predict_lead_us:
+		return &gd_state.cfg.predict_lead_ns;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The knob @name of the core's table (gsp_knobs.h), which gspaced has
+ * unless it is gspace.ko's alone; -ENOENT otherwise.
+ */
+static int knob_id(const char *name)
+{
+	int id = gsp_knob_find(name);
+
+	if (id < 0 || strcmp(name, gsp_knobs[id].name) ||
+	    gsp_knobs[id].type == GSP_KNOB_GROUP)
+		return -ENOENT;
+	return id;
+}
+
 int gd_knob_set(const char *name, const char *value)
 {
-	uint64_t v;
-	int i;
+	struct gd_config *c = &gd_state.cfg;
+	struct gsp_knob_val v;
+	uint64_t *field;
+	int id = knob_id(name);
 
-	if (!strcmp(name, "policy")) {
-		struct gsp_params p = gd_state.cfg.params;
+	if (id < 0)
+		return id;
+	if (gsp_knob_parse(id, value, &v))
+		return -EINVAL;
+	field = board_knob(id);
+	if (field) {
+		*field = v.u * gsp_knobs[id].scale;
+		gd_board_update_knobs();
+		return 0;
+	}
+	if (gsp_knob_is_param(id)) {
+		struct gsp_params p = c->params;
 
-		i = parse_policy(value);
-		if (i < 0)
+		gsp_knob_param_set(&p, id, v.u);
+		if (gsp_params_validate(&p))
 			return -EINVAL;
-		p.policy = i;
-		gd_state.cfg.params = p;
+		c->params = p;
 		if (knobs_live)
 			gd_params_apply();
 		return 0;
 	}
-	if (!strcmp(name, "period_us") || !strcmp(name, "band_wait_us") ||
-	    !strcmp(name, "window"))
-		return parse_u64(value, UINT32_MAX, &v) ?: params_knob(name, v);
-	if (!strcmp(name, "min_be_permille"))
-		return parse_u64(value, 1000, &v) ?: params_knob(name, v);
-	if (!strcmp(name, "reorder"))
-		return parse_u64(value, 1, &v) ?: params_knob(name, v);
-	if (!strcmp(name, "watchdog_ms")) {
-		if (parse_u64(value, GD_WATCHDOG_MAX_MS, &v) || !v)
-			return -EINVAL;
-		gd_state.cfg.watchdog_ns = v * NSEC_PER_MSEC;
+	switch (id) {
+	case GSP_KNOB_watchdog_ms:
+		c->watchdog_ns = v.u * gsp_knobs[id].scale;
 		/* Lease holders renew by it. */
 		gd_board_update_knobs();
 		return 0;
-	}
-	if (!strcmp(name, "sim_devices") || !strcmp(name, "lease_devices"))
-		return parse_u64(value, GD_MAX_DEVICES, &v) ?:
-		       devices_knob(name[0] == 'l', v);
-	if (!strcmp(name, "lc_hold_us")) {
-		if (parse_u64(value, GD_LC_HOLD_MAX_US, &v))
-			return -EINVAL;
-		gd_state.cfg.lc_hold_ns = v * NSEC_PER_USEC;
-		gd_board_update_knobs();
+	case GSP_KNOB_sim_devices:
+	case GSP_KNOB_lease_devices:
+		return devices_knob(id == GSP_KNOB_lease_devices, v.u);
+	case GSP_KNOB_partition:
+		/* One partition for every device of the board. */
+		if (v.n == c->part_n && v.k == c->part_k)
+			return 0;
+		c->part_n = v.n;
+		c->part_k = v.k;
+		gd_board_partition();
 		return 0;
-	}
-	if (!strcmp(name, "lc_max_ms")) {
-		if (parse_u64(value, GD_LC_MAX_MAX_MS, &v) || !v)
-			return -EINVAL;
-		gd_state.cfg.lc_max_ns = v * NSEC_PER_MSEC;
-		gd_board_update_knobs();
+	case GSP_KNOB_protect:
+		/* One mode for every device of the board. */
+		if (v.u == c->protect)
+			return 0;
+		c->protect = (uint32_t)v.u;
+		gd_board_protect();
 		return 0;
+	default:
+		return -ENOENT;
 	}
-	if (!strcmp(name, "partition"))
-		return partition_knob(value);
-	if (!strcmp(name, "protect"))
-		return protect_knob(value);
-	if (!strcmp(name, "predict_lead_us")) {
-		if (parse_u64(value, GD_PREDICT_LEAD_MAX_US, &v) || !v)
-			return -EINVAL;
-		gd_state.cfg.predict_lead_ns = v * NSEC_PER_USEC;
-		gd_board_update_knobs();
-		return 0;
-	}
-	return -ENOENT;
 }
 
 int gd_knob_get(const char *name, char *out, size_t outsz)
 {
 	const struct gd_config *c = &gd_state.cfg;
-	unsigned long long v;
+	struct gsp_knob_val v = { 0 };
+	const uint64_t *field;
+	int id;
 
-	if (!strcmp(name, "policy")) {
-		snprintf(out, outsz, "%s", gsp_policy_names[c->params.policy]);
-		return 0;
-	}
-	if (!strcmp(name, "partition")) {
-		snprintf(out, outsz, "%u %u", c->part_n, c->part_k);
-		return 0;
-	}
-	if (!strcmp(name, "protect")) {
-		snprintf(out, outsz, "%s", gsp_protect_name(c->protect));
-		return 0;
-	}
 	/* Read-only: the module's debugfs "objects", for leak checks. */
 	if (!strcmp(name, "objects")) {
 		snprintf(out, outsz, "contexts %u\njobs %llu\nfences %llu\n",
@@ -258,31 +159,25 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 			 (unsigned long long)gd_state.nr_fences);
 		return 0;
 	}
-	if (!strcmp(name, "period_us"))
-		v = c->params.period_ns / NSEC_PER_USEC;
-	else if (!strcmp(name, "band_wait_us"))
-		v = c->params.band_wait_ns / NSEC_PER_USEC;
-	else if (!strcmp(name, "min_be_permille"))
-		v = c->params.min_be_permille;
-	else if (!strcmp(name, "reorder"))
-		v = c->params.reorder;
-	else if (!strcmp(name, "window"))
-		v = c->params.window;
-	else if (!strcmp(name, "watchdog_ms"))
-		v = c->watchdog_ns / NSEC_PER_MSEC;
-	else if (!strcmp(name, "sim_devices"))
-		v = c->nr_sim;
-	else if (!strcmp(name, "lease_devices"))
-		v = c->nr_lease;
-	else if (!strcmp(name, "lc_hold_us"))
-		v = c->lc_hold_ns / NSEC_PER_USEC;
-	else if (!strcmp(name, "lc_max_ms"))
-		v = c->lc_max_ns / NSEC_PER_MSEC;
-	else if (!strcmp(name, "predict_lead_us"))
-		v = c->predict_lead_ns / NSEC_PER_USEC;
-	else
-		return -ENOENT;
-	snprintf(out, outsz, "%llu", v);
+	id = knob_id(name);
+	if (id < 0)
+		return id;
+	field = board_knob(id);
+	if (field)
+		v.u = *field / gsp_knobs[id].scale;
+	else if (gsp_knob_is_param(id))
+		v.u = gsp_knob_param_get(&c->params, id);
+	else if (id == GSP_KNOB_watchdog_ms)
+		v.u = c->watchdog_ns / gsp_knobs[id].scale;
+	else if (id == GSP_KNOB_sim_devices)
+		v.u = c->nr_sim;
+	else if (id == GSP_KNOB_lease_devices)
+		v.u = c->nr_lease;
+	else if (id == GSP_KNOB_protect)
+		v.u = c->protect;
+	v.n = c->part_n;
+	v.k = c->part_k;
+	gsp_knob_format(id, &v, out, outsz);
 	return 0;
 }
 
@@ -314,7 +209,8 @@ static int parse_ids(char *v, bool groups, struct gd_idlist *out,
 			return -EINVAL;
 		if (out->n == GD_MAX_GROUPS)
 			return -E2BIG;
-		if (!parse_u64(tok, UINT32_MAX - 1, &id)) {
+		if (isdigit((unsigned char)*tok) && !kstrtou64(tok, 0, &id) &&
+		    id <= UINT32_MAX - 1) {
 			out->id[out->n++] = (uint32_t)id;
 		} else if (groups) {
 			struct group *g = getgrnam(tok);
@@ -420,7 +316,7 @@ int gd_config_load(const char *path, bool must_exist)
 		}
 		if (r && !strcmp(key, "partition")) {
 			gd_log(GD_LOG_ERR, "%s:%d: partition = '%s': write N,K with N 1..%d SMs and K 1..%d slots, or 0,0 for off\n",
-			       path, n, val, GD_PART_MAX_N, GD_PART_MAX_K);
+			       path, n, val, GSPACE_PART_MAX_N, GSPACE_PART_MAX_K);
 			goto err;
 		}
 		if (r) {

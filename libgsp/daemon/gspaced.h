@@ -2,9 +2,10 @@
 /*
  * gspaced: the userspace arbiter. One thread, one epoll loop; the
  * scheduling core (kmod/core) is linked in unchanged and, with one thread,
- * needs no lock. The semantics mirror gspace.ko: kmod/gsp_job.c,
- * kmod/gsp_engine.c and kmod/gsp_ioctl.c, function for function where it
- * matters. Documentation/gspaced.rst.
+ * needs no lock. What a request means (validation, features, a job's
+ * accounting, the knobs) is the core's (gsp_arbiter.h, gsp_knobs.h), as in
+ * gspace.ko; what is here is the daemon's glue: handles, eventfd fences,
+ * the socket, the event loop. Documentation/gspaced.rst.
  */
 #ifndef GSPACED_H
 #define GSPACED_H
@@ -15,7 +16,7 @@
 #include <sys/types.h>
 
 #include "gspace.h"
-#include "gsp_core.h"
+#include "gsp_arbiter.h"
 #include "gsp_board.h"
 #include "gspd_proto.h"
 
@@ -79,13 +80,6 @@ int gd_knob_set(const char *name, const char *value);
 /* The knob's value as text: 0 or -ENOENT. */
 int gd_knob_get(const char *name, char *out, size_t outsz);
 
-enum gd_job_state {
-	GD_JOB_PENDING,		/* waiting for its dependencies */
-	GD_JOB_QUEUED,		/* in the scheduler */
-	GD_JOB_RUNNING,		/* on an engine */
-	GD_JOB_DONE,
-};
-
 struct gd_tenant;
 struct gd_dev;
 struct gd_wait;
@@ -97,6 +91,8 @@ struct gd_wait;
  * @dev: device, fixed at submit
  * @handle: in @t's table
  * @hnext: next in its hash bucket
+ * @state: GSP_AJOB_*
+ * @acct: what the core keeps of the job (gsp_ajob_*())
  * @out_fence: the out-fence eventfd we signal, or -1
  * @in_fence: the in-fence eventfd we watch, or -1
  * @chain_prev: the job this one is chained after, while it has not ended
@@ -111,10 +107,8 @@ struct gd_job {
 	struct gd_dev *dev;
 	uint32_t handle;
 	struct gd_job *hnext;
-	bool lc;
-	uint64_t lc_target_ns;
-	enum gd_job_state state;
-	int status;
+	enum gsp_ajob_state state;
+	struct gsp_job_acct acct;
 	int out_fence;
 	int in_fence;
 	struct gd_job *chain_prev;
@@ -122,12 +116,6 @@ struct gd_job {
 	int pending;
 	int dep_error;
 	struct gd_wait *waits;
-	uint64_t user_tag;
-	uint64_t submit_ns;
-	uint64_t start_ns;
-	uint64_t charged_ns;	/* charged while it ran (renewals) */
-	uint64_t gpu_ns;
-	uint64_t latency_ns;
 };
 
 /* A WAIT the daemon answers later (at the job's change or the deadline). */
@@ -182,11 +170,7 @@ struct gd_tenant {
 	bool last_valid;
 	int last_status;
 	bool hung;
-	uint64_t nr_renewals;	/* leases renewed (COMPLETE_PROGRESS) */
-	uint32_t nr_live;
-	uint64_t nr_queued, nr_running, nr_completed, nr_failed;
-	uint64_t nr_qos_violations;
-	uint64_t gpu_ns[GSP_ENGINE_COUNT];
+	struct gsp_tenant_acct acct;	/* job counters, kept by the core */
 	int lc_slot;
 	bool dead;
 	struct gd_tenant *prev, *next;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gspaced jobs, engines and fences: the uapi requests with the semantics
- * of gspace.ko. The kernel function each part mirrors is named, so that a
- * change there is easy to carry over.
+ * gspaced jobs, engines and fences: the uapi requests, with the semantics
+ * that gspace.ko shares through the core (kmod/core/gsp_arbiter.h):
+ * validation, features and a job's accounting are the core's; the
+ * handles, fences, WAIT parking and timers here are the daemon's glue.
+ * Where a function plays the part of a kernel one, it names it.
  *
  * Fences are eventfds (gspd_proto.h): the daemon writes 1 when a job
  * succeeds and 1 + (-error) when it fails, and watches an in-fence with
@@ -11,9 +13,9 @@
  * Freed jobs go to a graveyard emptied at the end of each loop iteration,
  * because an epoll batch may still carry an event that names them.
  *
- * Over 800 lines: it mirrors gspace.ko's gsp_job.c, gsp_engine.c and
- * gsp_fence.c function for function; issue 33 moves that shared semantics
- * into kmod/core, after which what stays here is the daemon's glue.
+ * Over 800 lines: the daemon's counterpart of gspace.ko's gsp_job.c,
+ * gsp_engine.c and gsp_ioctl.c in one file (its split is issue 33's
+ * section 2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,11 +26,8 @@
 
 #include "gspaced.h"
 
-#define GD_FEATURES	(GSPACE_FEAT_SIM_ENGINE | GSPACE_FEAT_LEASE_ENGINE | \
-			 GSPACE_FEAT_POLICY_FIFO | GSPACE_FEAT_POLICY_CREDIT | \
-			 GSPACE_FEAT_POLICY_BAND | GSPACE_FEAT_LC_PRIORITY | \
-			 GSPACE_FEAT_REORDER | GSPACE_FEAT_PARTITION | \
-			 GSPACE_FEAT_PROTECT | GSPACE_FEAT_LEASE_PROGRESS)
+/* Fences are eventfds and the board comes over the socket. */
+#define GD_FEATURES	GSP_ARBITER_FEATURES
 
 /*
  * Jobs whose dependencies have all signalled, for gd_run_timers(): as the
@@ -144,7 +143,7 @@ static void job_free(struct gd_job *job)
 	if (t->last == job) {
 		t->last = NULL;
 		t->last_valid = true;
-		t->last_status = job->status;
+		t->last_status = job->acct.status;
 	}
 	ready_remove(job);
 	job->hnext = graveyard;
@@ -232,15 +231,7 @@ static void wait_unlink_global(struct gd_wait *w)
 static void wait_reply(struct gd_tenant *t, uint32_t seq, uint32_t user_size,
 		       struct gspace_wait *arg, const struct gd_job *job)
 {
-	if (job->state == GD_JOB_DONE) {
-		arg->status = job->status;
-		arg->gpu_ns = job->gpu_ns;
-		arg->latency_ns = job->latency_ns;
-	} else {
-		arg->status = 0;
-		arg->gpu_ns = 0;
-		arg->latency_ns = 0;
-	}
+	gsp_wait_answer(&job->acct, job->state, arg);
 	gd_reply(t, seq, GSPD_OP_IOCTL, 0, arg,
 		 user_size < sizeof(*arg) ? user_size : sizeof(*arg), -1);
 }
@@ -257,7 +248,7 @@ static void job_answer_waits(struct gd_job *job)
 	while ((w = *pp)) {
 		bool granted = w->arg.flags & GSPACE_WAIT_GRANTED;
 
-		if (!granted && job->state != GD_JOB_DONE) {
+		if (!granted && job->state != GSP_AJOB_DONE) {
 			pp = &w->next;
 			continue;
 		}
@@ -286,53 +277,29 @@ static void job_drop_waits(struct gd_job *job)
 
 /*
  * gsp_job_end_locked(): end a job that has not ended yet; @gpu_ns is its
- * GPU time, of which renewals charged job->charged_ns already.
+ * GPU time, of which renewals charged job->acct.charged_ns already.
  */
 static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
 		    uint64_t now)
 {
 	struct gd_dev *d = job->dev;
 	struct gd_engine *eng = &d->eng[job->base.engine];
-	struct gd_tenant *t = job->t;
-	bool was_running = false;
+	bool was_running;
 
-	switch (job->state) {
-	case GD_JOB_RUNNING:
-		if (gpu_ns < job->charged_ns)
-			gpu_ns = job->charged_ns;
-		gsp_sched_complete(&d->sched, &job->base,
-				   gpu_ns - job->charged_ns, now);
-		eng->running = NULL;
-		t->nr_running--;
-		t->gpu_ns[job->base.engine] += gpu_ns - job->charged_ns;
-		was_running = true;
-		break;
-	case GD_JOB_QUEUED:
-		gsp_sched_dequeue(&d->sched, &job->base, now);
-		/* fallthrough */
-	case GD_JOB_PENDING:
-		t->nr_queued--;
-		gpu_ns = 0;
-		break;
-	case GD_JOB_DONE:
+	if (job->state == GSP_AJOB_DONE) {
 		gd_log(GD_LOG_ERR, "job %u ended twice\n", job->handle);
 		return;
 	}
-
-	job->status = status;
-	job->gpu_ns = gpu_ns;
-	job->latency_ns = now - job->submit_ns;
-	t->nr_live--;
-	t->nr_completed++;
-	if (status)
-		t->nr_failed++;
-	if (job->lc && job->lc_target_ns && job->latency_ns > job->lc_target_ns)
-		t->nr_qos_violations++;
-	if (job->lc) {
+	was_running = gsp_ajob_end(&d->sched, &job->base, &job->acct,
+				   job->state, &job->t->acct, status, gpu_ns,
+				   now);
+	if (was_running)
+		eng->running = NULL;
+	if (job->acct.lc) {
 		d->lc_jobs--;
 		gd_board_lc_jobs(d);
 	}
-	job->state = GD_JOB_DONE;
+	job->state = GSP_AJOB_DONE;
 
 	in_fence_drop(job);
 	if (job->out_fence >= 0) {
@@ -366,16 +333,8 @@ static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
  */
 static void job_progress(struct gd_job *job, uint64_t gpu_ns, uint64_t now)
 {
-	struct gd_tenant *t = job->t;
-
-	if (gpu_ns > job->charged_ns) {
-		uint64_t add = gpu_ns - job->charged_ns;
-
-		gsp_sched_progress(&job->dev->sched, &job->base, add, now);
-		t->gpu_ns[job->base.engine] += add;
-		job->charged_ns = gpu_ns;
-	}
-	t->nr_renewals++;
+	gsp_ajob_progress(&job->dev->sched, &job->base, &job->acct,
+			  &job->t->acct, gpu_ns, now);
 	job->dev->eng[job->base.engine].deadline_ns =
 		now + gd_state.cfg.watchdog_ns;
 }
@@ -383,13 +342,13 @@ static void job_progress(struct gd_job *job, uint64_t gpu_ns, uint64_t now)
 /* gsp_job_ready_locked(): dependencies done, hand it to the scheduler. */
 static void job_ready(struct gd_job *job, uint64_t now)
 {
-	if (job->state != GD_JOB_PENDING)
+	if (job->state != GSP_AJOB_PENDING)
 		return;	/* cancelled while it waited */
 	if (job->dep_error) {
 		job_end(job, job->dep_error, 0, now);
 		return;
 	}
-	job->state = GD_JOB_QUEUED;
+	job->state = GSP_AJOB_QUEUED;
 	gsp_sched_enqueue(&job->dev->sched, &job->base, now);
 	engine_kick(&job->dev->eng[job->base.engine], now);
 }
@@ -409,10 +368,8 @@ static void engine_kick(struct gd_engine *eng, uint64_t now)
 	if (!j)
 		return;
 	job = (struct gd_job *)((char *)j - offsetof(struct gd_job, base));
-	job->state = GD_JOB_RUNNING;
-	job->start_ns = now;
-	job->t->nr_queued--;
-	job->t->nr_running++;
+	job->state = GSP_AJOB_RUNNING;
+	gsp_ajob_started(&job->acct, &job->t->acct, now);
 	eng->running = job;
 	if (gd_dev_is_lease(d))
 		eng->deadline_ns = now + gd_state.cfg.watchdog_ns;
@@ -458,7 +415,7 @@ void gd_run_timers(uint64_t now)
 					if (gd_dev_is_lease(d)) {
 						job->t->hung = true;
 						job_end(job, -ETIMEDOUT,
-							now - job->start_ns, now);
+							now - job->acct.start_ns, now);
 					} else {
 						job_end(job, 0,
 							job->base.cost_ns, now);
@@ -546,23 +503,19 @@ static int do_ctx_set(struct gd_tenant *t, uint32_t seq, void *cmd,
 	struct gspace_ctx_set *a = cmd;
 	struct gd_dev *d;
 	uint64_t now = gd_now();
+	int ret;
 
 	(void)user_size;
-	if (a->flags || a->pad)
-		return -EINVAL;
-	if (a->class != GSPACE_CLASS_BE && a->class != GSPACE_CLASS_LC)
-		return -EINVAL;
-	if (a->weight < GSPACE_WEIGHT_MIN || a->weight > GSPACE_WEIGHT_MAX)
-		return -EINVAL;
-	if (a->class == GSPACE_CLASS_BE && a->lc_target_ns)
-		return -EINVAL;
+	ret = gsp_ctx_set_validate(a);
+	if (ret)
+		return ret;
 	if (a->class == GSPACE_CLASS_LC && !t->lc_allowed)
 		return -EPERM;
 	if (a->device >= gd_nr_devices())
 		return -ENODEV;
 	d = &gd_state.dev[a->device];
 	if (d != t->dev) {
-		if (t->nr_live)
+		if (t->acct.nr_live)
 			return -EBUSY;
 		gsp_sched_detach(&t->dev->sched, &t->ent, now);
 		gsp_entity_init(&t->ent, t->weight,
@@ -581,30 +534,6 @@ static int do_ctx_set(struct gd_tenant *t, uint32_t seq, void *cmd,
 	return 0;
 }
 
-/* gsp_submit_validate() */
-static int submit_validate(const struct gspace_submit *a)
-{
-	if (a->flags & ~GSPACE_SUBMIT_FLAGS)
-		return -EINVAL;
-	if (a->pad)
-		return -EINVAL;
-	if (a->engine >= GSPACE_ENGINE_COUNT)
-		return -EINVAL;
-	if (a->cost_ns > GSPACE_COST_MAX_NS)
-		return -EINVAL;
-	if (!(a->flags & GSPACE_SUBMIT_FENCE_IN) && a->in_fence_fd)
-		return -EINVAL;
-	if (a->flags & GSPACE_SUBMIT_TASK_HEAD) {
-		if (a->engine != GSPACE_ENGINE_COPY_H2D ||
-		    a->task_compute_ns > GSPACE_COST_MAX_NS ||
-		    a->task_d2h_ns > GSPACE_COST_MAX_NS)
-			return -EINVAL;
-	} else if (a->task_compute_ns || a->task_d2h_ns) {
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* gsp_job_submit(); takes over @in_fd (closed on error). */
 static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 		     uint32_t user_size, int *in_fd)
@@ -613,7 +542,7 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 	struct gd_job *job;
 	int sig = 0, err = 0, out_fd = -1, ret;
 
-	ret = submit_validate(a);
+	ret = gsp_submit_validate(a);
 	if (ret)
 		return ret;
 	if (a->flags & GSPACE_SUBMIT_FENCE_IN) {
@@ -626,7 +555,7 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 		return -ENODEV;
 	if (t->hung)
 		return -EBUSY;
-	if (t->nr_live >= GD_TENANT_MAX_JOBS)
+	if (t->acct.nr_live >= GD_TENANT_MAX_JOBS)
 		return -ENOSPC;
 
 	job = calloc(1, sizeof(*job));
@@ -644,20 +573,11 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 	job->t = t;
 	job->dev = t->dev;
 	job->handle = handle_alloc(t);
-	job->lc = t->class == GSPACE_CLASS_LC;
-	job->lc_target_ns = t->lc_target_ns;
-	job->state = GD_JOB_PENDING;
+	job->state = GSP_AJOB_PENDING;
 	job->out_fence = out_fd;
 	job->in_fence = -1;
-	job->user_tag = a->user_tag;
-	job->base.ent = &t->ent;
-	job->base.engine = a->engine;
-	job->base.cost_ns = a->cost_ns;
-	if (a->flags & GSPACE_SUBMIT_TASK_HEAD) {
-		job->base.task_ns[GSP_ENGINE_H2D] = a->cost_ns;
-		job->base.task_ns[GSP_ENGINE_COMPUTE] = a->task_compute_ns;
-		job->base.task_ns[GSP_ENGINE_D2H] = a->task_d2h_ns;
-	}
+	gsp_ajob_init(&job->base, &job->acct, &t->ent, a,
+		      t->class == GSPACE_CLASS_LC, t->lc_target_ns);
 
 	a->handle = job->handle;
 	a->out_fence_fd = -1;	/* the client puts its own fd number here */
@@ -665,11 +585,9 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 
 	/* Publish. */
 	gd_state.nr_jobs++;
-	job->submit_ns = gd_now();
 	job->pending = 1;
-	t->nr_live++;
-	t->nr_queued++;
-	if (job->lc) {
+	gsp_ajob_submitted(&job->acct, &t->acct, gd_now());
+	if (job->acct.lc) {
 		job->dev->lc_jobs++;
 		gd_board_lc_jobs(job->dev);
 	}
@@ -695,13 +613,13 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 		*in_fd = -1;
 	}
 	if (a->flags & GSPACE_SUBMIT_CHAIN) {
-		if (t->last && t->last->state != GD_JOB_DONE) {
+		if (t->last && t->last->state != GSP_AJOB_DONE) {
 			job->pending++;
 			job->chain_prev = t->last;
 			t->last->chain_next = job;
-		} else if (t->last && t->last->status) {
+		} else if (t->last && t->last->acct.status) {
 			if (!job->dep_error)
-				job->dep_error = t->last->status;
+				job->dep_error = t->last->acct.status;
 		} else if (!t->last && t->last_valid && t->last_status) {
 			if (!job->dep_error)
 				job->dep_error = t->last_status;
@@ -722,16 +640,15 @@ static int do_wait(struct gd_tenant *t, uint32_t seq, void *cmd,
 	struct gd_wait *w;
 	bool done;
 	int64_t left;
+	int ret;
 
-	if (a->flags & ~GSPACE_WAIT_FLAGS || a->pad)
-		return -EINVAL;
+	ret = gsp_wait_validate(a);
+	if (ret)
+		return ret;
 	job = job_lookup(t, a->handle);
 	if (!job)
 		return -ENOENT;
-	if (a->flags & GSPACE_WAIT_GRANTED)
-		done = job->state >= GD_JOB_RUNNING;
-	else
-		done = job->state == GD_JOB_DONE;
+	done = gsp_wait_done(job->state, a->flags);
 	left = (int64_t)(a->deadline_ns - gd_now());
 	if (done) {
 		wait_reply(t, seq, user_size, a, job);
@@ -763,24 +680,20 @@ static int do_complete(struct gd_tenant *t, uint32_t seq, void *cmd,
 	struct gspace_complete *a = cmd;
 	bool progress = a->flags & GSPACE_COMPLETE_PROGRESS;
 	struct gd_job *job;
+	int ret;
 
 	(void)user_size;
-	if (a->flags & ~GSPACE_COMPLETE_FLAGS || a->pad)
-		return -EINVAL;
-	if (a->error > 0 || a->error < -4095)
-		return -EINVAL;
-	if (progress && a->error)
-		return -EINVAL;
-	if (a->gpu_ns > GSPACE_COST_MAX_NS)
-		return -EINVAL;
+	ret = gsp_complete_validate(a);
+	if (ret)
+		return ret;
 	job = job_lookup(t, a->handle);
 	if (!job)
 		return -ENOENT;
 	if (!gd_dev_is_lease(job->dev))
 		return -EINVAL;
-	if (job->state == GD_JOB_DONE)
+	if (job->state == GSP_AJOB_DONE)
 		return -EALREADY;
-	if (job->state != GD_JOB_RUNNING)
+	if (job->state != GSP_AJOB_RUNNING)
 		return -EBUSY;
 	if (progress) {
 		job_progress(job, a->gpu_ns, gd_now());
@@ -802,20 +715,22 @@ static int do_cancel(struct gd_tenant *t, uint32_t seq, void *cmd,
 {
 	struct gspace_cancel *a = cmd;
 	struct gd_job *job;
+	int ret;
 
 	(void)user_size;
-	if (a->flags)
-		return -EINVAL;
+	ret = gsp_cancel_validate(a);
+	if (ret)
+		return ret;
 	job = job_lookup(t, a->handle);
 	if (!job)
 		return -ENOENT;
 	switch (job->state) {
-	case GD_JOB_PENDING:
-	case GD_JOB_QUEUED:
+	case GSP_AJOB_PENDING:
+	case GSP_AJOB_QUEUED:
 		break;
-	case GD_JOB_RUNNING:
+	case GSP_AJOB_RUNNING:
 		return -EBUSY;
-	case GD_JOB_DONE:
+	case GSP_AJOB_DONE:
 		return -EALREADY;
 	}
 	job_end(job, -ECANCELED, 0, gd_now());
@@ -828,25 +743,18 @@ static int do_stats(struct gd_tenant *t, uint32_t seq, void *cmd,
 		    uint32_t user_size)
 {
 	struct gspace_stats *a = cmd;
-	int i;
+	int ret;
 
-	if (a->flags)
-		return -EINVAL;
+	ret = gsp_stats_validate(a);
+	if (ret)
+		return ret;
 	a->device = t->dev->index;
 	a->class = t->class;
 	a->weight = t->weight;
 	a->lc_slot = t->lc_slot;
 	a->pad = 0;
 	a->ctx_flags = t->hung ? GSPACE_CTX_F_HUNG : 0;
-	a->queued = t->nr_queued;
-	a->running = t->nr_running;
-	a->completed = t->nr_completed;
-	a->failed = t->nr_failed;
-	a->qos_violations = t->nr_qos_violations;
-	for (i = 0; i < GSP_ENGINE_COUNT; i++) {
-		a->gpu_ns[i] = t->gpu_ns[i];
-		a->credit_ns[i] = gsp_entity_credit_ns(&t->ent, i);
-	}
+	gsp_tenant_stats(&t->acct, &t->ent, a);
 	return reply_arg(t, seq, a, sizeof(*a), user_size, -1);
 }
 
@@ -946,19 +854,16 @@ void gd_tenant_cancel_all(struct gd_tenant *t)
 			job_drop_waits(j);
 	for (b = 0; b < GD_JOB_BUCKETS; b++)
 		for (j = t->jobs[b]; j; j = j->hnext)
-			if (j->state == GD_JOB_PENDING ||
-			    j->state == GD_JOB_QUEUED)
+			if (j->state == GSP_AJOB_PENDING ||
+			    j->state == GSP_AJOB_QUEUED)
 				job_end(j, -ECANCELED, 0, now);
 	for (b = 0; b < GD_JOB_BUCKETS; b++)
 		for (j = t->jobs[b]; j; j = j->hnext)
-			if (j->state == GD_JOB_RUNNING) {
-				uint64_t ran = now - j->start_ns;
-
-				if (!gd_dev_is_lease(j->dev) &&
-				    ran > j->base.cost_ns)
-					ran = j->base.cost_ns;
-				job_end(j, -ECANCELED, ran, now);
-			}
+			if (j->state == GSP_AJOB_RUNNING)
+				job_end(j, -ECANCELED,
+					gsp_ajob_abort_ns(&j->base, &j->acct,
+							  !gd_dev_is_lease(j->dev),
+							  now), now);
 	gsp_sched_detach(&t->dev->sched, &t->ent, now);
 	for (b = 0; b < GD_JOB_BUCKETS; b++)
 		for (j = t->jobs[b]; j; j = n) {

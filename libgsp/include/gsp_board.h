@@ -170,16 +170,14 @@ static inline int gsp_board_lc_active(const struct gsp_board *b,
 }
 
 /*
- * The partition request word of a device: bits 0-15 n, 16-31 k, 32-63 an
- * epoch, the layout of the transformed kernels' control word
- * (GSP_PERSIST_CTRL in kernels/gsp_persist.h).
+ * The partition request word of a device: uapi's GSPACE_BOARD_REQ*()
+ * (bits 0-15 n, 16-31 k, 32-63 an epoch), the one encoding.
  */
-#define GSP_BOARD_REQ(n, k, epoch)					\
-	(((uint64_t)(uint32_t)(epoch) << 32) |				\
-	 ((uint64_t)((k) & 0xffffu) << 16) | ((uint64_t)(n) & 0xffffu))
-#define GSP_BOARD_REQ_NK(w)	((uint32_t)(w))
-#define GSP_BOARD_REQ_N(w)	((uint32_t)(w) & 0xffffu)
-#define GSP_BOARD_REQ_EPOCH(w)	((uint32_t)((w) >> 32))
+#define GSP_BOARD_REQ(n, k, epoch)	GSPACE_BOARD_REQ(n, k, epoch)
+#define GSP_BOARD_REQ_NK(w)	GSPACE_BOARD_REQ_NK(w)
+#define GSP_BOARD_REQ_N(w)	GSPACE_BOARD_REQ_N(w)
+#define GSP_BOARD_REQ_K(w)	GSPACE_BOARD_REQ_K(w)
+#define GSP_BOARD_REQ_EPOCH(w)	GSPACE_BOARD_REQ_EPOCH(w)
 
 /*
  * 1 if some LC slot of @device claims the partition under protection mode
@@ -211,7 +209,7 @@ static inline int gsp_board_lc_claims(const struct gsp_board *b,
  * and the protection mode, and stores it with a compare-and-swap on the
  * word it read, retrying when the word changed meanwhile (uapi/gspace.h,
  * "Partition plane"; the module's twin is gsp_board_part_update() in
- * kmod/gsp_board.c). Call it after every change of what the word depends
+ * kmod/gsp_board.c, with the same GSPACE_BOARD_REQ()). Call it after every change of what the word depends
  * on. Returns the word now in place.
  *
  * It stores even when (n, k) is unchanged: the epoch it bumps is what

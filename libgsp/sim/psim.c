@@ -267,7 +267,8 @@ static uint32_t word_nk(const struct sim *s)
 /* Whether word @nk asks the block in slot @i to leave (gsp_persist.h). */
 static int asked(const struct sim *s, uint32_t nk, uint32_t i)
 {
-	uint32_t n = nk & 0xffff, k = nk >> 16, K = s->c->slots;
+	uint32_t n = GSP_BOARD_REQ_N(nk), k = GSP_BOARD_REQ_K(nk);
+	uint32_t K = s->c->slots;
 
 	return i / K < n && (k >= K || i % K >= K - k);
 }
@@ -277,8 +278,8 @@ static int word_after(struct sim *s, uint32_t old)
 {
 	uint32_t nk = word_nk(s);
 
-	if (s->spatial && ((nk & 0xffff) < (old & 0xffff) ||
-			   (nk >> 16) < (old >> 16)))
+	if (s->spatial && (GSP_BOARD_REQ_N(nk) < GSP_BOARD_REQ_N(old) ||
+			   GSP_BOARD_REQ_K(nk) < GSP_BOARD_REQ_K(old)))
 		return push(s, s->now + s->c->topup_ns, EV_TOPUP, 0);
 	return 0;
 }

@@ -75,7 +75,7 @@ static int arb_setup(struct psim_board *pb, uint32_t protect, uint32_t n,
 	uint32_t got, want;
 	int e;
 
-	snprintf(val, sizeof(val), "%u %u", n, k);
+	snprintf(val, sizeof(val), "%u,%u", n, k);
 	e = a->knob_write("partition", val);
 	if (!e)
 		e = a->knob_write("protect", gsp_protect_name(protect));
@@ -104,7 +104,8 @@ static int arb_setup(struct psim_board *pb, uint32_t protect, uint32_t n,
 	if (got != want) {
 		snprintf(pb->err, sizeof(pb->err),
 			 "the arbiter's word asks (%u, %u), the rule (%u, %u)",
-			 got & 0xffff, got >> 16, want & 0xffff, want >> 16);
+			 GSP_BOARD_REQ_N(got), GSP_BOARD_REQ_K(got),
+			 GSP_BOARD_REQ_N(want), GSP_BOARD_REQ_K(want));
 		return -EIO;
 	}
 	a->setups++;

@@ -13,9 +13,8 @@
  * daemon connection and gspd_ctl_*(), which libgsp.so keeps hidden.
  * Exit status: 0 done, 1 the arbiter failed or is absent, 2 bad usage.
  *
- * Over 800 lines: its knob table is one of the five copies issue 33
- * replaces by one generated table; the split (status, top, knobs, mps)
- * waits for it.
+ * Over 800 lines: status, top, knobs and mps in one file; the split is
+ * issue 33's section 2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,14 +37,13 @@
 #include <gsp_board.h>
 #include "libgsp_internal.h"
 #include "gspd_proto.h"
+#include "gsp_knobs.h"
 
 #define SYSFS_DIR	"/sys/class/misc/gspace"
 #define DEBUGFS_DIR	"/sys/kernel/debug/gspace"
 #define TEXT_MAX	GSPD_PAYLOAD_MAX
 #define MAX_TENANTS	1024
 #define MAX_DEVICES	16	/* GSP_MAX_DEVICES of both arbiters */
-#define PART_MAX_N	256	/* GSP_PERSIST_MAX_SM, kernels/gsp_persist.h */
-#define PART_MAX_K	32	/* GSP_PERSIST_MAX_K */
 #define MPS_CONTROL	"nvidia-cuda-mps-control"
 #define MPS_PIPE_DEFAULT "/tmp/nvidia-mps"	/* NVIDIA's defaults */
 #define MPS_LOG_DEFAULT	"/var/log/nvidia-mps"
@@ -95,52 +93,26 @@ static void usage_error(const char *fmt, ...)
 }
 
 /*
- * The knobs. Ranges mirror kmod/gsp_sysfs.c and the core's
- * gsp_params_validate(); the arbiter checks again and has the last word
- * (band_wait_us < period_us, for one, depends on two knobs).
+ * The knobs: the core's table (kmod/core/gsp_knob_table.h), which both
+ * arbiters serve. gspctl checks a value before it sends it; the arbiter
+ * checks again and has the last word (band_wait_us < period_us, for one,
+ * depends on two knobs).
  */
-enum knob_type {
-	KNOB_POLICY, KNOB_UINT, KNOB_GROUP, KNOB_PARTITION, KNOB_PROTECT
-};
+#define NKNOBS	GSP_KNOB_COUNT
 
-struct knob {
-	const char *name;
-	enum knob_type type;
-	uint64_t min, max;
-	const char *help;
-};
+/* "help; range" of knob @k, for the list and the messages. */
+static const char *knob_help(const struct gsp_knob *k)
+{
+	static char text[GSP_KNOB_COUNT][256];
+	size_t i = (size_t)(k - gsp_knobs);
+	char range[96];
 
-static const struct knob knobs[] = {
-	{ "policy", KNOB_POLICY, 0, 0, "fifo, credit or band" },
-	{ "period_us", KNOB_UINT, 1000, 10000000,
-	  "CREDIT/BAND replenish period, 1000..10000000 us" },
-	{ "band_wait_us", KNOB_UINT, 0, 100000,
-	  "BAND's hold, 0..100000 us and less than period_us" },
-	{ "min_be_permille", KNOB_UINT, 0, 1000,
-	  "BE's share while LC work is ready, 0..1000" },
-	{ "reorder", KNOB_UINT, 0, 1, "CuMAS reordering, 0 or 1" },
-	{ "window", KNOB_UINT, 1, 32, "CuMAS window, 1..32 tasks" },
-	{ "watchdog_ms", KNOB_UINT, 1, 3600000,
-	  "lease watchdog, 1..3600000 ms" },
-	{ "sim_devices", KNOB_UINT, 0, 16,
-	  "simulated devices, 0..16 (with lease_devices 1..16; no job may exist)" },
-	{ "lease_devices", KNOB_UINT, 0, 16,
-	  "lease devices, 0..16 (with sim_devices 1..16; no job may exist)" },
-	{ "lc_group", KNOB_GROUP, 0, UINT32_MAX,
-	  "gid allowed to become LC, or -1 for none (gspace.ko)" },
-	{ "lc_hold_us", KNOB_UINT, 0, 100000,
-	  "board: LC counts as active this long after its last issue, 0..100000 us" },
-	{ "lc_max_ms", KNOB_UINT, 1, 60000,
-	  "board: longest an in-flight LC slot holds BE back, 1..60000 ms" },
-	{ "partition", KNOB_PARTITION, 0, 0,
-	  "N,K: BE kernels give up K block slots (1..32) on N SMs (1..256) while LC work runs; 0,0: off" },
-	{ "protect", KNOB_PROTECT, 0, 0,
-	  "when BE kernels give up the partition: reactive (LC work in flight), reserved (an LC tenant registered) or predictive (in flight or forecast)" },
-	{ "predict_lead_us", KNOB_UINT, 1, 100000,
-	  "board: predictive LC tenants reserve this long before their forecast work, 1..100000 us" },
-};
-
-#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+	if (!text[i][0]) {
+		gsp_knob_range((enum gsp_knob_id)i, range, sizeof(range));
+		snprintf(text[i], sizeof(text[i]), "%s; %s", k->help, range);
+	}
+	return text[i];
+}
 
 static void print_knobs(FILE *f)
 {
@@ -148,7 +120,8 @@ static void print_knobs(FILE *f)
 
 	fputs("knobs:\n", f);
 	for (i = 0; i < NKNOBS; i++)
-		fprintf(f, "  %-16s %s\n", knobs[i].name, knobs[i].help);
+		fprintf(f, "  %-16s %s\n", gsp_knobs[i].name,
+			knob_help(&gsp_knobs[i]));
 }
 
 static void knob_error(const char *fmt, ...)
@@ -167,13 +140,13 @@ static void knob_error(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
-static const struct knob *knob_find(const char *name)
+static const struct gsp_knob *knob_find(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < NKNOBS; i++)
-		if (!strcmp(knobs[i].name, name))
-			return &knobs[i];
+		if (!strcmp(gsp_knobs[i].name, name))
+			return &gsp_knobs[i];
 	return NULL;
 }
 
@@ -189,67 +162,45 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return !errno && !*end;
 }
 
-/* "N,K" of the partition knob, both 0 or in range. */
-static bool parse_partition(const char *s, unsigned *n, unsigned *k)
-{
-	char buf[32], *comma;
-	uint64_t a, b;
-
-	if (strlen(s) >= sizeof(buf))
-		return false;
-	strcpy(buf, s);
-	comma = strchr(buf, ',');
-	if (!comma)
-		return false;
-	*comma = 0;
-	if (!parse_u64(buf, &a) || !parse_u64(comma + 1, &b))
-		return false;
-	if (!(a == 0 && b == 0) &&
-	    (a < 1 || a > PART_MAX_N || b < 1 || b > PART_MAX_K))
-		return false;
-	*n = (unsigned)a;
-	*k = (unsigned)b;
-	return true;
-}
-
 /* Checks @value for @k; exits 2 with the valid range if it is bad. */
-static void knob_check(const struct knob *k, const char *value)
+static void knob_check(const struct gsp_knob *k, const char *value)
 {
-	unsigned pn, pk;
-	uint64_t v;
+	enum gsp_knob_id id = (enum gsp_knob_id)(k - gsp_knobs);
+	struct gsp_knob_val v;
+	uint64_t u;
 
 	switch (k->type) {
-	case KNOB_PARTITION:
-		if (!parse_partition(value, &pn, &pk))
+	case GSP_KNOB_PARTITION:
+		/* "N,K", the form gspctl writes and reads. */
+		if (!strchr(value, ',') || gsp_knob_parse(id, value, &v))
 			knob_error("partition must be N,K with N 1..%d and K 1..%d (such as 8,2), or 0,0 for off, not '%s'",
-				   PART_MAX_N, PART_MAX_K, value);
+				   GSPACE_PART_MAX_N, GSPACE_PART_MAX_K, value);
 		return;
-	case KNOB_PROTECT:
-		for (v = 0; v < GSP_PROTECT_COUNT; v++)
-			if (!strcmp(value, gsp_protect_name((uint32_t)v)))
-				return;
-		knob_error("protect must be reactive, reserved or predictive, not '%s'",
-			   value);
-	case KNOB_POLICY:
-		if (strcmp(value, "fifo") && strcmp(value, "credit") &&
-		    strcmp(value, "band"))
-			knob_error("policy must be fifo, credit or band, not '%s'",
+	case GSP_KNOB_PROTECT:
+	case GSP_KNOB_POLICY:
+		if (gsp_knob_parse(id, value, &v)) {
+			char range[96];
+
+			gsp_knob_range(id, range, sizeof(range));
+			knob_error("%s must be %s, not '%s'", k->name, range,
 				   value);
+		}
 		return;
-	case KNOB_GROUP:
+	case GSP_KNOB_GROUP:
 		if (!strcmp(value, "-1"))
 			return;
-		if (!parse_u64(value, &v) || v > k->max)
+		if (!parse_u64(value, &u) || u > k->max)
 			knob_error("lc_group must be a gid 0..%" PRIu64
 				   " or -1, not '%s'", k->max, value);
 		return;
-	case KNOB_UINT:
-		if (!parse_u64(value, &v))
+	case GSP_KNOB_UINT:
+	case GSP_KNOB_DEVICES:
+		if (!parse_u64(value, &u))
 			knob_error("%s must be a decimal integer, not '%s' (%s)",
-				   k->name, value, k->help);
-		if (v < k->min || v > k->max)
+				   k->name, value, knob_help(k));
+		if (u < k->min || u > k->max)
 			knob_error("%s=%s is out of range: %s", k->name, value,
-				   k->help);
+				   knob_help(k));
 		return;
 	}
 }
@@ -347,7 +298,7 @@ static int knob_get(struct target *t, const char *name, char *out, size_t sz)
 	}
 	if (!ret)
 		chomp(out);
-	/* The arbiters say "N K", as sysfs does; gspctl speaks "N,K". */
+	/* An arbiter older than the core's knob table says "N K". */
 	if (!ret && !strcmp(name, "partition") && strchr(out, ' '))
 		*strchr(out, ' ') = ',';
 	return ret;
@@ -355,15 +306,10 @@ static int knob_get(struct target *t, const char *name, char *out, size_t sz)
 
 static int knob_set(struct target *t, const char *name, const char *value)
 {
-	char path[PATH_MAX], part[32];
-	unsigned pn, pk;
+	char path[PATH_MAX];
 	ssize_t r;
 	int fd;
 
-	if (!strcmp(name, "partition") && parse_partition(value, &pn, &pk)) {
-		snprintf(part, sizeof(part), "%u %u", pn, pk);
-		value = part;
-	}
 	if (t->kind == GSP_ARBITER_DAEMON)
 		return gspd_ctl_set(need_daemon(t), name, value);
 	snprintf(path, sizeof(path), SYSFS_DIR "/%s", name);
@@ -412,7 +358,7 @@ static int cmd_get(struct target *t, const char *name)
 
 static int cmd_set(struct target *t, const char *name, const char *value)
 {
-	const struct knob *k = knob_find(name);
+	const struct gsp_knob *k = knob_find(name);
 	const char *who;
 	int ret;
 
@@ -443,7 +389,7 @@ static int cmd_set(struct target *t, const char *name, const char *value)
 		return EXIT_USAGE;
 	case -EINVAL:
 		fprintf(stderr, "gspctl: %s rejected %s=%s: %s\n", who, name,
-			value, k->help);
+			value, knob_help(k));
 		return EXIT_USAGE;
 	case -EBUSY:
 		fprintf(stderr, "gspctl: set %s: jobs exist; %s can change only while no job does\n",
@@ -683,8 +629,8 @@ static void print_partition(struct target *t, unsigned ndev)
 
 		snprintf(part, sizeof(part), "%u,%u", gsp_board_load(&d->part_n),
 			 gsp_board_load(&d->part_k));
-		snprintf(req, sizeof(req), "%u,%u", (unsigned)(w & 0xffff),
-			 (unsigned)(w >> 16 & 0xffff));
+		snprintf(req, sizeof(req), "%u,%u", GSP_BOARD_REQ_N(w),
+			 GSP_BOARD_REQ_K(w));
 		printf("  %3u %9s %6" PRIu64 " %10s %9s %10u %8" PRIu64 "\n", i,
 		       part, gsp_board_load(&d->part_epoch), mode ? mode : "?",
 		       req, GSP_BOARD_REQ_EPOCH(w),
@@ -730,13 +676,13 @@ static int cmd_status(struct target *t)
 	}
 	printf("knobs:\n");
 	for (i = 0; i < NKNOBS; i++) {
-		ret = knob_get(t, knobs[i].name, val, sizeof(val));
+		ret = knob_get(t, gsp_knobs[i].name, val, sizeof(val));
 		if (ret == -ENOENT)
 			continue;	/* a knob of the other arbiter */
 		if (ret)
-			printf("  %-16s ? (%s)\n", knobs[i].name, err_text(ret));
+			printf("  %-16s ? (%s)\n", gsp_knobs[i].name, err_text(ret));
 		else
-			printf("  %-16s %s\n", knobs[i].name, val);
+			printf("  %-16s %s\n", gsp_knobs[i].name, val);
 	}
 
 	print_partition(t, v.num_devices);	/* 0 if VERSION failed */

@@ -65,8 +65,8 @@ static void test_config_and_set(struct gspd_conn *c,
 	int r;
 
 	r = gspd_ctl_get(c, "partition", buf, sizeof(buf));
-	tap_ok(!r && !strcmp(buf, "8 2"),
-	       "config partition = 8,2: CTL_GET says '8 2' (%d, '%s')", r, buf);
+	tap_ok(!r && !strcmp(buf, "8,2"),
+	       "config partition = 8,2: CTL_GET says '8,2' (%d, '%s')", r, buf);
 	tap_ok(b->dev[0].part_n == 8 && b->dev[0].part_k == 2 &&
 	       b->dev[GSP_BOARD_MAX_DEVICES - 1].part_n == 8 &&
 	       b->dev[0].part_epoch >= 1,
@@ -75,12 +75,13 @@ static void test_config_and_set(struct gspd_conn *c,
 
 	epoch = b->dev[0].part_epoch;
 	r = gspd_ctl_set(c, "partition", "4,1");
-	tap_ok(!r && knob_is(c, "4 1") && b->dev[0].part_n == 4 &&
+	tap_ok(!r && knob_is(c, "4,1") && b->dev[0].part_n == 4 &&
 	       b->dev[0].part_k == 1 && b->dev[0].part_epoch == epoch + 1,
 	       "CTL_SET partition=4,1: knob and board follow, epoch + 1 (%d)",
 	       r);
 	r = gspd_ctl_set(c, "partition", "16 3");
-	tap_ok(!r && knob_is(c, "16 3"), "CTL_SET partition='16 3' (%d)", r);
+	tap_ok(!r && knob_is(c, "16,3"),
+	       "CTL_SET partition='16 3': still taken, read as 16,3 (%d)", r);
 	epoch = b->dev[0].part_epoch;
 	r = gspd_ctl_set(c, "partition", "4,0");
 	tap_ok(r == -EINVAL, "CTL_SET partition=4,0: -EINVAL (%d)", r);
@@ -88,11 +89,11 @@ static void test_config_and_set(struct gspd_conn *c,
 	tap_ok(r == -EINVAL, "CTL_SET partition=257,1: -EINVAL (%d)", r);
 	r = gspd_ctl_set(c, "partition", "8;2");
 	tap_ok(r == -EINVAL, "CTL_SET partition=8;2: -EINVAL (%d)", r);
-	tap_ok(knob_is(c, "16 3") && b->dev[0].part_n == 16 &&
+	tap_ok(knob_is(c, "16,3") && b->dev[0].part_n == 16 &&
 	       b->dev[0].part_epoch == epoch,
 	       "rejected values changed nothing");
 	r = gspd_ctl_set(c, "partition", "0,0");
-	tap_ok(!r && knob_is(c, "0 0") && !b->dev[0].part_n,
+	tap_ok(!r && knob_is(c, "0,0") && !b->dev[0].part_n,
 	       "CTL_SET partition=0,0: off (%d)", r);
 	r = gspd_ctl_set(c, "partition", "8,2");
 	tap_ok(!r, "CTL_SET partition=8,2 again (%d)", r);

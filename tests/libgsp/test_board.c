@@ -11,6 +11,21 @@
 
 #include "gsp_board.h"
 #include "tap.h"
+#include "../../kernels/gsp_persist.h"
+
+/*
+ * The transformed kernels read the board's request word as their control
+ * word: one layout, and the partition limits are their block's sizes.
+ */
+_Static_assert(GSP_PERSIST_CTRL(0x1234, 0x56, 0x89abcdefu) ==
+	       GSPACE_BOARD_REQ(0x1234, 0x56, 0x89abcdefu) &&
+	       GSP_PERSIST_CTRL_N(GSPACE_BOARD_REQ(7, 3, 9)) == 7 &&
+	       GSP_PERSIST_CTRL_K(GSPACE_BOARD_REQ(7, 3, 9)) == 3 &&
+	       GSP_PERSIST_CTRL_EPOCH(GSPACE_BOARD_REQ(7, 3, 9)) == 9,
+	       "GSP_PERSIST_CTRL is uapi's GSPACE_BOARD_REQ");
+_Static_assert(GSP_PERSIST_MAX_SM == GSPACE_PART_MAX_N &&
+	       GSP_PERSIST_MAX_K == GSPACE_PART_MAX_K,
+	       "the partition limits are the control block's sizes");
 
 #define MS		1000000ULL
 #define NOW		(1000 * MS)
