@@ -333,12 +333,12 @@ static const char tpl_epilogue[] =
 	"\tand.b32 %__gsp_w11, %__gsp_w11, 1;\n"	/* odd: being refreshed */
 	"\tsetp.eq.and.u32 %__gsp_p2, %__gsp_w11, 0, %__gsp_p1;\n"
 	"\t@%__gsp_p2 bra $__gsp_cache;\n"		/* the SM's copy is fresh */
-	"\t@%__gsp_p1 bra $__gsp_stale;\n"
+	"\t@%__gsp_p1 bra $__gsp_own;\n"		/* another block refreshes */
 	"\tmov.u64 %__gsp_x5, %globaltimer;\n"
 	"\tor.b64 %__gsp_x5, %__gsp_x5, 1;\n"
 	"\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;\n"
 	"\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
-	"\t@%__gsp_p1 bra $__gsp_stale;\n"		/* another block refreshes */
+	"\t@%__gsp_p1 bra $__gsp_own;\n"		/* another block refreshes */
 	/* the SM's refresher: the mirror and the time of the last claim to
 	 * read the bus, in one line */
 	"\tld.volatile.global.v2.u64 {%__gsp_x8, %__gsp_x7}, [%__gsp_x0+512];\n"
@@ -384,12 +384,16 @@ static const char tpl_epilogue[] =
 	"\tld.volatile.global.v2.u64 {%__gsp_x8, %__gsp_x7}, [%__gsp_x0+512];\n"
 	"\tbra.uni $__gsp_await;\n"
 	/* no word younger than copy_ns to be had: the SM's copy goes back
-	 * to "never read" (any block of the SM may try again) and its word
-	 * is used once; this block looks again at its next boundary */
+	 * to "never read" (any block of the SM may try again) and this
+	 * block acts once more on its own word, as one whose SM's copy
+	 * another block refreshes does: a copy that old may be another
+	 * job's (the SM records outlive jobs), and acting on it made half
+	 * of a new job's blocks leave on its predecessor's request */
 	"$__gsp_giveup:\n"
 	"\tmov.u64 %__gsp_x7, 0;\n"
 	"\tst.volatile.global.u64 [%__gsp_x1+664], %__gsp_x7;\n"
-	"\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
+	"$__gsp_own:\n"
+	"\tld.shared.u64 %__gsp_x6, [__gsp_sh];\n"
 	"$__gsp_stale:\n"
 	"\tmov.u64 %__gsp_x7, 0;\n"
 	"\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x6, %__gsp_x7};\n"

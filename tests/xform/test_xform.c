@@ -295,7 +295,7 @@ static void test_rewrite(void)
 			     "\tand.b32 %__gsp_w11, %__gsp_w11, 1;\n"
 			     "\tsetp.eq.and.u32 %__gsp_p2, %__gsp_w11, 0, %__gsp_p1;\n"
 			     "\t@%__gsp_p2 bra $__gsp_cache;\n"
-			     "\t@%__gsp_p1 bra $__gsp_stale;\n"
+			     "\t@%__gsp_p1 bra $__gsp_own;\n"
 			     "\tmov.u64 %__gsp_x5, %globaltimer;\n"
 			     "\tor.b64 %__gsp_x5, %__gsp_x5, 1;\n"
 			     "\tatom.global.cas.b64 %__gsp_x8, [%__gsp_x1+664], %__gsp_x7, %__gsp_x5;") &&
@@ -310,7 +310,9 @@ static void test_rewrite(void)
 			     "\tand.b64 %__gsp_x7, %__gsp_x5, -2;\n"
 			     "\tst.volatile.global.v2.u64 [%__gsp_x0+512], {%__gsp_x6, %__gsp_x7};\n"
 			     "\tred.global.add.u32 [%__gsp_x0+400], 1;\n") &&
-	       count(clone, "[%__gsp_x1+656]") == 4 &&
+	       count(clone, "[%__gsp_x1+656]") == 3 &&
+	       strstr(clone, "\tsetp.ne.u64 %__gsp_p1, %__gsp_x8, %__gsp_x7;\n"
+			     "\t@%__gsp_p1 bra $__gsp_own;\n") &&
 	       strstr(clone, "\tmov.u64 %__gsp_x11, %__gsp_x10;\n"
 			     "\t@%__gsp_p1 bra $__gsp_other;\n") &&
 	       strstr(clone, "$__gsp_other:\n"
@@ -328,7 +330,8 @@ static void test_rewrite(void)
 			     "$__gsp_giveup:\n"
 			     "\tmov.u64 %__gsp_x7, 0;\n"
 			     "\tst.volatile.global.u64 [%__gsp_x1+664], %__gsp_x7;\n"
-			     "\tld.volatile.global.u64 %__gsp_x6, [%__gsp_x1+656];\n"
+			     "$__gsp_own:\n"
+			     "\tld.shared.u64 %__gsp_x6, [__gsp_sh];\n"
 			     "$__gsp_stale:\n"
 			     "\tmov.u64 %__gsp_x7, 0;\n"
 			     "\tst.shared.v2.u64 [__gsp_sh], {%__gsp_x6, %__gsp_x7};") &&
@@ -340,7 +343,8 @@ static void test_rewrite(void)
 	       "winner reads the bus if the mirror is older than refresh_ns and it "
 	       "wins the claim, else copies the mirror while younger than copy_ns "
 	       "or waits up to copy_ns for the claimed read; copies carry the bus "
-	       "read's time; a loser keeps no copy");
+	       "read's time; a loser keeps no copy, and acts once more on its own "
+	       "word, never on an SM's copy older than copy_ns (another job's)");
 	tap_ok(count(clone, "[%__gsp_x0+260]") == 3 &&
 	       strstr(clone, "shl.b64 %__gsp_x2, %__gsp_x2, 32;\n"
 			     "\tor.b64 %__gsp_x2, %__gsp_x2, 1;\n"
