@@ -1052,6 +1052,16 @@ __global__ void xf_wait_done(const unsigned long long *done,
 	}
 }
 
+/* A copy of the task counts, as a kernel: behind the waiter, a copy
+ * engine's copy would hold up the host's reads of the ctl (the polls)
+ * in the engine's queue until the job ended. */
+__global__ void xf_snap(unsigned *out, const unsigned *in, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		out[i] = in[i];
+}
+
 /*
  * A waited job (GSP_PERSIST_WAITED, a waiter for done_tasks behind it):
  * under (N, K) mid-run no block stays, the stream stays blocked, and a
@@ -1069,12 +1079,14 @@ static void waited(struct dev *g, struct spin *sp, FILE *csv)
 	 * (it loads the module), may wait for the device */
 	CU(cuMemAlloc(&snap, sp->max_tasks * 4));
 	xf_wait_done<<<1, 32, 0, g->run>>>((const unsigned long long *)snap, 0);
+	xf_snap<<<1, 32, 0, g->run>>>((unsigned *)snap, (const unsigned *)snap, 0);
 	CU(cuStreamSynchronize(g->run));
 	/* 20 ms of tasks per slot: most are left when the word lands */
 	set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
 	struct gsp_persist_job j = spin_start(g, sp, 20000, 1000,
 					      GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED);
 	size_t n = (size_t)j.ntasks;
+	uint64_t tw = mono_ns();
 
 	xf_wait_done<<<1, 32, 0, g->run>>>(
 		(const unsigned long long *)(sp->ctl + GSP_PERSIST_OFF_DONE_TASKS),
@@ -1083,8 +1095,17 @@ static void waited(struct dev *g, struct spin *sp, FILE *csv)
 		fprintf(stderr, "xform-check: the waiter did not launch\n");
 		exit(2);
 	}
-	CU(cuMemcpyDtoDAsync(snap, sp->count, n * 4, g->run));
-	wait_live(g, sp, full, 0, 2000);
+	xf_snap<<<256, 256, 0, g->run>>>((unsigned *)snap,
+					 (const unsigned *)sp->count, n);
+	uint64_t tl = mono_ns();
+
+	unsigned up = wait_live(g, sp, full, 0, 2000);
+
+	ctl_read(g, sp->ctl, &c, GSP_PERSIST_RESET_BYTES);
+	printf("waited xf_spin: the waiter and the copy launched in %.3f ms; "
+	       "%u of %u blocks live %.2f ms later, %llu of %llu tasks handed "
+	       "out\n", (tl - tw) / 1e6, up, full, (mono_ns() - tl) / 1e6,
+	       (unsigned long long)c.next_task, (unsigned long long)j.ntasks);
 	set_word(g, GSP_PERSIST_CTRL(g->nsm, sp->k, ++epoch));
 	uint64_t t0 = mono_ns();
 
