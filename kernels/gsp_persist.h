@@ -8,13 +8,16 @@
  *
  * A transformed entry NAME__gsp takes NAME's parameters followed by one
  * struct gsp_persist_job, by value. Launch it with NAME's block dims and
- * dynamic shared memory and a one-wave grid of N x K blocks, K = the
- * occupancy of NAME__gsp itself (it can differ from NAME's). Each block:
+ * dynamic shared memory and a one-wave grid of N x K blocks, N = the SM
+ * count, K = the occupancy of NAME__gsp itself (it can differ from NAME's:
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor on NAME__gsp, at most
+ * GSP_PERSIST_MAX_K). Each block:
  *
  *   1. claims the lowest free slot of its SM (bit in sm[%smid].slot_mask);
  *      slot >= K, or %smid >= GSP_PERSIST_MAX_SM: it leaves at once;
  *   2. at every batch boundary looks at the control word (n, k, epoch):
- *      if sm[%smid].sm_rank < n and slot >= K - k it yields. The
+ *      if sm[%smid].sm_rank < n and slot >= K - k it yields (k > K:
+ *      every slot of those SMs). The
  *      word comes from a copy that carries the time the word was read
  *      over the bus and is used while younger than copy_ns: the block's
  *      own copy, else its SM's copy (sm[%smid].word, .stamp), else
@@ -74,8 +77,15 @@
  * without GSP_PERSIST_PRIMARY, no reset, on another stream, while the
  * primary runs: its blocks fill the slots that yields freed and continue
  * the same task sequence; blocks that find their SM full or no task left
- * leave at once. A ctl may be reused only after its primary and every
- * top-up of it have completed.
+ * leave at once. A launcher that changes the word and tops up at once
+ * writes the new word into ctrl_mirror and zeroes every sm[].stamp (one
+ * cuMemsetD2D32Async from sm[0].stamp: pitch 32 bytes, 2 words wide,
+ * GSP_PERSIST_MAX_SM rows) before the top-up; else a newcomer may act on
+ * its SM's copy up to copy_ns old (it then holds a slot the word frees
+ * and leaves at its first boundary: a stale word costs a slot, never a
+ * task). All launches of a ctl use one ctrl_ptr: the copies do not know
+ * where their word came from. A ctl may be reused only after its primary
+ * and every top-up of it have completed.
  *
  * Module variables. The module reaches each module-scope .global variable
  * V that its instructions name through ".const .u64 V" GSP_PERSIST_REF_SUFFIX,

@@ -1117,8 +1117,8 @@ static void emit_clone(struct sbuf *b, const struct xfuncs *x,
 		sb_str(b, tpl_join_sep);
 	sb_str(b, tpl_join_rest);
 	/* never taken where tasks run alone either, but dropping it there made
-	 * ptxas's lbm 1-2 % slower on an H200 (xform.rst, "Tried: no branch
-	 * back after the join where tasks run alone") */
+	 * ptxas's lbm 1-2 % slower on an H200 (bench/EXPERIMENTS.md,
+	 * 2026-11-21-h200-even-join, run5) */
 	if (!even)
 		sb_str(b, tpl_join_batch);
 	sb_tpl(b, tpl_join_end, param);

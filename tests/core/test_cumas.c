@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CuMAS ordering: the flow-shop solver against brute force, the digest's
- * worked example, the paper's Eq. 2 erratum, the displacement bound and
- * the makespan gain in simulation.
+ * CuMAS ordering: the flow-shop solver against brute force, a worked
+ * example of three tasks (FCFS makespan 14, C,B,A 8), the paper's Eq. 2
+ * erratum, the displacement bound and the makespan gain in simulation.
  */
 #include <string.h>
 
