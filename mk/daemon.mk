@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# gspaced, the userspace arbiter (libgsp/daemon/), and its suite.
+# gspaced, the userspace arbiter (gspaced/), and its suite.
 #
 #   $(BUILD)/gspaced    the daemon (kmod/core linked in unchanged)
 #   make check-daemon   tests/daemon/run.sh: every selftest against a
@@ -12,9 +12,9 @@
 #
 # See Documentation/gspaced.rst.
 
-GSPACED_SRCS := $(sort $(wildcard libgsp/daemon/*.c)) libgsp/proto/gspd_client.c
-CFLAGS_libgsp/daemon := -Ilibgsp/proto -Ilibgsp/include
-CFLAGS_tests/daemon := -Ilibgsp/daemon -Ilibgsp/proto -Ilibgsp/include -Itests
+GSPACED_SRCS := $(sort $(wildcard gspaced/*.c)) libgsp/proto/gspd_client.c
+CFLAGS_gspaced := -Ilibgsp/proto -Ilibgsp/include
+CFLAGS_tests/daemon := -Igspaced -Ilibgsp/proto -Ilibgsp/include -Itests
 DAEMON_TEST_DIR := $(BUILD)/tests/daemon
 GSPACED_SAN := $(DAEMON_TEST_DIR)/gspaced
 # The selftests, built against the daemon transport (dynamic, sanitized).
