@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# gspaced, the userspace arbiter (libgsp/daemon/), and its suite.
+# gspaced, the userspace arbiter (gspaced/), and its suite.
 #
 #   $(BUILD)/gspaced    the daemon (kmod/core linked in unchanged)
 #   make check-daemon   tests/daemon/run.sh: every selftest against a
@@ -12,9 +12,9 @@
 #
 # See Documentation/gspaced.rst.
 
-GSPACED_SRCS := $(sort $(wildcard libgsp/daemon/*.c)) libgsp/proto/gspd_client.c
-CFLAGS_libgsp/daemon := -Ilibgsp/proto -Ilibgsp/include
-CFLAGS_tests/daemon := -Ilibgsp/daemon -Ilibgsp/proto -Ilibgsp/include -Itests
+GSPACED_SRCS := $(sort $(wildcard gspaced/*.c)) $(GSPD_PROTO)
+CFLAGS_gspaced := -Ilibgsp/proto -Ilibgsp/include
+CFLAGS_tests/daemon := -Igspaced -Ilibgsp/proto -Ilibgsp/include -Itests
 DAEMON_TEST_DIR := $(BUILD)/tests/daemon
 GSPACED_SAN := $(DAEMON_TEST_DIR)/gspaced
 # The selftests, built against the daemon transport (dynamic, sanitized).
@@ -41,17 +41,17 @@ $(GSPACED_SAN): $(call objs,san,$(GSPACED_SRCS) $(CORE_SRCS))
 	$(CC) $(SAN_FLAGS) -o $@ $^
 
 $(DAEMON_TEST_DIR)/selftests/%: selftests/%.c \
-		$(call objs,san,libgsp/proto/gspd_client.c)
+		$(call objs,san,$(GSPD_CLIENT))
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
 		-Ilibgsp/proto $(SAN_FLAGS) $(DEPFLAGS) -o $@ $^ -lpthread
 
-$(DAEMON_TEST_DIR)/%: $(call objs,san,tests/daemon/%.c libgsp/proto/gspd_client.c)
+$(DAEMON_TEST_DIR)/%: $(call objs,san,tests/daemon/%.c $(GSPD_CLIENT))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lpthread
 
 # Not sanitized: it measures.
-$(DAEMON_BENCH): $(call objs,plain,tests/daemon/bench_rtt.c libgsp/proto/gspd_client.c)
+$(DAEMON_BENCH): $(call objs,plain,tests/daemon/bench_rtt.c $(GSPD_CLIENT))
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ -lpthread
 

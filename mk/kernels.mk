@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark kernels (kernels/), their runner gsp-wl, and gsp-bench
-# (libgsp/bench/). Needs nvcc (mk/cuda.mk); no GPU is needed to build:
+# (bench/gsp-bench/). Needs nvcc (mk/cuda.mk); no GPU is needed to build:
 # gsp-wl links against the libcuda stub.
 #
 #   make $(BUILD)/gsp-wl $(BUILD)/gsp-bench
@@ -16,10 +16,10 @@ KERN_ARCH ?= $(CUDA_ARCH)
 KERN_NVCCFLAGS := $(KERN_ARCH) -O2 -std=c++17 -Ikernels $(NVCC_WERROR)
 KERN_CU := $(wildcard kernels/*.cu)
 KERN_OBJS := $(patsubst kernels/%.cu,$(BUILD)/kernels/%.o,$(KERN_CU))
-BENCH_SRCS := libgsp/bench/gsp-bench.c libgsp/bench/scn.c libgsp/bench/svg.c
+BENCH_SRCS := $(addprefix bench/gsp-bench/,gsp-bench.c scn.c svg.c)
 CFLAGS_kernels/ref := -Ikernels
 CFLAGS_tests/kernels := -Ikernels/ref -Itests
-CFLAGS_tests/bench := -Ilibgsp/bench -Itests
+CFLAGS_tests/bench := -Ibench/gsp-bench -Itests
 
 $(BUILD)/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
@@ -35,7 +35,7 @@ $(BUILD)/kernels/test_ref: $(call objs,san,tests/kernels/test_ref.c kernels/ref/
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-$(BUILD)/kernels/test_scn: $(call objs,san,tests/bench/test_scn.c libgsp/bench/scn.c)
+$(BUILD)/kernels/test_scn: $(call objs,san,tests/bench/test_scn.c bench/gsp-bench/scn.c)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^
 

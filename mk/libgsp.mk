@@ -17,7 +17,11 @@ LIBGSP_VERSION := 1.1
 LIBGSP_SONAME := libgsp.so.1
 LIBGSP_SO := $(LIBGSP_OUT)/libgsp.so.$(LIBGSP_VERSION)
 LIBGSP_MAP := libgsp/lib/libgsp.map
-LIBGSP_SRCS := libgsp/lib/gsp.c libgsp/proto/gspd_client.c
+# The wire protocol (libgsp/proto): gspd_proto.c holds what both ends
+# use, gspaced included; GSPD_CLIENT is a client's side of it.
+GSPD_PROTO := libgsp/proto/gspd_proto.c
+GSPD_CLIENT := libgsp/proto/gspd_client.c $(GSPD_PROTO)
+LIBGSP_SRCS := libgsp/lib/gsp.c $(GSPD_CLIENT)
 CFLAGS_libgsp/lib := -Ilibgsp/include -Ilibgsp/proto -pthread
 CFLAGS_libgsp/proto := -Ilibgsp/include
 CFLAGS_tests/libgsp := -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -Itests \

@@ -18,8 +18,7 @@ GSP_RUN := $(BUILD)/gsp-run
 PRELOAD_SRCS := $(wildcard libgsp/preload/*.c) libgsp/xform/ptx.c libgsp/xform/flow.c \
 	libgsp/xform/xform.c libgsp/xform/vars.c libgsp/xform/names.c \
 	libgsp/xform/parts.c libgsp/xform/funcs.c
-CFLAGS_libgsp/preload := -Ilibgsp/include $(CUDA_INC) -Ilibgsp/xform -Ikernels \
-	-pthread
+CFLAGS_libgsp/preload := -Ilibgsp/include $(CUDA_INC) -Ilibgsp/xform -pthread
 # test_fatbin and test_predict, built from objects (the others below are
 # one source each).
 CFLAGS_tests/preload := -Ilibgsp/include -Ilibgsp/preload -Itests

@@ -14,7 +14,7 @@
 SELFTEST_DIR := $(BUILD)/selftests
 SELFTEST_SRCS := $(sort $(wildcard selftests/*_test.c))
 # The daemon transport's client (gsp_transport.h), linked into each.
-SELFTEST_CLIENT := libgsp/proto/gspd_client.c
+SELFTEST_CLIENT := $(GSPD_CLIENT)
 SELFTEST_CLIENT_OBJ := $(call objs,plain,$(SELFTEST_CLIENT))
 SELFTEST_BINS := $(patsubst selftests/%.c,$(SELFTEST_DIR)/%,$(SELFTEST_SRCS))
 SELFTEST_BENCH_BIN := $(SELFTEST_DIR)/gspace_bench

@@ -14,9 +14,9 @@
 XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
 	libgsp/xform/vars.c libgsp/xform/names.c libgsp/xform/parts.c \
 	libgsp/xform/funcs.c
-CFLAGS_libgsp/xform := -Ikernels
-CFLAGS_libgsp/tools += -Ilibgsp/xform -Ikernels
-CFLAGS_tests/xform := -Ilibgsp/xform -Ikernels -Itests
+CFLAGS_libgsp/xform := -Ilibgsp/include
+CFLAGS_libgsp/tools += -Ilibgsp/xform
+CFLAGS_tests/xform := -Ilibgsp/xform -Ilibgsp/include -Itests
 XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
 
@@ -36,9 +36,9 @@ $(XFORM_OUT)/test_xform $(XFORM_OUT)/test_funcs: $(XFORM_OUT)/%: \
 	$(CC) $(SAN_FLAGS) -o $@ $^
 
 $(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu bench/gpu/gpu_cli.h \
-		kernels/gsp_persist.h
+		libgsp/include/gsp_persist.h
 	@mkdir -p $(@D)
-	$(NVCC) $(CUDA_ARCH) -O2 -std=c++17 -Ikernels -Ibench/gpu \
+	$(NVCC) $(CUDA_ARCH) -O2 -std=c++17 -Ilibgsp/include -Ibench/gpu \
 		$(NVCC_WERROR) -o $@ $< $(CUDA_STUBS)
 
 $(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu

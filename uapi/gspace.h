@@ -380,7 +380,8 @@ struct gspace_stats {
  * The partition plane's limits: @part_n is 1..GSPACE_PART_MAX_N SMs and
  * @part_k 1..GSPACE_PART_MAX_K block slots per SM, or both 0 (off). They
  * are the sizes of the transformed kernels' control block
- * (GSP_PERSIST_MAX_SM and GSP_PERSIST_MAX_K in kernels/gsp_persist.h).
+ * (GSP_PERSIST_MAX_SM and GSP_PERSIST_MAX_K in
+ * libgsp/include/gsp_persist.h).
  */
 #define GSPACE_PART_MAX_N		256
 #define GSPACE_PART_MAX_K		32

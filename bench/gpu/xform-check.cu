@@ -2,12 +2,13 @@
 /*
  * xform-check: runs kernels as nvcc compiled them and as gsp-xform
  * transformed them (NAME and NAME__gsp of the same module, loaded with
- * cuModuleLoadData) on a GPU, against kernels/gsp_persist.h ABI 5.
+ * cuModuleLoadData) on a GPU, against libgsp/include/gsp_persist.h ABI 5.
  *
  *   xform-check [--trials N] [--refresh-ns NS] [--copy-ns NS] [--batch-ns NS]
  *               OUTDIR MODULE.xform.ptx...
  *
- * The jobs' refresh_ns, copy_ns and batch_ns default to kernels/gsp_persist.h's.
+ * The jobs' refresh_ns, copy_ns and batch_ns default to
+ * libgsp/include/gsp_persist.h's.
  *
  * Writes into OUTDIR (Documentation/xform.rst describes every column):
  *   cost.csv           per corpus kernel: original vs transformed median

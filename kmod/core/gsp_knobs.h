@@ -2,7 +2,7 @@
 /*
  * The knobs of both arbiters, once: gspace.ko's sysfs files
  * (kmod/gsp_sysfs.c), gspaced's config keys and CTL_GET/CTL_SET
- * (libgsp/daemon/config.c), gspctl's list (libgsp/tools/gspctl.c) and the
+ * (gspaced/config.c), gspctl's list (libgsp/tools/gspctl.c) and the
  * table in Documentation/uapi.rst, "Knobs" (checked by
  * tests/core/test_knobs.c) are all made from its one table,
  * gsp_knob_table.h.

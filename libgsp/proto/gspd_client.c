@@ -186,8 +186,7 @@ static void conn_read_one(struct gspd_conn *c)
 		return;
 	}
 	memcpy(&hdr, c->rbuf, sizeof(hdr));
-	if (hdr.magic != GSPD_MAGIC || hdr.version != GSPD_VERSION ||
-	    hdr.len != (size_t)n - sizeof(hdr)) {
+	if (!gspd_msg_valid(&hdr, (size_t)n)) {
 		close_cmsg_fds(&m);
 		conn_fail_locked(c, -EPROTO);
 		return;
@@ -224,10 +223,7 @@ static int gspd_call(struct gspd_conn *c, uint16_t op, const void *p1,
 		     size_t l1, const void *p2, size_t l2, int send_fd,
 		     void *rbuf, size_t rcap, size_t *rlen, int *rfd)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} cbuf;
+	union gspd_fd_cmsg cbuf;
 	struct gspd_msg hdr = {
 		.magic = GSPD_MAGIC, .version = GSPD_VERSION, .op = op,
 		.len = (uint32_t)(l1 + l2),
@@ -240,18 +236,7 @@ static int gspd_call(struct gspd_conn *c, uint16_t op, const void *p1,
 	struct gspd_pending **pp;
 	ssize_t n;
 
-	if (send_fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		m.msg_control = cbuf.buf;
-		m.msg_controllen = sizeof(cbuf.buf);
-		cm = CMSG_FIRSTHDR(&m);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &send_fd, sizeof(int));
-	}
+	gspd_msg_attach_fd(&m, &cbuf, send_fd);
 
 	pthread_mutex_lock(&c->lock);
 	if (c->dead) {
@@ -359,8 +344,7 @@ int gspd_ioctl(struct gspd_conn *c, unsigned long request, void *arg)
 	ret = self_read(&size, arg, sizeof(size));
 	if (ret)
 		return ret;
-	n = size < sizeof(size) ? sizeof(size) :
-	    size > GSPD_ARG_MAX ? GSPD_ARG_MAX : size;
+	n = gspd_arg_len(size);
 	ret = self_read(buf, arg, n);
 	if (ret)
 		return ret;
@@ -521,33 +505,4 @@ int gspd_ctl_set(struct gspd_conn *c, const char *name, const char *value)
 int gspd_ctl_tenants(struct gspd_conn *c, char *out, size_t outsz)
 {
 	return ctl_text(c, GSPD_OP_CTL_TENANTS, NULL, out, outsz);
-}
-
-int gspd_fence_status(int fence_fd, int *signalled, int *error)
-{
-	char path[64], line[128];
-	unsigned long long count;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fence_fd);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -EBADF : -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "eventfd-count: %llx", &count) == 1) {
-			found = true;
-			break;
-		}
-	fclose(f);
-	if (!found)
-		return -EINVAL;
-	*signalled = count > 0;
-	if (count <= 1)
-		*error = 0;
-	else if (count - 1 <= 4095)
-		*error = -(int)(count - 1);
-	else
-		*error = -EIO;
-	return 0;
 }

@@ -49,8 +49,10 @@
 #ifndef GSPD_PROTO_H
 #define GSPD_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #define GSPD_MAGIC	0x64707367u	/* "gspd" */
 #define GSPD_VERSION	1
@@ -90,8 +92,36 @@ struct gspd_board_reply {
 };
 
 /*
- * Client side, in libgsp/proto/gspd_client.c: shared by libgsp.so and the
- * selftests' daemon transport.
+ * Both ends, in libgsp/proto/gspd_proto.c: linked into gspaced and into
+ * every client.
+ */
+
+/* The bytes of a uapi argument of @size that travel: 4..GSPD_ARG_MAX. */
+size_t gspd_arg_len(uint32_t size);
+/*
+ * Whether @h, the first of @n bytes received (at least sizeof(*h)), has
+ * our magic and version and announces the payload bytes that came with it.
+ */
+bool gspd_msg_valid(const struct gspd_msg *h, size_t n);
+
+/* Room for the control message of one descriptor. */
+union gspd_fd_cmsg {
+	struct cmsghdr align;
+	char buf[CMSG_SPACE(sizeof(int))];
+};
+/* Attaches @fd to @m as SCM_RIGHTS, in @cbuf; nothing if @fd is < 0. */
+void gspd_msg_attach_fd(struct msghdr *m, union gspd_fd_cmsg *cbuf, int fd);
+
+/*
+ * Whether an eventfd fence has signalled, and with which error (0 or
+ * -errno), from /proc/self/fdinfo. 0, or -errno if @fence_fd is not an
+ * eventfd.
+ */
+int gspd_fence_status(int fence_fd, int *signalled, int *error);
+
+/*
+ * Client side, in libgsp/proto/gspd_client.c: shared by libgsp.so, gspctl
+ * and the selftests' daemon transport.
  */
 struct gspd_conn;
 
@@ -123,12 +153,5 @@ int gspd_ctl_get(struct gspd_conn *c, const char *name, char *out,
 		 size_t outsz);
 int gspd_ctl_set(struct gspd_conn *c, const char *name, const char *value);
 int gspd_ctl_tenants(struct gspd_conn *c, char *out, size_t outsz);
-
-/*
- * Whether an eventfd fence has signalled, and with which error (0 or
- * -errno), from /proc/self/fdinfo. 0, or -errno if @fence_fd is not an
- * eventfd.
- */
-int gspd_fence_status(int fence_fd, int *signalled, int *error);
 
 #endif /* GSPD_PROTO_H */

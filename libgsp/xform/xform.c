@@ -127,7 +127,7 @@ _Static_assert(GSP_PERSIST_MAX_BATCH == 32, "template offsets");
 
 static const char tpl_decls[] =
 	"\t// gsp-xform: persistent, SM-aware, yieldable form (ABI 5); see\n"
-	"\t// kernels/gsp_persist.h and Documentation/xform.rst\n"
+	"\t// libgsp/include/gsp_persist.h and Documentation/xform.rst\n"
 	"\t.reg .pred %__gsp_p<6>;\n"
 	"\t.reg .b32 %__gsp_w<16>;\n"
 	"\t.reg .b32 %__gsp_v<8>;\n"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * gsp-xform: turns each entry kernel of a PTX module into the persistent,
- * SM-aware, yieldable form described in kernels/gsp_persist.h and
+ * SM-aware, yieldable form described in libgsp/include/gsp_persist.h and
  * Documentation/xform.rst. The output is the input module, unchanged, with
  * NAME__gsp added after every kernel NAME that could be transformed (and
  * F__gsp_f after each device function F they reach that reads the ids); a

@@ -11,7 +11,7 @@
 
 #include "gsp_board.h"
 #include "tap.h"
-#include "../../kernels/gsp_persist.h"
+#include "gsp_persist.h"
 
 /*
  * The transformed kernels read the board's request word as their control

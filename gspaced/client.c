@@ -157,10 +157,7 @@ static void drop(struct gd_tenant *t, const char *why)
 void gd_reply(struct gd_tenant *t, uint32_t seq, uint16_t op, int status,
 	      const void *payload, size_t len, int fd)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} cbuf;
+	union gspd_fd_cmsg cbuf;
 	struct gspd_msg h = {
 		.magic = GSPD_MAGIC, .version = GSPD_VERSION, .op = op,
 		.seq = seq, .len = (uint32_t)len, .status = status,
@@ -171,18 +168,7 @@ void gd_reply(struct gd_tenant *t, uint32_t seq, uint16_t op, int status,
 
 	if (t->dead)
 		return;
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		m.msg_control = cbuf.buf;
-		m.msg_controllen = sizeof(cbuf.buf);
-		cm = CMSG_FIRSTHDR(&m);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
+	gspd_msg_attach_fd(&m, &cbuf, fd);
 	do {
 		n = sendmsg(t->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
@@ -292,8 +278,7 @@ static void handle_msg(struct gd_tenant *t, const struct gspd_msg *h,
 		memcpy(&io, p, sizeof(io));
 		arglen = h->len - sizeof(io);
 		memcpy(&size, p + sizeof(io), sizeof(size));
-		want = size < sizeof(size) ? sizeof(size) :
-		       size > GSPD_ARG_MAX ? GSPD_ARG_MAX : size;
+		want = gspd_arg_len(size);
 		if (arglen != want) {
 			drop(t, "ioctl argument length does not match its size");
 			break;
@@ -425,8 +410,7 @@ void gd_client_readable(struct gd_tenant *t)
 			return;
 		}
 		memcpy(&h, buf, sizeof(h));
-		if (h.magic != GSPD_MAGIC || h.version != GSPD_VERSION ||
-		    h.len != (size_t)n - sizeof(h) || h.status || h.pad) {
+		if (!gspd_msg_valid(&h, (size_t)n) || h.status || h.pad) {
 			if (fd >= 0)
 				close(fd);
 			drop(t, h.magic != GSPD_MAGIC ? "bad magic" :

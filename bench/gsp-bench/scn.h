@@ -17,7 +17,7 @@ extern const char *const mech_names[M_NMECH];
 #define SCN_MAXWL 64
 #define SCN_MAXLIST 32
 #define SCN_MAXNK 16
-/* gspace_nk ranges: kernels/gsp_persist.h (MAX_SM, MAX_K) */
+/* gspace_nk ranges: libgsp/include/gsp_persist.h (MAX_SM, MAX_K) */
 #define SCN_NK_MAXN 256
 #define SCN_NK_MAXK 32
 
