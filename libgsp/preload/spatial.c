@@ -21,7 +21,7 @@
  * to its own stream by an event each way; one green context, stream and
  * event pair per (context, SM count), made at first use and kept.
  *
- * Locking: sp.mu guards everything here and is never held across a
+ * Locking: spatial.mu guards everything here and is never held across a
  * driver call, so no thread can block in the driver while another waits
  * for it. A ctl whose events or launch a thread is using unlocked is
  * "claimed"; no one else touches it, and a context is forgotten only
@@ -143,10 +143,10 @@ struct sp_ctx {
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
 	CUfunction waiter;	/* gsp_wait_done, or NULL: jobs are kept */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
-	unsigned int board_gen;	/* sp.board_gen that @ctrl was made for */
+	unsigned int board_gen;	/* spatial.board_gen that @ctrl was made for */
 	struct sp_ctl *ctls[CTL_MAX];
 	unsigned int nctl;
-	/* green contexts (dispatcher thread; the list under sp.mu) */
+	/* green contexts (dispatcher thread; the list under spatial.mu) */
 	int gstate;		/* 0 not looked at, 1 usable, -1 not */
 	int gwhy;		/* GW_* if not */
 	CUdevice gdev;
@@ -165,7 +165,7 @@ struct sp_ctl {
 	/*
 	 * clean: its first GSP_PERSIST_RESET_BYTES are zero, so a launch
 	 * needs no reset on its stream; zeroing: a reset is queued behind
-	 * ev_z, clean once that completes. Under sp.mu, like state, or
+	 * ev_z, clean once that completes. Under spatial.mu, like state, or
 	 * by whoever has the ctl taken or claimed.
 	 */
 	int clean, zeroing;
@@ -306,7 +306,7 @@ static struct {
 	__typeof__(&cuStreamDestroy_v2) stream_destroy;
 	__typeof__(&cuEventDestroy_v2) ev_destroy;
 	__typeof__(&cuStreamWaitEvent) wait[2];		/* [ptsz] */
-} R;
+} sp_drv;
 
 static struct {
 	pthread_mutex_t mu;
@@ -336,7 +336,7 @@ static struct {
 	int drv_version;
 	atomic_ulong green_launches, green_gated[GW_N];
 	atomic_int warned_green[GW_N], warned_green_unknown;
-} sp = {
+} spatial = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
 	.cv = PTHREAD_COND_INITIALIZER,
@@ -345,12 +345,12 @@ static struct {
 /* The fallback control word, or NULL: set once, by the dispatcher. */
 static uint64_t *local_word(void)
 {
-	return __atomic_load_n(&sp.local, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&spatial.local, __ATOMIC_ACQUIRE);
 }
 
 int gsp_sp_on(void)
 {
-	return atomic_load_explicit(&sp.on, memory_order_relaxed);
+	return atomic_load_explicit(&spatial.on, memory_order_relaxed);
 }
 
 /* Counts a launch that runs unchanged, by @reason (a short token). */
@@ -358,15 +358,15 @@ static void count_fallback(const char *reason)
 {
 	unsigned int i;
 
-	pthread_mutex_lock(&sp.mu);
-	for (i = 0; i < sp.nreason; i++)
-		if (!strcmp(sp.reason[i].name, reason))
+	pthread_mutex_lock(&spatial.mu);
+	for (i = 0; i < spatial.nreason; i++)
+		if (!strcmp(spatial.reason[i].name, reason))
 			break;
-	if (i == sp.nreason && i < MAX_REASONS)
-		sp.reason[sp.nreason++].name = reason;
-	if (i < sp.nreason)
-		sp.reason[i].n++;
-	pthread_mutex_unlock(&sp.mu);
+	if (i == spatial.nreason && i < MAX_REASONS)
+		spatial.reason[spatial.nreason++].name = reason;
+	if (i < spatial.nreason)
+		spatial.reason[i].n++;
+	pthread_mutex_unlock(&spatial.mu);
 }
 
 static void fallback(struct sp_kern *kn, const char *reason, const char *why)
@@ -376,7 +376,7 @@ static void fallback(struct sp_kern *kn, const char *reason, const char *why)
 		      kn->name, why);
 }
 
-/* Images and handles (sp.mu held unless said otherwise) -------------------- */
+/* Images and handles (spatial.mu held unless said otherwise) ---------- */
 
 static unsigned int hslot(const void *h)
 {
@@ -391,7 +391,7 @@ static struct sp_handle *hfind(const void *h)
 {
 	struct sp_handle *e;
 
-	for (e = sp.hb[hslot(h)]; e; e = e->next)
+	for (e = spatial.hb[hslot(h)]; e; e = e->next)
 		if (e->h == h)
 			return e;
 	return NULL;
@@ -416,7 +416,7 @@ static void img_free(struct sp_img *img)
 		md2 = md->next;
 		/* A destroyed context took its modules with it. */
 		if (md->m && !__atomic_load_n(&md->c->dead, __ATOMIC_ACQUIRE))
-			R.mod_unload(md->m);
+			sp_drv.mod_unload(md->m);
 		free(md->vars);
 		free(md);
 	}
@@ -463,16 +463,16 @@ static void img_free_list(struct sp_img *l)
 
 static void img_put(struct sp_img *img)
 {
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	img = img_unref(img);
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	img_free(img);
 }
 
 /* Removes @e from the map; returns the image to free, if any. */
 static struct sp_img *hremove(struct sp_handle *e)
 {
-	struct sp_handle **pp = &sp.hb[hslot(e->h)];
+	struct sp_handle **pp = &spatial.hb[hslot(e->h)];
 	struct sp_img *img = e->img;
 
 	while (*pp != e)
@@ -500,8 +500,8 @@ static struct sp_img *hadd(const void *h, const void *root,
 	e->img = img;
 	e->kern = kern;
 	img->refs++;
-	e->next = sp.hb[s];
-	sp.hb[s] = e;
+	e->next = spatial.hb[s];
+	spatial.hb[s] = e;
 	return dead;
 }
 
@@ -511,10 +511,10 @@ static unsigned int load_arch(void)
 	CUdevice d;
 	int ma = 0, mi = 0;
 
-	if (R.ctx_dev(&d) != CUDA_SUCCESS && R.dev_get(&d, 0) != CUDA_SUCCESS)
+	if (sp_drv.ctx_dev(&d) != CUDA_SUCCESS && sp_drv.dev_get(&d, 0) != CUDA_SUCCESS)
 		return ~0u;
-	if (R.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ||
-	    R.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d))
+	if (sp_drv.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ||
+	    sp_drv.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d))
 		return ~0u;
 	return (unsigned int)(ma * 10 + mi);
 }
@@ -535,11 +535,11 @@ static void sp_image(const void *handle, const void *image, size_t limit,
 	/* Copied now: the program may free its image after the load. */
 	if (gsp_fb_find_ptx(image, limit, load_arch(), &img->ptx, &why))
 		img->noptx = why;
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	img_queue(hadd(handle, NULL, img, NULL), &dead);
 	if (!img->refs)
 		img_queue(img, &dead);	/* no memory for the entry */
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	img_free_list(dead);
 }
 
@@ -622,7 +622,7 @@ void gsp_sp_child(const void *child, const void *parent, const char *name)
 
 	if (!gsp_sp_on() || !child)
 		return;
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	p = hfind(parent);
 	if (p) {
 		/* A function of a kernel keeps the kernel's name. */
@@ -633,7 +633,7 @@ void gsp_sp_child(const void *child, const void *parent, const char *name)
 			dead = hadd(child, p->root ? p->root : parent,
 				    p->img, kn);
 	}
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	img_free(dead);
 }
 
@@ -644,10 +644,10 @@ void gsp_sp_forget(const void *handle)
 
 	if (!gsp_sp_on() || !handle)
 		return;
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	/* One pass: each entry knows the load it came from. */
 	for (b = 0; b < HBUCKETS; b++) {
-		struct sp_handle *e = sp.hb[b], *nx;
+		struct sp_handle *e = spatial.hb[b], *nx;
 
 		for (; e; e = nx) {
 			nx = e->next;
@@ -656,7 +656,7 @@ void gsp_sp_forget(const void *handle)
 			img_queue(hremove(e), &dead);
 		}
 	}
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	img_free_list(dead);
 }
 
@@ -665,9 +665,9 @@ void gsp_sp_forget(const void *handle)
 /* The partition request as the board has it now. */
 static uint64_t req_now(void)
 {
-	const struct gsp_board *b = sp.cfg.board;
+	const struct gsp_board *b = spatial.cfg.board;
 
-	return gsp_board_load(&b->dev[sp.cfg.device].part_req);
+	return gsp_board_load(&b->dev[spatial.cfg.device].part_req);
 }
 
 static uint32_t req_nk(uint64_t w)
@@ -706,24 +706,24 @@ static int probe_ranks(struct sp_ctx *c)
 	CUresult r;
 
 	memset(seen, 0, sizeof(seen));
-	r = R.mod_load(&m, probe_ptx);
+	r = sp_drv.mod_load(&m, probe_ptx);
 	if (!r)
-		r = R.mod_fn(&f, m, "gsp_sm_probe");
+		r = sp_drv.mod_fn(&f, m, "gsp_sm_probe");
 	if (!r)
-		r = R.mem_alloc(&out, sizeof(seen));
+		r = sp_drv.mem_alloc(&out, sizeof(seen));
 	if (!r)
-		r = R.memset32[0](out, 0, GSP_PERSIST_MAX_SM, c->topup);
+		r = sp_drv.memset32[0](out, 0, GSP_PERSIST_MAX_SM, c->topup);
 	if (!r)
-		r = R.launch[0](f, 64 * c->nsm, 1, 1, 128, 1, 1, 0, c->topup, p,
+		r = sp_drv.launch[0](f, 64 * c->nsm, 1, 1, 128, 1, 1, 0, c->topup, p,
 				NULL);
 	if (!r)
-		r = R.dtoh(seen, out, sizeof(seen), c->topup);
+		r = sp_drv.dtoh(seen, out, sizeof(seen), c->topup);
 	if (!r)
-		r = R.stream_sync(c->topup);
+		r = sp_drv.stream_sync(c->topup);
 	if (out)
-		R.mem_free(out);
+		sp_drv.mem_free(out);
 	if (m)
-		R.mod_unload(m);
+		sp_drv.mod_unload(m);
 	if (r) {
 		snprintf(c->err, sizeof(c->err), "the SM probe failed (error %d)",
 			 (int)r);
@@ -735,7 +735,7 @@ static int probe_ranks(struct sp_ctx *c)
 		for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
 			c->rank[i] = i < c->nsm ? i : GSP_PERSIST_NO_RANK;
 	if (n != c->nsm)
-		gsp_warn_once(&sp.warned_probe,
+		gsp_warn_once(&spatial.warned_probe,
 			      "spatial: the SM probe saw %u SMs of %u%s", n,
 			      c->nsm, n ? "" : "; ranking SMs by %smid");
 	return 0;
@@ -744,36 +744,36 @@ static int probe_ranks(struct sp_ctx *c)
 /* Where kernels read the control word in this context. */
 static int map_ctrl(struct sp_ctx *c)
 {
-	uintptr_t page = (uintptr_t)sp.cfg.board & ~(uintptr_t)(GSP_BOARD_SIZE - 1);
-	uintptr_t at = (uintptr_t)&sp.cfg.board->dev[sp.cfg.device].part_req;
+	uintptr_t page = (uintptr_t)spatial.cfg.board & ~(uintptr_t)(GSP_BOARD_SIZE - 1);
+	uintptr_t at = (uintptr_t)&spatial.cfg.board->dev[spatial.cfg.device].part_req;
 	CUdeviceptr d;
 	CUresult r = CUDA_SUCCESS;
 	int mapped;
 
-	pthread_mutex_lock(&sp.mu);
-	mapped = sp.board_mapped;
-	c->board_gen = atomic_load(&sp.board_gen);
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
+	mapped = spatial.board_mapped;
+	c->board_gen = atomic_load(&spatial.board_gen);
+	pthread_mutex_unlock(&spatial.mu);
 	if (mapped >= 0 && !local_word()) {
 		if (!mapped) {
 			/* Portable: one registration serves every context. */
-			r = R.host_reg((void *)page, GSP_BOARD_SIZE,
+			r = sp_drv.host_reg((void *)page, GSP_BOARD_SIZE,
 				       CU_MEMHOSTREGISTER_PORTABLE |
 				       CU_MEMHOSTREGISTER_DEVICEMAP |
 				       CU_MEMHOSTREGISTER_READ_ONLY);
 			if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
 				r = CUDA_SUCCESS;
-			pthread_mutex_lock(&sp.mu);
-			sp.board_mapped = r ? -1 : 1;
-			pthread_mutex_unlock(&sp.mu);
+			pthread_mutex_lock(&spatial.mu);
+			spatial.board_mapped = r ? -1 : 1;
+			pthread_mutex_unlock(&spatial.mu);
 		}
 		if (!r)
-			r = R.host_dptr(&d, (void *)page, 0);
+			r = sp_drv.host_dptr(&d, (void *)page, 0);
 		if (!r) {
 			c->ctrl = d + (at - page);
 			return 0;
 		}
-		gsp_warn_once(&sp.warned_map,
+		gsp_warn_once(&spatial.warned_map,
 			      "spatial: cannot map the board into the GPU (error %d); a copy of the request, refreshed every GSP_WATCH_US, stands in",
 			      (int)r);
 	}
@@ -781,7 +781,7 @@ static int map_ctrl(struct sp_ctx *c)
 		void *w = NULL;
 
 		/* Only this (dispatcher) thread sets it. */
-		r = R.host_alloc(&w, 64, CU_MEMHOSTALLOC_PORTABLE |
+		r = sp_drv.host_alloc(&w, 64, CU_MEMHOSTALLOC_PORTABLE |
 				 CU_MEMHOSTALLOC_DEVICEMAP);
 		if (r) {
 			snprintf(c->err, sizeof(c->err),
@@ -790,9 +790,9 @@ static int map_ctrl(struct sp_ctx *c)
 			return -1;
 		}
 		__atomic_store_n((uint64_t *)w, req_now(), __ATOMIC_RELEASE);
-		__atomic_store_n(&sp.local, (uint64_t *)w, __ATOMIC_RELEASE);
+		__atomic_store_n(&spatial.local, (uint64_t *)w, __ATOMIC_RELEASE);
 	}
-	r = R.host_dptr(&d, local_word(), 0);
+	r = sp_drv.host_dptr(&d, local_word(), 0);
 	if (r) {
 		snprintf(c->err, sizeof(c->err),
 			 "cannot map the control word (error %d)", (int)r);
@@ -807,14 +807,14 @@ static void ctx_setup(struct sp_ctx *c)
 	int v = 0, ma = 0, mi = 0, mps = 1;
 	CUresult r;
 
-	r = R.ctx_dev(&c->dev);
+	r = sp_drv.ctx_dev(&c->dev);
 	if (!r)
-		r = R.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev);
+		r = sp_drv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev);
 	if (!r)
-		r = R.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+		r = sp_drv.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
 			       c->dev);
 	if (!r)
-		r = R.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+		r = sp_drv.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
 			       c->dev);
 	if (r || v <= 0) {
 		snprintf(c->err, sizeof(c->err),
@@ -823,21 +823,21 @@ static void ctx_setup(struct sp_ctx *c)
 	}
 	c->nsm = (unsigned int)v;
 	c->arch = (unsigned int)(ma * 10 + mi);
-	if (!R.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
+	if (!sp_drv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
 			c->dev) && v > 0)
 		c->regs_sm = (unsigned int)v;
 	if (c->dev >= 0 && c->dev < 64 &&
-	    !(sp.mps_checked & (1ULL << c->dev))) {
-		sp.mps_checked |= 1ULL << c->dev;
-		if (!R.dev_attr(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, c->dev) &&
+	    !(spatial.mps_checked & (1ULL << c->dev))) {
+		spatial.mps_checked |= 1ULL << c->dev;
+		if (!sp_drv.dev_attr(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, c->dev) &&
 		    !mps)
 			fprintf(stderr,
 				"gsp: spatial: MPS is off on CUDA device %d: kernels of different processes time-slice and cannot share SMs; start MPS (gspctl mps start) before the programs\n",
 				(int)c->dev);
 	}
-	r = R.stream_create(&c->topup, CU_STREAM_NON_BLOCKING);
+	r = sp_drv.stream_create(&c->topup, CU_STREAM_NON_BLOCKING);
 	if (!r)
-		r = R.stream_create(&c->zero, CU_STREAM_NON_BLOCKING);
+		r = sp_drv.stream_create(&c->zero, CU_STREAM_NON_BLOCKING);
 	if (r) {
 		snprintf(c->err, sizeof(c->err),
 			 "cannot create the top-up or reset stream (error %d)",
@@ -850,8 +850,8 @@ static void ctx_setup(struct sp_ctx *c)
 		CUmodule m;
 
 		/* no waiter: every job is kept */
-		if (R.mod_load(&m, waiter_ptx) ||
-		    R.mod_fn(&c->waiter, m, "gsp_wait_done"))
+		if (sp_drv.mod_load(&m, waiter_ptx) ||
+		    sp_drv.mod_fn(&c->waiter, m, "gsp_wait_done"))
 			c->waiter = NULL;
 	}
 	c->ok = 1;
@@ -862,11 +862,11 @@ static struct sp_ctx *ctx_get(CUcontext ctx)
 {
 	struct sp_ctx *c;
 
-	pthread_mutex_lock(&sp.mu);
-	for (c = sp.ctxs; c; c = c->next)
+	pthread_mutex_lock(&spatial.mu);
+	for (c = spatial.ctxs; c; c = c->next)
 		if (c->ctx == ctx && !c->dead)
 			break;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	if (c)
 		return c;
 	c = calloc(1, sizeof(*c));
@@ -874,10 +874,10 @@ static struct sp_ctx *ctx_get(CUcontext ctx)
 		return NULL;
 	c->ctx = ctx;
 	ctx_setup(c);
-	pthread_mutex_lock(&sp.mu);
-	c->next = sp.ctxs;
-	sp.ctxs = c;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
+	c->next = spatial.ctxs;
+	spatial.ctxs = c;
+	pthread_mutex_unlock(&spatial.mu);
 	return c;
 }
 
@@ -894,20 +894,20 @@ void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
 
 	if (!gsp_sp_on())
 		return;
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	/* Contexts are never freed: ctls and modules may point at them. */
-	for (c = sp.ctxs; c; c = c->next)
+	for (c = spatial.ctxs; c; c = c->next)
 		if (!c->dead && (ctx ? c->ctx == ctx : c->dev == dev))
 			__atomic_store_n(&c->dead, 1, __ATOMIC_RELEASE);
 	do {
 		busy = 0;
-		for (i = 0; i < sp.nlive; i++)
-			busy |= sp.live[i]->c->dead && sp.live[i]->claimed;
+		for (i = 0; i < spatial.nlive; i++)
+			busy |= spatial.live[i]->c->dead && spatial.live[i]->claimed;
 		if (busy)
-			pthread_cond_wait(&sp.cv, &sp.mu);
+			pthread_cond_wait(&spatial.cv, &spatial.mu);
 	} while (busy);
-	for (i = 0; i < sp.nlive;) {
-		struct sp_ctl *t = sp.live[i];
+	for (i = 0; i < spatial.nlive;) {
+		struct sp_ctl *t = spatial.live[i];
 
 		if (!t->c->dead) {
 			i++;
@@ -916,10 +916,10 @@ void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
 		t->state = CTL_LOST;
 		img_queue(img_unref(t->img), &dead);
 		t->img = NULL;
-		sp.live[i] = sp.live[--sp.nlive];
+		spatial.live[i] = spatial.live[--spatial.nlive];
 	}
 	greens = green_take(0);
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	img_free_list(dead);
 	/* Before the real call: a green context holds the primary one. */
 	green_drop(greens, 1);
@@ -930,20 +930,20 @@ void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
 static int ctl_done(struct sp_ctl *t)
 {
 	if (atomic_load(&t->host_wait) ||
-	    R.ev_query(t->ev_p) == CUDA_ERROR_NOT_READY)
+	    sp_drv.ev_query(t->ev_p) == CUDA_ERROR_NOT_READY)
 		return 0;
 	/* Top-ups run in order on one stream: the last one is enough. */
-	return !t->topups || R.ev_query(t->ev_t) != CUDA_ERROR_NOT_READY;
+	return !t->topups || sp_drv.ev_query(t->ev_t) != CUDA_ERROR_NOT_READY;
 }
 
-/* Ends a live job (sp.mu held); its image goes on @dead if unreferenced. */
+/* Ends a live job (spatial.mu held); its image goes on @dead if unused. */
 static void ctl_retire(struct sp_ctl *t, struct sp_img **dead)
 {
 	unsigned int i;
 
-	for (i = 0; i < sp.nlive; i++)
-		if (sp.live[i] == t) {
-			sp.live[i] = sp.live[--sp.nlive];
+	for (i = 0; i < spatial.nlive; i++)
+		if (spatial.live[i] == t) {
+			spatial.live[i] = spatial.live[--spatial.nlive];
 			break;
 		}
 	img_queue(img_unref(t->img), dead);
@@ -964,17 +964,17 @@ static struct sp_ctl *ctl_new(struct sp_ctx *c)
 	memset(&init, 0, sizeof(init));
 	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
 		init.sm[i].sm_rank = c->rank[i];
-	r = R.mem_alloc(&t->dptr, sizeof(init));
+	r = sp_drv.mem_alloc(&t->dptr, sizeof(init));
 	if (!r)
-		r = R.htod(t->dptr, &init, sizeof(init), c->topup);
+		r = sp_drv.htod(t->dptr, &init, sizeof(init), c->topup);
 	if (!r)
-		r = R.stream_sync(c->topup);
+		r = sp_drv.stream_sync(c->topup);
 	if (!r)
-		r = R.ev_create(&t->ev_p, CU_EVENT_DISABLE_TIMING);
+		r = sp_drv.ev_create(&t->ev_p, CU_EVENT_DISABLE_TIMING);
 	if (!r)
-		r = R.ev_create(&t->ev_t, CU_EVENT_DISABLE_TIMING);
+		r = sp_drv.ev_create(&t->ev_t, CU_EVENT_DISABLE_TIMING);
 	if (!r)
-		r = R.ev_create(&t->ev_z, CU_EVENT_DISABLE_TIMING);
+		r = sp_drv.ev_create(&t->ev_z, CU_EVENT_DISABLE_TIMING);
 	if (r) {
 		/* Events and memory of a half-made ctl: rare, left alone. */
 		free(t);
@@ -994,9 +994,9 @@ static int ctl_zero(struct sp_ctl *t)
 {
 	struct sp_ctx *c = t->c;
 
-	return !R.ctx_set(c->ctx) &&
-	       !R.memset32[0](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4, c->zero) &&
-	       !R.ev_record[0](t->ev_z, c->zero);
+	return !sp_drv.ctx_set(c->ctx) &&
+	       !sp_drv.memset32[0](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4, c->zero) &&
+	       !sp_drv.ev_record[0](t->ev_z, c->zero);
 }
 
 /*
@@ -1015,7 +1015,7 @@ static struct sp_ctl *ctl_get(struct sp_ctx *c)
 	unsigned int i, n = 0, ns = 0;
 	int ok;
 
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	for (i = 0; i < c->nctl && !t; i++)
 		if (c->ctls[i]->state == CTL_FREE && c->ctls[i]->clean)
 			t = c->ctls[i];
@@ -1035,14 +1035,14 @@ static struct sp_ctl *ctl_get(struct sp_ctx *c)
 	}
 	if (t)
 		t->state = CTL_TAKEN;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	if (t)
 		return t;
 	for (i = 0; i < n; i++)
 		done[i] = zeroing[i] ?
-			  R.ev_query(mine[i]->ev_z) != CUDA_ERROR_NOT_READY :
+			  sp_drv.ev_query(mine[i]->ev_z) != CUDA_ERROR_NOT_READY :
 			  ctl_done(mine[i]);
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	for (i = 0; i < n; i++) {
 		struct sp_ctl *s = mine[i];
 
@@ -1066,15 +1066,15 @@ static struct sp_ctl *ctl_get(struct sp_ctx *c)
 		t = spare[--ns];
 	if (t)
 		t->state = CTL_TAKEN;
-	pthread_cond_broadcast(&sp.cv);
-	pthread_mutex_unlock(&sp.mu);
+	pthread_cond_broadcast(&spatial.cv);
+	pthread_mutex_unlock(&spatial.mu);
 	img_free_list(dead);
 	for (i = 0; i < ns; i++) {
 		ok = ctl_zero(spare[i]);
-		pthread_mutex_lock(&sp.mu);
+		pthread_mutex_lock(&spatial.mu);
 		spare[i]->zeroing = ok;
 		spare[i]->state = CTL_FREE;
-		pthread_mutex_unlock(&sp.mu);
+		pthread_mutex_unlock(&spatial.mu);
 	}
 	if (t || c->nctl == CTL_MAX)
 		return t;
@@ -1082,17 +1082,17 @@ static struct sp_ctl *ctl_get(struct sp_ctx *c)
 	if (!t)
 		return NULL;
 	t->state = CTL_TAKEN;
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	c->ctls[c->nctl++] = t;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	return t;
 }
 
 static void ctl_release(struct sp_ctl *t)
 {
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	t->state = CTL_FREE;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 }
 
 /* Transformation and JIT (dispatcher thread) --------------------------------- */
@@ -1299,8 +1299,8 @@ static CUresult prog_global(struct sp_img *img, const char *name,
 			    CUdeviceptr *d, size_t *size)
 {
 	if (!img->lib)
-		return R.mod_global(d, size, (CUmodule)img->root, name);
-	return R.lib_global ? R.lib_global(d, size, (CUlibrary)img->root, name)
+		return sp_drv.mod_global(d, size, (CUmodule)img->root, name);
+	return sp_drv.lib_global ? sp_drv.lib_global(d, size, (CUlibrary)img->root, name)
 			    : CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -1375,7 +1375,7 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md, const char *has)
 
 		if (img->gv[i].writable || !has[i])
 			continue;
-		r = R.mod_global(&v->xf, &xs, md->m, name);
+		r = sp_drv.mod_global(&v->xf, &xs, md->m, name);
 		if (r) {
 			snprintf(md->why, sizeof(md->why),
 				 "its module variable %s is not in its transformed module (error %d)",
@@ -1466,7 +1466,7 @@ static struct sp_mod *mod_jit(struct sp_kern *kn, struct sp_ctx *c,
 	    mod_bind(kn, md, text, ref, &bound))
 		md->err = CUDA_ERROR_NOT_FOUND;
 	else
-		md->err = R.mod_load(&md->m, bound ? bound : text);
+		md->err = sp_drv.mod_load(&md->m, bound ? bound : text);
 	free(bound);
 	if (md->err)
 		md->m = NULL;
@@ -1509,7 +1509,7 @@ static struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 	kf->err = md->err;
 	if (!kf->err) {
 		snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
-		kf->err = R.mod_fn(&kf->f, md->m, name);
+		kf->err = sp_drv.mod_fn(&kf->f, md->m, name);
 	}
 	kf->next = kn->fns;
 	kn->fns = kf;
@@ -1532,9 +1532,9 @@ static int fn_occ(CUfunction f, unsigned int threads, unsigned int shmem)
 
 	/* The original's opt-in to large shared memory is not ours. */
 	if (shmem > 48 * 1024)
-		R.fn_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+		sp_drv.fn_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 			  (int)shmem);
-	if (R.occ(&k, f, (int)threads, shmem) != CUDA_SUCCESS || k < 0)
+	if (sp_drv.occ(&k, f, (int)threads, shmem) != CUDA_SUCCESS || k < 0)
 		return 0;
 	return k;
 }
@@ -1558,10 +1558,10 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	CUfunction f;
 	size_t len;
 
-	if (kf->capped || !kf->c->regs_sm || !R.fn_get)
+	if (kf->capped || !kf->c->regs_sm || !sp_drv.fn_get)
 		return k;
 	ko = fn_occ(orig, threads, shmem);
-	if (ko <= k || R.fn_get(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, kf->f))
+	if (ko <= k || sp_drv.fn_get(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, kf->f))
 		return k;
 	/* registers go to a warp in units of 256: 8 per thread */
 	cap = kf->c->regs_sm / ((unsigned int)ko * warps * 32) / 8 * 8;
@@ -1577,20 +1577,20 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	}
 	md = mod_jit(kn, kf->c, text);
 	free(text);
-	if (md && !md->err && !R.mod_fn(&f, md->m, name))
+	if (md && !md->err && !sp_drv.mod_fn(&f, md->m, name))
 		k2 = fn_occ(f, threads, shmem);
 	if (k2 <= k) {
 		gsp_log(1, "spatial: kernel %s: capped at %u registers its transformed form fits %d blocks per SM, not more than %d; kept as it was",
 			kn->name, cap, k2, k);
 		if (md && md->m) {
-			R.mod_unload(md->m);
+			sp_drv.mod_unload(md->m);
 			md->m = NULL;
 		}
 		return k;
 	}
 	kf->f = f;
 	kf->md = md;
-	atomic_fetch_add_explicit(&sp.regcaps, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&spatial.regcaps, 1, memory_order_relaxed);
 	gsp_log(1, "spatial: kernel %s: its transformed form capped at %u registers (it used %d): %d blocks per SM, as the original, not %d",
 		kn->name, cap, regs, k2, k);
 	return k2;
@@ -1687,16 +1687,16 @@ int gsp_sp_prepare(struct gsp_op *op)
 		f = op->u.ex.f;
 	else
 		return 0;
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	h = hfind(f);
 	kn = h ? h->kern : NULL;
 	img = kn ? kn->img : NULL;
 	if (img)
 		img->refs++;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	if (!kn) {
 		count_fallback("unknown-kernel");
-		gsp_warn_once(&sp.warned_unknown,
+		gsp_warn_once(&spatial.warned_unknown,
 			      "spatial: a kernel whose module load the interposer did not see runs unchanged");
 		return 0;
 	}
@@ -1758,9 +1758,9 @@ int gsp_sp_prepare(struct gsp_op *op)
 	 * no copies). Under a request, its transformed form keeps out of
 	 * the LC's slots from the start.
 	 */
-	if (sp.cfg.one_wave && grid_tasks(op) <= (uint64_t)c->nsm * kf->k &&
+	if (spatial.cfg.one_wave && grid_tasks(op) <= (uint64_t)c->nsm * kf->k &&
 	    !req_nk(req_now())) {
-		atomic_fetch_add_explicit(&sp.one_wave, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&spatial.one_wave, 1, memory_order_relaxed);
 		goto out;
 	}
 	op->sp = kf;
@@ -1782,12 +1782,12 @@ static void green_warn(int why, const char *fmt, ...)
 	va_list ap;
 
 	/* Called at every poll of a waiting launch: format only once. */
-	if (atomic_load_explicit(&sp.warned_green[why], memory_order_relaxed))
+	if (atomic_load_explicit(&spatial.warned_green[why], memory_order_relaxed))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	gsp_warn_once(&sp.warned_green[why], "spatial: %s; %s", msg,
+	gsp_warn_once(&spatial.warned_green[why], "spatial: %s; %s", msg,
 		      why == GW_LAUNCH || why == GW_ORDER ?
 		      "the kernel runs on its own stream" :
 		      "kernels that cannot be transformed wait while LC work runs");
@@ -1809,14 +1809,14 @@ static int green_ctx(struct sp_ctx *c)
 		return c->gstate > 0 ? 0 : c->gwhy;
 	c->gstate = -1;
 	c->gwhy = GW_CONTEXT;
-	r = R.ctx_dev(&c->gdev);
+	r = sp_drv.ctx_dev(&c->gdev);
 	if (!r)
-		r = R.prim_state(c->gdev, &flags, &active);
+		r = sp_drv.prim_state(c->gdev, &flags, &active);
 	/* A retain of an active primary context only counts a reference. */
 	if (!r && active) {
-		r = R.prim_retain(&prim, c->gdev);
+		r = sp_drv.prim_retain(&prim, c->gdev);
 		if (!r)
-			R.prim_release(c->gdev);
+			sp_drv.prim_release(c->gdev);
 	}
 	if (r) {
 		green_warn(GW_CONTEXT, "cannot tell whether a context is its device's primary one (error %d)",
@@ -1827,7 +1827,7 @@ static int green_ctx(struct sp_ctx *c)
 		green_warn(GW_CONTEXT, "green contexts are used from a device's primary context only, and a kernel runs in another");
 		return c->gwhy;
 	}
-	r = R.dev_res(c->gdev, &c->gres, CU_DEV_RESOURCE_TYPE_SM);
+	r = sp_drv.dev_res(c->gdev, &c->gres, CU_DEV_RESOURCE_TYPE_SM);
 	if (r || !c->gres.sm.smCount) {
 		c->gwhy = GW_CREATE;
 		green_warn(GW_CREATE, "cannot read the SMs of CUDA device %d (cuDeviceGetDevResource: error %d)",
@@ -1844,13 +1844,13 @@ static int green_ctx(struct sp_ctx *c)
 static void green_free(struct sp_green *g)
 {
 	if (g->s)
-		R.stream_destroy(g->s);
+		sp_drv.stream_destroy(g->s);
 	if (g->g)
-		R.green_destroy(g->g);
+		sp_drv.green_destroy(g->g);
 	if (g->in)
-		R.ev_destroy(g->in);
+		sp_drv.ev_destroy(g->in);
 	if (g->out)
-		R.ev_destroy(g->out);
+		sp_drv.ev_destroy(g->out);
 	free(g);
 }
 
@@ -1864,7 +1864,7 @@ static const char *green_make(struct sp_green *g)
 	const char *fn;
 
 	memset(&part, 0, sizeof(part));
-	g->err = R.split(&part, &nb, &c->gres, &rest, 0, g->sms);
+	g->err = sp_drv.split(&part, &nb, &c->gres, &rest, 0, g->sms);
 	if (g->err)
 		return "cuDevSmResourceSplitByCount";
 	/* More than asked would take SMs the LC asked for. */
@@ -1873,35 +1873,35 @@ static const char *green_make(struct sp_green *g)
 		return "cuDevSmResourceSplitByCount";
 	}
 	g->got = part.sm.smCount;
-	g->err = R.gen_desc(&desc, &part, 1);
+	g->err = sp_drv.gen_desc(&desc, &part, 1);
 	if (g->err)
 		return "cuDevResourceGenerateDesc";
-	g->err = R.green_create(&g->g, desc, c->gdev, CU_GREEN_CTX_DEFAULT_STREAM);
+	g->err = sp_drv.green_create(&g->g, desc, c->gdev, CU_GREEN_CTX_DEFAULT_STREAM);
 	if (g->err) {
 		g->g = NULL;
 		return "cuGreenCtxCreate";
 	}
 	fn = "cuGreenCtxStreamCreate";
-	g->err = R.green_stream(&g->s, g->g, CU_STREAM_NON_BLOCKING, 0);
+	g->err = sp_drv.green_stream(&g->s, g->g, CU_STREAM_NON_BLOCKING, 0);
 	if (g->err)
 		goto destroy_green;
 	/* In the program's context: its streams record and wait on them. */
 	fn = "cuEventCreate";
-	g->err = R.ev_create(&g->in, CU_EVENT_DISABLE_TIMING);
+	g->err = sp_drv.ev_create(&g->in, CU_EVENT_DISABLE_TIMING);
 	if (g->err)
 		goto destroy_stream;
-	g->err = R.ev_create(&g->out, CU_EVENT_DISABLE_TIMING);
+	g->err = sp_drv.ev_create(&g->out, CU_EVENT_DISABLE_TIMING);
 	if (g->err)
 		goto destroy_in;
 	return NULL;
 destroy_in:
-	R.ev_destroy(g->in);
+	sp_drv.ev_destroy(g->in);
 	g->in = NULL;
 destroy_stream:
-	R.stream_destroy(g->s);
+	sp_drv.stream_destroy(g->s);
 	g->s = NULL;
 destroy_green:
-	R.green_destroy(g->g);
+	sp_drv.green_destroy(g->g);
 	g->g = NULL;
 	return fn;
 }
@@ -1930,10 +1930,10 @@ static struct sp_green *green_get(struct sp_ctx *c, unsigned int sms)
 	else
 		gsp_log(1, "spatial: a green context of %u SMs (asked %u) on CUDA device %d",
 			g->got, sms, (int)c->gdev);
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	g->next = c->greens;
 	c->greens = g;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	return g->err ? NULL : g;
 }
 
@@ -1947,13 +1947,13 @@ static int green_try(struct gsp_op *op, struct sp_green **g)
 	int why;
 
 	*g = NULL;
-	if (!sp.cfg.green ||
+	if (!spatial.cfg.green ||
 	    (op->kind != OP_LAUNCH && op->kind != OP_LAUNCH_EX &&
 	     op->kind != OP_COOP))
 		return GW_NONE;
-	if (!sp.green_api) {
+	if (!spatial.green_api) {
 		green_warn(GW_API, "the CUDA driver (version %d) has no green contexts (12.4 or later)",
-			   sp.drv_version);
+			   spatial.drv_version);
 		return GW_API;
 	}
 	if (op->kind == OP_COOP ||
@@ -2012,7 +2012,7 @@ int gsp_sp_green(struct gsp_op *op, int *why)
 void gsp_sp_gated(int why)
 {
 	if (why > GW_NONE && why < GW_N)
-		atomic_fetch_add_explicit(&sp.green_gated[why], 1,
+		atomic_fetch_add_explicit(&spatial.green_gated[why], 1,
 					  memory_order_relaxed);
 }
 
@@ -2021,17 +2021,17 @@ static void green_report(const struct sp_green *g, CUfunction f)
 {
 	struct sp_handle *h;
 
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	h = hfind(f);
 	if (h && h->kern)
 		gsp_warn_once(&h->kern->green_reported,
 			      "spatial: kernel %s runs on a green context of %u of %u SMs while LC work runs",
 			      h->kern->name, g->got, g->c->gres.sm.smCount);
 	else
-		gsp_warn_once(&sp.warned_green_unknown,
+		gsp_warn_once(&spatial.warned_green_unknown,
 			      "spatial: kernels whose module load the interposer did not see run on a green context of %u of %u SMs while LC work runs",
 			      g->got, g->c->gres.sm.smCount);
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 }
 
 /*
@@ -2047,9 +2047,9 @@ static int green_issue(struct gsp_op *op, CUresult *res)
 	CUresult r;
 
 	op->sp = NULL;
-	r = R.ev_record[pt](g->in, op->stream);
+	r = sp_drv.ev_record[pt](g->in, op->stream);
 	if (!r)
-		r = R.wait[0](g->s, g->in, 0);
+		r = sp_drv.wait[0](g->s, g->in, 0);
 	if (r) {
 		gsp_sp_gated(GW_ORDER);
 		green_warn(GW_ORDER, "a green context's stream cannot wait for the program's (error %d)",
@@ -2061,10 +2061,10 @@ static int green_issue(struct gsp_op *op, CUresult *res)
 
 		f = op->u.ex.f;
 		cfg.hStream = g->s;
-		r = R.launch_ex[0](&cfg, f, op->u.ex.params, op->u.ex.extra);
+		r = sp_drv.launch_ex[0](&cfg, f, op->u.ex.params, op->u.ex.extra);
 	} else {
 		f = op->u.k.f;
-		r = R.launch[0](f, op->u.k.g[0], op->u.k.g[1], op->u.k.g[2],
+		r = sp_drv.launch[0](f, op->u.k.g[0], op->u.k.g[1], op->u.k.g[2],
 				op->u.k.b[0], op->u.k.b[1], op->u.k.b[2],
 				op->u.k.shmem, g->s, op->u.k.params,
 				op->u.k.extra);
@@ -2076,26 +2076,26 @@ static int green_issue(struct gsp_op *op, CUresult *res)
 			   (int)r);
 		return 0;
 	}
-	r = R.ev_record[0](g->out, g->s);
+	r = sp_drv.ev_record[0](g->out, g->s);
 	if (!r)
-		r = R.wait[pt](op->stream, g->out, 0);
+		r = sp_drv.wait[pt](op->stream, g->out, 0);
 	/* Else the program's stream cannot wait for it: we do. */
-	*res = r ? R.stream_sync(g->s) : CUDA_SUCCESS;
-	atomic_fetch_add_explicit(&sp.green_launches, 1, memory_order_relaxed);
+	*res = r ? sp_drv.stream_sync(g->s) : CUDA_SUCCESS;
+	atomic_fetch_add_explicit(&spatial.green_launches, 1, memory_order_relaxed);
 	green_report(g, f);
 	return 1;
 }
 
 /*
  * Takes the green contexts of the dead contexts (@all: of every one) off
- * their lists, sp.mu held; frees them unlocked in green_drop().
+ * their lists, spatial.mu held; frees them unlocked in green_drop().
  */
 static struct sp_green *green_take(int all)
 {
 	struct sp_green *l = NULL, *g;
 	struct sp_ctx *c;
 
-	for (c = sp.ctxs; c; c = c->next) {
+	for (c = spatial.ctxs; c; c = c->next) {
 		if (!all && !c->dead)
 			continue;
 		while ((g = c->greens)) {
@@ -2116,9 +2116,9 @@ static void green_drop(struct sp_green *l, int wait)
 
 		/* A busy one stays for the driver's teardown. */
 		if (l->s && wait)
-			done = R.stream_sync(l->s) == CUDA_SUCCESS;
+			done = sp_drv.stream_sync(l->s) == CUDA_SUCCESS;
 		else if (l->s)
-			done = R.ev_query(l->out) != CUDA_ERROR_NOT_READY;
+			done = sp_drv.ev_query(l->out) != CUDA_ERROR_NOT_READY;
 		if (done)
 			green_free(l);
 		l = nx;
@@ -2159,7 +2159,7 @@ static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s)
 	for (i = 0; i < md->nvars; i++) {
 		const struct sp_var *v = &md->vars[i];
 
-		r = R.dtod[pt](v->xf, v->orig, v->size, s);
+		r = sp_drv.dtod[pt](v->xf, v->orig, v->size, s);
 		if (r)
 			return r;
 	}
@@ -2188,8 +2188,8 @@ static void sleep_ns(uint64_t ns)
  */
 static int job_waited(const struct sp_ctx *c)
 {
-	return c->waiter && !sp.cfg.keep &&
-	       gsp_board_protect(sp.cfg.board, sp.cfg.device) !=
+	return c->waiter && !spatial.cfg.keep &&
+	       gsp_board_protect(spatial.cfg.board, spatial.cfg.device) !=
 		       GSP_PROTECT_RESERVED &&
 	       watcher_start();
 }
@@ -2205,23 +2205,23 @@ static void job_wait_host(struct sp_ctl *t, int pt, CUstream s)
 	struct sp_img *dead = NULL;
 	uint64_t done = 0;
 
-	gsp_warn_once(&sp.warned_wait64,
+	gsp_warn_once(&spatial.warned_wait64,
 		      "spatial: cannot launch the waiter behind a transformed kernel; its launch waits for its tasks on the host");
-	while (!R.dtoh(&done, t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
+	while (!sp_drv.dtoh(&done, t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
 		       sizeof(done), t->c->zero) &&
-	       !R.stream_sync(t->c->zero) && done < t->job.ntasks)
+	       !sp_drv.stream_sync(t->c->zero) && done < t->job.ntasks)
 		sleep_ns(WAIT_HOST_NS);
-	if (!R.ev_record[pt](t->ev_p, s)) {
+	if (!sp_drv.ev_record[pt](t->ev_p, s)) {
 		atomic_store(&t->host_wait, 0);
 		return;
 	}
 	/* Its end cannot be seen: never reused. */
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	while (t->claimed)
-		pthread_cond_wait(&sp.cv, &sp.mu);
+		pthread_cond_wait(&spatial.cv, &spatial.mu);
 	ctl_retire(t, &dead);
 	t->state = CTL_LOST;
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	img_free_list(dead);
 }
 
@@ -2269,7 +2269,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	if ((uint64_t)g[0] * g[1] * g[2] < grid)
 		grid = g[0] * g[1] * g[2];
 	/* The board moved (gsp_sp_board_moved()): this context reads anew. */
-	if (c->board_gen != atomic_load(&sp.board_gen) && map_ctrl(c)) {
+	if (c->board_gen != atomic_load(&spatial.board_gen) && map_ctrl(c)) {
 		ctl_release(t);
 		fallback(kn, "context", c->err);
 		img_put(kn->img);
@@ -2287,9 +2287,9 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	t->job.ntasks = (uint64_t)g[0] * g[1] * g[2];
 	memcpy(t->job.nctaid, g, sizeof(g));
 	t->job.k_slots = (uint32_t)kf->k;
-	t->job.refresh_ns = sp.cfg.refresh_ns;
-	t->job.copy_ns = sp.cfg.copy_ns;
-	t->job.batch_ns = sp.cfg.batch_ns;
+	t->job.refresh_ns = spatial.cfg.refresh_ns;
+	t->job.copy_ns = spatial.cfg.copy_ns;
+	t->job.batch_ns = spatial.cfg.batch_ns;
 	t->waited = job_waited(c);
 	t->job.flags = GSP_PERSIST_PRIMARY |
 		       (t->waited ? GSP_PERSIST_WAITED : 0);
@@ -2308,20 +2308,20 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		cfg.gridDimY = cfg.gridDimZ = 1;
 		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)
-			r = R.memset32[pt](t->dptr, 0,
+			r = sp_drv.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
-			r = R.launch_ex[pt](&cfg, t->f, t->params, NULL);
+			r = sp_drv.launch_ex[pt](&cfg, t->f, t->params, NULL);
 	} else {
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
 		t->shmem = op->u.k.shmem;
 		t->nattrs = 0;
 		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)
-			r = R.memset32[pt](t->dptr, 0,
+			r = sp_drv.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
-			r = R.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
+			r = sp_drv.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
 					 t->b[2], t->shmem, op->stream,
 					 t->params, NULL);
 	}
@@ -2336,48 +2336,48 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		img_put(kn->img);
 		return 0;
 	}
-	atomic_fetch_add_explicit(&sp.launches, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&spatial.launches, 1, memory_order_relaxed);
 	*res = CUDA_SUCCESS;
 	if (t->waited) {
 		CUdeviceptr done = t->dptr + GSP_PERSIST_OFF_DONE_TASKS;
 		void *wp[] = { &done, &t->job.ntasks };
 
-		atomic_fetch_add_explicit(&sp.waited, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&spatial.waited, 1, memory_order_relaxed);
 		/* ev_p then follows the host's wait, once it is live (below) */
 		atomic_store(&t->host_wait,
-			     R.launch[pt](c->waiter, 1, 1, 1, 32, 1, 1, 0,
+			     sp_drv.launch[pt](c->waiter, 1, 1, 1, 32, 1, 1, 0,
 					  op->stream, wp, NULL) != CUDA_SUCCESS);
 	}
-	if (!atomic_load(&t->host_wait) && R.ev_record[pt](t->ev_p, op->stream)) {
+	if (!atomic_load(&t->host_wait) && sp_drv.ev_record[pt](t->ev_p, op->stream)) {
 		/* Its end cannot be seen: never reused, never topped up. */
-		pthread_mutex_lock(&sp.mu);
+		pthread_mutex_lock(&spatial.mu);
 		t->state = CTL_LOST;
-		pthread_mutex_unlock(&sp.mu);
+		pthread_mutex_unlock(&spatial.mu);
 		img_put(kn->img);
 		return 1;
 	}
-	pthread_mutex_lock(&sp.mu);
-	if (sp.nlive == sp.cap) {
-		unsigned int cap = sp.cap ? 2 * sp.cap : 64;
-		struct sp_ctl **l = realloc(sp.live, cap * sizeof(*l));
+	pthread_mutex_lock(&spatial.mu);
+	if (spatial.nlive == spatial.cap) {
+		unsigned int cap = spatial.cap ? 2 * spatial.cap : 64;
+		struct sp_ctl **l = realloc(spatial.live, cap * sizeof(*l));
 
 		if (!l) {
 			t->state = CTL_LOST;
-			pthread_mutex_unlock(&sp.mu);
+			pthread_mutex_unlock(&spatial.mu);
 			img_put(kn->img);
 			return 1;
 		}
-		sp.live = l;
-		sp.cap = cap;
+		spatial.live = l;
+		spatial.cap = cap;
 	}
 	t->img = kn->img;	/* the prepare's reference */
 	t->topups = 0;
 	t->hw = ctl_slots(t, word);
 	t->ep = GSP_PERSIST_CTRL_EPOCH(word);
 	t->state = CTL_LIVE;
-	sp.live[sp.nlive++] = t;
-	pthread_cond_signal(&sp.wake);
-	pthread_mutex_unlock(&sp.mu);
+	spatial.live[spatial.nlive++] = t;
+	pthread_cond_signal(&spatial.wake);
+	pthread_mutex_unlock(&spatial.mu);
 	watcher_start();
 	if (atomic_load(&t->host_wait))
 		job_wait_host(t, pt, op->stream);
@@ -2401,7 +2401,7 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 	unsigned int grid = blocks < t->grid ? blocks : t->grid;
 	CUresult r;
 
-	if (R.ctx_set(c->ctx))
+	if (sp_drv.ctx_set(c->ctx))
 		return 1;
 	t->job.flags = 0;
 	t->job.word = word;
@@ -2414,15 +2414,15 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 			.numAttrs = t->nattrs,
 		};
 
-		r = R.launch_ex[0](&cfg, t->f, t->params, NULL);
+		r = sp_drv.launch_ex[0](&cfg, t->f, t->params, NULL);
 	} else {
-		r = R.launch[0](t->f, grid, 1, 1, t->b[0], t->b[1], t->b[2],
+		r = sp_drv.launch[0](t->f, grid, 1, 1, t->b[0], t->b[1], t->b[2],
 				t->shmem, c->topup, t->params, NULL);
 	}
 	if (r)
 		return 1;
-	atomic_fetch_add_explicit(&sp.topups, 1, memory_order_relaxed);
-	if (R.ev_record[0](t->ev_t, c->topup))
+	atomic_fetch_add_explicit(&spatial.topups, 1, memory_order_relaxed);
+	if (sp_drv.ev_record[0](t->ev_t, c->topup))
 		return -1;
 	t->topups++;
 	return 0;
@@ -2442,23 +2442,23 @@ static void *watcher_main(void *arg)
 
 	/* Our 50 us sleeps must not be stretched by the timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	for (;;) {
 		struct sp_img *dead = NULL;
 		unsigned int i, n = 0;
-		const struct gsp_board_dev *dv = &sp.cfg.board->dev[sp.cfg.device];
+		const struct gsp_board_dev *dv = &spatial.cfg.board->dev[spatial.cfg.device];
 		uint64_t word, full_word;
 
-		while (!sp.stop && !sp.nlive)
-			pthread_cond_wait(&sp.wake, &sp.mu);
-		if (sp.stop)
+		while (!spatial.stop && !spatial.nlive)
+			pthread_cond_wait(&spatial.wake, &spatial.mu);
+		if (spatial.stop)
 			break;
-		for (i = 0; i < sp.nlive && n < WATCH_BATCH; i++)
-			if (!sp.live[i]->claimed) {
-				sp.live[i]->claimed = 1;
-				batch[n++] = sp.live[i];
+		for (i = 0; i < spatial.nlive && n < WATCH_BATCH; i++)
+			if (!spatial.live[i]->claimed) {
+				spatial.live[i]->claimed = 1;
+				batch[n++] = spatial.live[i];
 			}
-		pthread_mutex_unlock(&sp.mu);
+		pthread_mutex_unlock(&spatial.mu);
 		word = req_now();
 		if (local_word())
 			__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
@@ -2495,7 +2495,7 @@ static void *watcher_main(void *arg)
 			/* ended: reset now, off the program's streams */
 			zeroed[i] = done[i] && ctl_zero(t);
 		}
-		pthread_mutex_lock(&sp.mu);
+		pthread_mutex_lock(&spatial.mu);
 		for (i = 0; i < n; i++) {
 			batch[i]->claimed = 0;
 			if (lost[i]) {
@@ -2506,13 +2506,13 @@ static void *watcher_main(void *arg)
 				batch[i]->zeroing = zeroed[i];
 			}
 		}
-		pthread_cond_broadcast(&sp.cv);
-		pthread_mutex_unlock(&sp.mu);
+		pthread_cond_broadcast(&spatial.cv);
+		pthread_mutex_unlock(&spatial.mu);
 		img_free_list(dead);
-		sleep_ns(sp.cfg.watch_ns);
-		pthread_mutex_lock(&sp.mu);
+		sleep_ns(spatial.cfg.watch_ns);
+		pthread_mutex_lock(&spatial.mu);
 	}
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	return NULL;
 }
 
@@ -2521,26 +2521,26 @@ static int watcher_start(void)
 {
 	int running;
 
-	pthread_mutex_lock(&sp.mu);
-	if (!sp.watcher_running && !sp.stop &&
-	    !pthread_create(&sp.watcher, NULL, watcher_main, NULL))
-		sp.watcher_running = 1;
-	else if (!sp.watcher_running)
-		gsp_warn_once(&sp.warned_wait,
+	pthread_mutex_lock(&spatial.mu);
+	if (!spatial.watcher_running && !spatial.stop &&
+	    !pthread_create(&spatial.watcher, NULL, watcher_main, NULL))
+		spatial.watcher_running = 1;
+	else if (!spatial.watcher_running)
+		gsp_warn_once(&spatial.warned_wait,
 			      "spatial: cannot start the watcher thread; BE kernels give slots up but take them back only at their next launch");
-	running = sp.watcher_running;
-	pthread_mutex_unlock(&sp.mu);
+	running = spatial.watcher_running;
+	pthread_mutex_unlock(&spatial.mu);
 	return running;
 }
 
 /* Set-up, stats, exit ---------------------------------------------------------- */
 
-#define RSYM(field, name) (*(void **)&R.field = gsp_real_sym(name))
-#define RHOOK(field, id) (*(void **)&R.field = gsp_real(id))
+#define RSYM(field, name) (*(void **)&sp_drv.field = gsp_real_sym(name))
+#define RHOOK(field, id) (*(void **)&sp_drv.field = gsp_real(id))
 
 void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 {
-	sp.cfg = *cfg;
+	spatial.cfg = *cfg;
 	RSYM(ctx_dev, "cuCtxGetDevice");
 	RHOOK(ctx_set, H_cuCtxSetCurrent);
 	RSYM(dev_get, "cuDeviceGet");
@@ -2589,36 +2589,36 @@ void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 	RHOOK(wait[0], H_cuStreamWaitEvent);
 	RHOOK(wait[1], H_cuStreamWaitEvent_ptsz);
 	/* Green contexts came with 12.4; the version guards their semantics. */
-	if (!R.drv_version || R.drv_version(&sp.drv_version))
-		sp.drv_version = 0;
-	sp.green_api = sp.drv_version >= 12040 && R.prim_state &&
-		       R.prim_retain && R.prim_release && R.dev_res &&
-		       R.split && R.gen_desc && R.green_create &&
-		       R.green_destroy && R.green_stream && R.stream_destroy &&
-		       R.ev_destroy && R.wait[0] && R.wait[1];
-	if (!R.ctx_dev || !R.ctx_set || !R.dev_get || !R.dev_attr ||
-	    !R.mod_load || !R.mod_fn || !R.mod_unload || !R.mod_global ||
-	    !R.dtod[0] || !R.dtod[1] || !R.occ || !R.fn_attr ||
-	    !R.mem_alloc || !R.mem_free || !R.memset32[0] || !R.memset32[1] ||
-	    !R.htod || !R.dtoh || !R.stream_create || !R.stream_sync ||
-	    !R.ev_create || !R.ev_record[0] || !R.ev_record[1] || !R.ev_query ||
-	    !R.launch[0] || !R.launch[1] || !R.launch_ex[0] ||
-	    !R.launch_ex[1] || !R.host_reg || !R.host_dptr || !R.host_alloc) {
+	if (!sp_drv.drv_version || sp_drv.drv_version(&spatial.drv_version))
+		spatial.drv_version = 0;
+	spatial.green_api = spatial.drv_version >= 12040 && sp_drv.prim_state &&
+		       sp_drv.prim_retain && sp_drv.prim_release && sp_drv.dev_res &&
+		       sp_drv.split && sp_drv.gen_desc && sp_drv.green_create &&
+		       sp_drv.green_destroy && sp_drv.green_stream && sp_drv.stream_destroy &&
+		       sp_drv.ev_destroy && sp_drv.wait[0] && sp_drv.wait[1];
+	if (!sp_drv.ctx_dev || !sp_drv.ctx_set || !sp_drv.dev_get || !sp_drv.dev_attr ||
+	    !sp_drv.mod_load || !sp_drv.mod_fn || !sp_drv.mod_unload || !sp_drv.mod_global ||
+	    !sp_drv.dtod[0] || !sp_drv.dtod[1] || !sp_drv.occ || !sp_drv.fn_attr ||
+	    !sp_drv.mem_alloc || !sp_drv.mem_free || !sp_drv.memset32[0] || !sp_drv.memset32[1] ||
+	    !sp_drv.htod || !sp_drv.dtoh || !sp_drv.stream_create || !sp_drv.stream_sync ||
+	    !sp_drv.ev_create || !sp_drv.ev_record[0] || !sp_drv.ev_record[1] || !sp_drv.ev_query ||
+	    !sp_drv.launch[0] || !sp_drv.launch[1] || !sp_drv.launch_ex[0] ||
+	    !sp_drv.launch_ex[1] || !sp_drv.host_reg || !sp_drv.host_dptr || !sp_drv.host_alloc) {
 		fprintf(stderr, "gsp: spatial: the CUDA driver lacks functions spatial sharing needs; kernels run unchanged\n");
 		return;
 	}
-	atomic_store(&sp.on, 1);
+	atomic_store(&spatial.on, 1);
 }
 
 void gsp_sp_board_moved(void)
 {
-	pthread_mutex_lock(&sp.mu);
+	pthread_mutex_lock(&spatial.mu);
 	/* The old page stays registered: running kernels still read it. */
-	if (sp.board_mapped > 0)
-		sp.board_mapped = -1;
-	atomic_fetch_add(&sp.board_gen, 1);
-	pthread_mutex_unlock(&sp.mu);
-	gsp_warn_once(&sp.warned_moved,
+	if (spatial.board_mapped > 0)
+		spatial.board_mapped = -1;
+	atomic_fetch_add(&spatial.board_gen, 1);
+	pthread_mutex_unlock(&spatial.mu);
+	gsp_warn_once(&spatial.warned_moved,
 		      "spatial: the arbiter's board is a new page (gspaced restarted); kernels launched from now on read a copy of the request, refreshed every GSP_WATCH_US");
 }
 
@@ -2630,22 +2630,22 @@ void gsp_sp_stats(FILE *f)
 	if (!gsp_sp_on())
 		return;
 	fprintf(f, "spatial_launches %lu\nspatial_waited %lu\nspatial_topups %lu\nspatial_one_wave %lu\nspatial_regcap %lu\n",
-		atomic_load(&sp.launches), atomic_load(&sp.waited),
-		atomic_load(&sp.topups), atomic_load(&sp.one_wave),
-		atomic_load(&sp.regcaps));
-	pthread_mutex_lock(&sp.mu);
-	for (i = 0; i < sp.nreason; i++)
-		fprintf(f, "spatial_fallback_%s %lu\n", sp.reason[i].name,
-			sp.reason[i].n);
-	pthread_mutex_unlock(&sp.mu);
+		atomic_load(&spatial.launches), atomic_load(&spatial.waited),
+		atomic_load(&spatial.topups), atomic_load(&spatial.one_wave),
+		atomic_load(&spatial.regcaps));
+	pthread_mutex_lock(&spatial.mu);
+	for (i = 0; i < spatial.nreason; i++)
+		fprintf(f, "spatial_fallback_%s %lu\n", spatial.reason[i].name,
+			spatial.reason[i].n);
+	pthread_mutex_unlock(&spatial.mu);
 	for (i = 1; i < GW_N; i++)
-		gated += atomic_load(&sp.green_gated[i]);
+		gated += atomic_load(&spatial.green_gated[i]);
 	fprintf(f, "spatial_green_launches %lu\nspatial_green_unavailable %lu\n",
-		atomic_load(&sp.green_launches), gated);
+		atomic_load(&spatial.green_launches), gated);
 	for (i = 1; i < GW_N; i++)
-		if (atomic_load(&sp.green_gated[i]))
+		if (atomic_load(&spatial.green_gated[i]))
 			fprintf(f, "spatial_green_unavailable_%s %lu\n",
-				gw_token[i], atomic_load(&sp.green_gated[i]));
+				gw_token[i], atomic_load(&spatial.green_gated[i]));
 }
 
 void gsp_sp_stop(int idle)
@@ -2654,13 +2654,13 @@ void gsp_sp_stop(int idle)
 	struct timespec ts;
 	int running;
 
-	pthread_mutex_lock(&sp.mu);
-	sp.stop = 1;
-	running = sp.watcher_running;
-	pthread_cond_broadcast(&sp.wake);
+	pthread_mutex_lock(&spatial.mu);
+	spatial.stop = 1;
+	running = spatial.watcher_running;
+	pthread_cond_broadcast(&spatial.wake);
 	if (idle)
 		greens = green_take(1);
-	pthread_mutex_unlock(&sp.mu);
+	pthread_mutex_unlock(&spatial.mu);
 	/* Without waiting: a kernel still running keeps its own. */
 	green_drop(greens, 0);
 	if (!running)
@@ -2668,19 +2668,19 @@ void gsp_sp_stop(int idle)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += (time_t)(JOIN_NS / 1000000000ULL);
 	/* Bounded: a driver call torn down under it must not hang the exit. */
-	if (pthread_timedjoin_np(sp.watcher, NULL, &ts))
+	if (pthread_timedjoin_np(spatial.watcher, NULL, &ts))
 		fprintf(stderr, "gsp: spatial: the watcher did not finish at exit\n");
 	else
-		sp.watcher_running = 0;
+		spatial.watcher_running = 0;
 }
 
 void gsp_sp_after_fork(void)
 {
 	/* The child has no watcher and runs in pass-through. */
-	pthread_mutex_init(&sp.mu, NULL);
-	pthread_cond_init(&sp.wake, NULL);
-	pthread_cond_init(&sp.cv, NULL);
-	sp.watcher_running = 0;
-	sp.nlive = 0;
-	atomic_store(&sp.on, 0);
+	pthread_mutex_init(&spatial.mu, NULL);
+	pthread_cond_init(&spatial.wake, NULL);
+	pthread_cond_init(&spatial.cv, NULL);
+	spatial.watcher_running = 0;
+	spatial.nlive = 0;
+	atomic_store(&spatial.on, 0);
 }
