@@ -7,7 +7,7 @@
  * went away, and the counters written at exit. See
  * Documentation/interposer.rst.
  *
- * Over 800 lines: its parts share the one tenant state (S, below); issue
+ * Over 800 lines: its parts share the one tenant state (tenant, below); issue
  * 33 splits it by the banners below (configuration, rejoin, BE leases,
  * gates, LC reporter and charger, set-up) behind an internal header.
  */
@@ -176,7 +176,7 @@ static struct {
 	atomic_ullong lc_last_ns;
 	/* Arrivals for the forecast (lc_arrival()): how many, the last. */
 	atomic_ullong lc_arrivals, lc_arrival_ns;
-} S = {
+} tenant = {
 	.once = PTHREAD_ONCE_INIT,
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.cv = PTHREAD_COND_INITIALIZER,
@@ -227,7 +227,7 @@ void gsp_log(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (S.log < level)
+	if (tenant.log < level)
 		return;
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
@@ -240,10 +240,10 @@ void gsp_log(int level, const char *fmt, ...)
  */
 static void arbiter_lost(const char *what, int err)
 {
-	gsp_warn_once(&S.warned_arbiter,
+	gsp_warn_once(&tenant.warned_arbiter,
 		      "%s failed (%s); passing every CUDA call through from now on",
 		      what, strerror(-err));
-	atomic_store(&S.mode, GSP_MODE_OFF);
+	atomic_store(&tenant.mode, GSP_MODE_OFF);
 }
 
 struct gsp_key *gsp_key(const void *key)
@@ -320,9 +320,9 @@ static int read_config(void)
 	uint64_t v;
 	int bad = 0;
 
-	S.cls = GSPACE_CLASS_BE;
+	tenant.cls = GSPACE_CLASS_BE;
 	if (cls && !strcmp(cls, "lc"))
-		S.cls = GSPACE_CLASS_LC;
+		tenant.cls = GSPACE_CLASS_LC;
 	else if (cls && strcmp(cls, "be")) {
 		fprintf(stderr, "gsp: GSP_CLASS=%s is not be or lc; passing every CUDA call through\n",
 			cls);
@@ -330,36 +330,36 @@ static int read_config(void)
 	}
 	v = 0;
 	bad |= env_u64("GSP_LOG", 0, 2, &v) < 0;
-	S.log = (int)v;
+	tenant.log = (int)v;
 	v = GSPACE_WEIGHT_DEFAULT;
 	bad |= env_u64("GSP_WEIGHT", GSPACE_WEIGHT_MIN, GSPACE_WEIGHT_MAX, &v) < 0;
-	S.weight = (uint32_t)v;
+	tenant.weight = (uint32_t)v;
 	v = 0;
 	bad |= env_u64("GSP_LC_TARGET_US", 0, GSPACE_COST_MAX_NS / 1000, &v) < 0;
-	S.lc_target_ns = v * 1000;
+	tenant.lc_target_ns = v * 1000;
 	v = 0;
 	bad |= env_u64("GSP_DEVICE", 0, GSP_BOARD_MAX_DEVICES - 1, &v) < 0;
-	S.device = (uint32_t)v;
+	tenant.device = (uint32_t)v;
 	v = 2000;
 	bad |= env_u64("GSP_QUANTUM_US", 10, 10000000, &v) < 0;
-	S.quantum_ns = v * 1000;
+	tenant.quantum_ns = v * 1000;
 	v = 2;
 	bad |= env_u64("GSP_BE_DEPTH", 1, MAX_DEPTH, &v) < 0;
-	S.depth = (unsigned int)v;
+	tenant.depth = (unsigned int)v;
 	v = 0;
 	bad |= env_u64("GSP_OVERLAP", 0, 1, &v) < 0;
-	S.overlap = (int)v;
-	S.spatial = SPATIAL_AUTO;
+	tenant.overlap = (int)v;
+	tenant.spatial = SPATIAL_AUTO;
 	if (sp && !strcmp(sp, "0"))
-		S.spatial = SPATIAL_OFF;
+		tenant.spatial = SPATIAL_OFF;
 	else if (sp && !strcmp(sp, "1"))
-		S.spatial = SPATIAL_ON;
+		tenant.spatial = SPATIAL_ON;
 	else if (sp && strcmp(sp, "auto")) {
 		fprintf(stderr, "gsp: GSP_SPATIAL=%s is not auto, 0 or 1; passing every CUDA call through\n",
 			sp);
 		bad = 1;
 	}
-	S.sp.green = !(green && !strcmp(green, "0"));
+	tenant.sp.green = !(green && !strcmp(green, "0"));
 	if (green && strcmp(green, "0") && strcmp(green, "auto")) {
 		fprintf(stderr, "gsp: GSP_GREEN=%s is not auto or 0; passing every CUDA call through\n",
 			green);
@@ -367,37 +367,37 @@ static int read_config(void)
 	}
 	v = 50;
 	bad |= env_u64("GSP_WATCH_US", 1, 1000000, &v) < 0;
-	S.sp.watch_ns = v * 1000;
+	tenant.sp.watch_ns = v * 1000;
 	v = GSP_PERSIST_REFRESH_NS;
 	bad |= env_u64("GSP_REFRESH_NS", 0, UINT32_MAX, &v) < 0;
-	S.sp.refresh_ns = (uint32_t)v;
+	tenant.sp.refresh_ns = (uint32_t)v;
 	v = GSP_PERSIST_COPY_NS;
 	bad |= env_u64("GSP_COPY_NS", 0, UINT32_MAX, &v) < 0;
-	S.sp.copy_ns = (uint32_t)v;
+	tenant.sp.copy_ns = (uint32_t)v;
 	v = GSP_PERSIST_BATCH_NS;
 	bad |= env_u64("GSP_BATCH_NS", 0, UINT32_MAX, &v) < 0;
-	S.sp.batch_ns = (uint32_t)v;
+	tenant.sp.batch_ns = (uint32_t)v;
 	v = 1;
 	bad |= env_u64("GSP_ONE_WAVE", 0, 1, &v) < 0;
 	bad |= gsp_lcprio_config() < 0;
-	S.sp.one_wave = (int)v;
+	tenant.sp.one_wave = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_KEEP", 0, 1, &v) < 0;
-	S.sp.keep = (int)v;
+	tenant.sp.keep = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_FAIL_OPEN", 0, 1, &v) < 0;
-	S.fail_open = (int)v;
-	S.renew_auto = 1;
+	tenant.fail_open = (int)v;
+	tenant.renew_auto = 1;
 	if (getenv("GSP_RENEW_US") && strcmp(getenv("GSP_RENEW_US"), "auto")) {
 		v = 0;
 		bad |= env_u64("GSP_RENEW_US", 0, 3600000000ULL, &v) < 0;
-		S.renew_auto = 0;
-		S.renew_ns = v * 1000;
+		tenant.renew_auto = 0;
+		tenant.renew_ns = v * 1000;
 	}
 	v = 0;
 	bad |= env_u64("GSP_DISABLE", 0, 1, &v) < 0;
-	S.stats_file = getenv("GSP_STATS_FILE");
-	if (S.cls == GSPACE_CLASS_BE && S.lc_target_ns) {
+	tenant.stats_file = getenv("GSP_STATS_FILE");
+	if (tenant.cls == GSPACE_CLASS_BE && tenant.lc_target_ns) {
 		fprintf(stderr, "gsp: GSP_LC_TARGET_US is for GSP_CLASS=lc only; passing every CUDA call through\n");
 		bad = 1;
 	}
@@ -426,8 +426,8 @@ static int load_libgsp(void)
 		return -ENOENT;
 #define API(field, name)						\
 	do {								\
-		*(void **)&S.api.field = dlsym(h, name);		\
-		if (!S.api.field)					\
+		*(void **)&tenant.api.field = dlsym(h, name);		\
+		if (!tenant.api.field)					\
 			return -ENOSYS;					\
 	} while (0)
 	API(open, "gsp_open");
@@ -463,28 +463,28 @@ static struct {
 	ev_record_fn ev_record;
 	ev_query_fn ev_query;
 	ev_elapsed_fn ev_elapsed;
-} D;
+} drv;
 
 static int find_driver(void)
 {
-	*(void **)&D.ctx_get = gsp_real_sym("cuCtxGetCurrent");
-	D.ctx_set = (ctx_set_fn)gsp_real(H_cuCtxSetCurrent);
-	*(void **)&D.ev_create = gsp_real_sym("cuEventCreate");
-	D.ev_destroy = (ev_destroy_fn)gsp_real(H_cuEventDestroy_v2);
-	D.ev_record = (ev_record_fn)gsp_real(H_cuEventRecord);
-	D.ev_query = (ev_query_fn)gsp_real(H_cuEventQuery);
-	D.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime_v2);
-	if (!D.ev_elapsed)
-		D.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime);
-	return D.ctx_get && D.ctx_set && D.ev_create && D.ev_destroy &&
-	       D.ev_record && D.ev_query && D.ev_elapsed ? 0 : -ENOSYS;
+	*(void **)&drv.ctx_get = gsp_real_sym("cuCtxGetCurrent");
+	drv.ctx_set = (ctx_set_fn)gsp_real(H_cuCtxSetCurrent);
+	*(void **)&drv.ev_create = gsp_real_sym("cuEventCreate");
+	drv.ev_destroy = (ev_destroy_fn)gsp_real(H_cuEventDestroy_v2);
+	drv.ev_record = (ev_record_fn)gsp_real(H_cuEventRecord);
+	drv.ev_query = (ev_query_fn)gsp_real(H_cuEventQuery);
+	drv.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime_v2);
+	if (!drv.ev_elapsed)
+		drv.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime);
+	return drv.ctx_get && drv.ctx_set && drv.ev_create && drv.ev_destroy &&
+	       drv.ev_record && drv.ev_query && drv.ev_elapsed ? 0 : -ENOSYS;
 }
 
 static uint64_t elapsed_ns(CUevent a, CUevent b)
 {
 	float ms = 0;
 
-	if (D.ev_elapsed(&ms, a, b) != CUDA_SUCCESS || ms < 0)
+	if (drv.ev_elapsed(&ms, a, b) != CUDA_SUCCESS || ms < 0)
 		return 0;
 	return (uint64_t)((double)ms * 1e6);
 }
@@ -498,7 +498,7 @@ static void ev_wait_then(CUevent ev, void (*each)(void))
 {
 	unsigned int n = 0;
 
-	while (D.ev_query(ev) == CUDA_ERROR_NOT_READY) {
+	while (drv.ev_query(ev) == CUDA_ERROR_NOT_READY) {
 		if (n++ < SPIN_POLLS)
 			sched_yield();
 		else
@@ -523,19 +523,19 @@ static void ensure_ctx(CUcontext ctx)
 {
 	CUcontext cur = NULL;
 
-	if (D.ctx_get(&cur) != CUDA_SUCCESS || cur != ctx)
-		D.ctx_set(ctx);
+	if (drv.ctx_get(&cur) != CUDA_SUCCESS || cur != ctx)
+		drv.ctx_set(ctx);
 }
 
 static int lc_active(void)
 {
-	return S.board && gsp_board_lc_active(S.board, S.device, now_ns());
+	return tenant.board && gsp_board_lc_active(tenant.board, tenant.device, now_ns());
 }
 
 /* Kernels that cannot yield keep off the LC's SMs (a green context). */
 static int lc_confine(void)
 {
-	return S.board && gsp_board_lc_confine(S.board, S.device, now_ns());
+	return tenant.board && gsp_board_lc_confine(tenant.board, tenant.device, now_ns());
 }
 
 /* Rejoining the arbiter -------------------------------------------------- */
@@ -546,14 +546,14 @@ static void lc_view_publish(void)
 	struct lc_view *v = calloc(1, sizeof(*v));
 
 	if (v) {
-		v->rw = S.api.board_rw(S.g);
-		v->slot = S.api.lc_slot(S.g);
+		v->rw = tenant.api.board_rw(tenant.g);
+		v->slot = tenant.api.lc_slot(tenant.g);
 		if (!v->rw || v->slot < 0 || v->slot >= GSP_BOARD_LC_SLOTS) {
 			v->rw = NULL;
 			v->slot = -1;
 		}
 	}
-	atomic_store_explicit(&S.lcv, v, memory_order_release);
+	atomic_store_explicit(&tenant.lcv, v, memory_order_release);
 }
 
 /*
@@ -574,12 +574,12 @@ static int rejoin_sleep(uint64_t ns)
 			       .tv_nsec = (long)(until % 1000000000ULL) };
 	int stop;
 
-	pthread_mutex_lock(&S.mu);
-	while (!S.stop && now_ns() < until)
-		if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) == ETIMEDOUT)
+	pthread_mutex_lock(&tenant.mu);
+	while (!tenant.stop && now_ns() < until)
+		if (pthread_cond_timedwait(&tenant.cv, &tenant.mu, &ts) == ETIMEDOUT)
 			break;
-	stop = S.stop;
-	pthread_mutex_unlock(&S.mu);
+	stop = tenant.stop;
+	pthread_mutex_unlock(&tenant.mu);
 	return stop;
 }
 
@@ -587,25 +587,25 @@ static void rejoin_say(enum gsp_rejoin_why why, const char *what, int err)
 {
 	switch (why) {
 	case GSP_REJOIN_WATCHDOG:
-		gsp_warn_once(&S.warned_rejoin[why],
+		gsp_warn_once(&tenant.warned_rejoin[why],
 			      "%s: a lease outlived the arbiter's watchdog without being renewed, and the arbiter ended it; rejoining as a new tenant, still scheduled (GSP_STATS_FILE counts rejoins)",
 			      what);
 		break;
 	case GSP_REJOIN_HUNG:
-		gsp_warn_once(&S.warned_rejoin[why],
+		gsp_warn_once(&tenant.warned_rejoin[why],
 			      "%s: the arbiter marked this tenant hung (%s); rejoining as a new tenant, still scheduled (GSP_STATS_FILE counts rejoins)",
 			      what, strerror(-err));
 		break;
 	default:
-		if (S.cls == GSPACE_CLASS_LC)
-			gsp_warn_once(&S.warned_rejoin[why],
+		if (tenant.cls == GSPACE_CLASS_LC)
+			gsp_warn_once(&tenant.warned_rejoin[why],
 				      "%s: lost the arbiter (%s); LC work goes on unreported while rejoining is retried, every second at most, until it is back",
 				      what, strerror(-err));
 		else
-			gsp_warn_once(&S.warned_rejoin[why],
+			gsp_warn_once(&tenant.warned_rejoin[why],
 				      "%s: lost the arbiter (%s); holding the program's GPU work (%llu operations queued) while rejoining is retried, every second at most, until it is back",
 				      what, strerror(-err),
-				      (unsigned long long)atomic_load(&S.pending));
+				      (unsigned long long)atomic_load(&tenant.pending));
 		break;
 	}
 }
@@ -627,19 +627,19 @@ static int rejoin(enum gsp_rejoin_why why, const char *what, int err)
 	const struct gsp_board *b;
 	int ret;
 
-	if (S.fail_open) {
+	if (tenant.fail_open) {
 		arbiter_lost(what, err);
 		return -1;
 	}
-	if (++S.rejoin_streak > REJOIN_STREAK) {
-		gsp_warn_once(&S.warned_arbiter,
+	if (++tenant.rejoin_streak > REJOIN_STREAK) {
+		gsp_warn_once(&tenant.warned_arbiter,
 			      "%s keeps failing (%s) after %u rejoins in a row; passing every CUDA call through from now on",
 			      what, strerror(-err), REJOIN_STREAK);
-		atomic_store(&S.mode, GSP_MODE_OFF);
+		atomic_store(&tenant.mode, GSP_MODE_OFF);
 		return -1;
 	}
 	rejoin_say(why, what, err);
-	while ((ret = S.api.reopen(S.g)) < 0) {
+	while ((ret = tenant.api.reopen(tenant.g)) < 0) {
 		if (!rejoin_transient(ret)) {
 			arbiter_lost("rejoining the arbiter", ret);
 			return -1;
@@ -650,26 +650,26 @@ static int rejoin(enum gsp_rejoin_why why, const char *what, int err)
 			rejoin_say(why, "rejoining", ret);
 		}
 		if (rejoin_sleep(backoff)) {
-			gsp_warn_once(&S.warned_arbiter,
+			gsp_warn_once(&tenant.warned_arbiter,
 				      "exiting while the arbiter is away; what is still queued is issued unscheduled");
-			atomic_store(&S.mode, GSP_MODE_OFF);
+			atomic_store(&tenant.mode, GSP_MODE_OFF);
 			return -1;
 		}
 		backoff = backoff * 2 < REJOIN_MAX_NS ? backoff * 2 :
 							REJOIN_MAX_NS;
 	}
 	if (why == GSP_REJOIN_LOST)
-		gsp_warn_once(&S.warned_back,
+		gsp_warn_once(&tenant.warned_back,
 			      "the arbiter is back after %.1f s; rejoined as a new tenant, scheduled again",
 			      (double)(now_ns() - t0) / 1e9);
 	/* The same mapping, unless it could not be moved onto the new one. */
-	b = S.api.board(S.g);
+	b = tenant.api.board(tenant.g);
 	if (b)
-		S.board = b;
+		tenant.board = b;
 	/* gspaced restarted: a new board page, which the GPU has not mapped. */
 	if (ret == 1 && gsp_sp_on())
 		gsp_sp_board_moved();
-	if (S.cls == GSPACE_CLASS_LC)
+	if (tenant.cls == GSPACE_CLASS_LC)
 		lc_view_publish();
 	atomic_fetch_add(&gsp_ctr.rejoins, 1);
 	atomic_fetch_add(&gsp_ctr.rejoin_why[why], 1);
@@ -705,7 +705,7 @@ static struct {
 	int started;
 	CUevent prev;			/* last retired marker */
 	unsigned int nops;
-} L;
+} lease;
 
 static void retire_one(void);
 
@@ -714,11 +714,11 @@ static uint64_t renew_every(void)
 {
 	uint64_t wd;
 
-	if (!S.progress)
+	if (!tenant.progress)
 		return 0;
-	if (!S.renew_auto)
-		return S.renew_ns;
-	wd = S.board ? gsp_board_load(&S.board->watchdog_ns) : 0;
+	if (!tenant.renew_auto)
+		return tenant.renew_ns;
+	wd = tenant.board ? gsp_board_load(&tenant.board->watchdog_ns) : 0;
 	return wd ? wd / 4 : RENEW_DEFAULT_NS;
 }
 
@@ -738,24 +738,24 @@ static void lease_tick(void)
 	uint64_t now, every;
 	int err;
 
-	if (!L.open || L.renew_err)
+	if (!lease.open || lease.renew_err)
 		return;
 	every = renew_every();
 	now = now_ns();
-	if (!every || now - L.renewed < every)
+	if (!every || now - lease.renewed < every)
 		return;
-	L.renewed = now;
+	lease.renewed = now;
 	c.flags = GSPACE_COMPLETE_PROGRESS;
-	c.handle = L.handle;
-	c.gpu_ns = now - L.t0 < GSPACE_COST_MAX_NS ? now - L.t0 :
+	c.handle = lease.handle;
+	c.gpu_ns = now - lease.t0 < GSPACE_COST_MAX_NS ? now - lease.t0 :
 						     GSPACE_COST_MAX_NS;
-	err = S.api.complete(S.g, &c);
+	err = tenant.api.complete(tenant.g, &c);
 	if (err) {
-		L.renew_err = err;
+		lease.renew_err = err;
 		return;
 	}
 	atomic_fetch_add(&gsp_ctr.renewals, 1);
-	gsp_log(2, "lease %" PRIu64 " renewed, %llu ns so far", L.handle,
+	gsp_log(2, "lease %" PRIu64 " renewed, %llu ns so far", lease.handle,
 		(unsigned long long)c.gpu_ns);
 }
 
@@ -769,43 +769,43 @@ static void lease_events(CUcontext ctx)
 {
 	unsigned int i, n = RING;
 
-	if (L.ev_ctx == ctx)
+	if (lease.ev_ctx == ctx)
 		return;
-	while (L.count)
+	while (lease.count)
 		retire_one();
-	L.prev = NULL;
-	if (L.ev_ctx) {
-		D.ev_destroy(L.start);
+	lease.prev = NULL;
+	if (lease.ev_ctx) {
+		drv.ev_destroy(lease.start);
 		for (i = 0; i < n; i++)
-			D.ev_destroy(L.ring[i]);
+			drv.ev_destroy(lease.ring[i]);
 	}
-	L.ev_ctx = NULL;
-	if (D.ev_create(&L.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+	lease.ev_ctx = NULL;
+	if (drv.ev_create(&lease.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
 		return;
 	for (i = 0; i < n; i++)
-		if (D.ev_create(&L.ring[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+		if (drv.ev_create(&lease.ring[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
 			while (i--)
-				D.ev_destroy(L.ring[i]);
-			D.ev_destroy(L.start);
+				drv.ev_destroy(lease.ring[i]);
+			drv.ev_destroy(lease.start);
 			return;
 		}
-	L.ev_ctx = ctx;
+	lease.ev_ctx = ctx;
 }
 
 /* Retires the oldest outstanding op: waits for it, learns its cost. */
 static void retire_one(void)
 {
-	CUevent ev = L.ring[L.head];
+	CUevent ev = lease.ring[lease.head];
 
 	lease_ev_wait(ev);
-	if (L.prev && L.rkey[L.head])
-		gsp_cost_put(L.rkey[L.head], elapsed_ns(L.prev, ev));
-	L.prev = ev;
-	if (L.rgen[L.head] == L.gen)
-		L.lprev = ev;
-	L.ahead_ns -= L.rcost[L.head];
-	L.head = (L.head + 1) % RING;
-	L.count--;
+	if (lease.prev && lease.rkey[lease.head])
+		gsp_cost_put(lease.rkey[lease.head], elapsed_ns(lease.prev, ev));
+	lease.prev = ev;
+	if (lease.rgen[lease.head] == lease.gen)
+		lease.lprev = ev;
+	lease.ahead_ns -= lease.rcost[lease.head];
+	lease.head = (lease.head + 1) % RING;
+	lease.count--;
 }
 
 /*
@@ -822,23 +822,23 @@ static CUevent next_end_event(const void *key)
 
 	if (!c)
 		c = AHEAD_NS;
-	while (L.count >= S.depth &&
-	       (L.count >= MAX_DEPTH || L.ahead_ns + c > AHEAD_NS))
+	while (lease.count >= tenant.depth &&
+	       (lease.count >= MAX_DEPTH || lease.ahead_ns + c > AHEAD_NS))
 		retire_one();
-	slot = (L.head + L.count) % RING;
-	L.rkey[slot] = key;
-	L.rcost[slot] = c;
-	L.rgen[slot] = L.gen;
-	L.ahead_ns += c;
-	L.count++;
-	return L.ring[slot];
+	slot = (lease.head + lease.count) % RING;
+	lease.rkey[slot] = key;
+	lease.rcost[slot] = c;
+	lease.rgen[slot] = lease.gen;
+	lease.ahead_ns += c;
+	lease.count++;
+	return lease.ring[slot];
 }
 
 /* Gives back the slot next_end_event() just handed out: nothing recorded. */
 static void forget_last(void)
 {
-	L.count--;
-	L.ahead_ns -= L.rcost[(L.head + L.count) % RING];
+	lease.count--;
+	lease.ahead_ns -= lease.rcost[(lease.head + lease.count) % RING];
 }
 
 /*
@@ -853,34 +853,34 @@ static void forget_last(void)
 static void lease_end(int wait_all)
 {
 	struct gspace_complete c = { .size = sizeof(c) };
-	uint64_t gpu = L.host_ns;
+	uint64_t gpu = lease.host_ns;
 	unsigned int i;
 	int err;
 
-	if (!L.open)
+	if (!lease.open)
 		return;
 	if (wait_all)
-		while (L.count)
+		while (lease.count)
 			retire_one();
-	if (L.started && L.lprev)
-		gpu += elapsed_ns(L.start, L.lprev);
-	for (i = 0; i < L.count; i++) {
-		unsigned int slot = (L.head + i) % RING;
+	if (lease.started && lease.lprev)
+		gpu += elapsed_ns(lease.start, lease.lprev);
+	for (i = 0; i < lease.count; i++) {
+		unsigned int slot = (lease.head + i) % RING;
 
-		if (L.rgen[slot] == L.gen && L.rkey[slot])
-			gpu += cost_get(L.rkey[slot]);
+		if (lease.rgen[slot] == lease.gen && lease.rkey[slot])
+			gpu += cost_get(lease.rkey[slot]);
 	}
-	L.open = 0;
+	lease.open = 0;
 	if (gpu > GSPACE_COST_MAX_NS)
 		gpu = GSPACE_COST_MAX_NS;
-	c.handle = L.handle;
+	c.handle = lease.handle;
 	c.gpu_ns = gpu;
-	err = S.api.complete(S.g, &c);
+	err = tenant.api.complete(tenant.g, &c);
 	gsp_log(2, "lease %" PRIu64 " engine %u: %u ops, %" PRIu64 " ns",
-		L.handle, L.engine, L.nops, gpu);
+		lease.handle, lease.engine, lease.nops, gpu);
 	if (err == -EALREADY) {
 		gsp_log(1, "lease %" PRIu64 " had already ended (watchdog)",
-			L.handle);
+			lease.handle);
 		rejoin(GSP_REJOIN_WATCHDOG, "COMPLETE", err);
 	} else if (err) {
 		rejoin(GSP_REJOIN_LOST, "COMPLETE", err);
@@ -901,7 +901,7 @@ static int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 
 		sub.engine = engine;
 		sub.cost_ns = cost_ns;
-		err = S.api.submit(S.g, &sub);
+		err = tenant.api.submit(tenant.g, &sub);
 		if (err) {
 			if (rejoin(err == -EBUSY ? GSP_REJOIN_HUNG :
 						   GSP_REJOIN_LOST, "SUBMIT", err))
@@ -912,7 +912,7 @@ static int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 		w.handle = sub.handle;
 		do {
 			w.deadline_ns = now_ns() + 100000000ULL;
-			err = S.api.wait(S.g, &w);
+			err = tenant.api.wait(tenant.g, &w);
 		} while (err == -ETIME || err == -EINTR);
 		if (err || w.status) {
 			if (rejoin(!err && w.status == -ETIMEDOUT ?
@@ -923,7 +923,7 @@ static int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 		}
 		*handle = sub.handle;
 		/* A lease again: rejoining worked, whatever comes next. */
-		S.rejoin_streak = 0;
+		tenant.rejoin_streak = 0;
 		return 0;
 	}
 }
@@ -946,24 +946,24 @@ static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 		sleep_ns(BOARD_POLL_NS);
 		*spatial = gsp_sp_on() && gsp_sp_green(op, why);
 	}
-	err = job_granted(engine, S.quantum_ns, &handle);
+	err = job_granted(engine, tenant.quantum_ns, &handle);
 	if (err)
 		return err;
 	atomic_fetch_add(&gsp_ctr.leases, 1);
 	atomic_fetch_add(&gsp_ctr.jobs, 1);
 	/* Ops of the last lease may still be in flight: keep the ring. */
-	L.nops = 0;
-	L.gen++;
-	L.lprev = NULL;
-	L.started = 0;
-	L.est_ns = L.host_ns = 0;
-	L.open = 1;
-	L.engine = engine;
-	L.ctx = ctx;
-	L.handle = handle;
-	L.t0 = now_ns();
-	L.renewed = L.t0;
-	L.renew_err = 0;
+	lease.nops = 0;
+	lease.gen++;
+	lease.lprev = NULL;
+	lease.started = 0;
+	lease.est_ns = lease.host_ns = 0;
+	lease.open = 1;
+	lease.engine = engine;
+	lease.ctx = ctx;
+	lease.handle = handle;
+	lease.t0 = now_ns();
+	lease.renewed = lease.t0;
+	lease.renew_err = 0;
 	lease_events(ctx);
 	return 0;
 }
@@ -973,18 +973,18 @@ static int lease_fits(const struct gsp_op *op, int spatial)
 {
 	uint64_t c;
 
-	if (!L.open || L.engine != op->engine || L.ctx != op->ctx)
+	if (!lease.open || lease.engine != op->engine || lease.ctx != op->ctx)
 		return 0;
-	if (now_ns() - L.t0 >= S.quantum_ns)
+	if (now_ns() - lease.t0 >= tenant.quantum_ns)
 		return 0;
 	c = op->key ? cost_get(op->key) : 0;
-	if (L.nops && L.est_ns + c > S.quantum_ns)
+	if (lease.nops && lease.est_ns + c > tenant.quantum_ns)
 		return 0;
 	return spatial || !lc_active();
 }
 
 /*
- * One wait of the dispatcher for a gated call (S.mu held): a synchronous
+ * One wait of the dispatcher for a gated call (tenant.mu held): a synchronous
  * call can take long, and the lease is renewed as for GPU work.
  */
 static void gate_wait_renewing(void)
@@ -992,17 +992,17 @@ static void gate_wait_renewing(void)
 	uint64_t every = renew_every(), until;
 	struct timespec ts;
 
-	if (!L.open || L.renew_err || !every) {
-		pthread_cond_wait(&S.cv, &S.mu);
+	if (!lease.open || lease.renew_err || !every) {
+		pthread_cond_wait(&tenant.cv, &tenant.mu);
 		return;
 	}
-	until = L.renewed + every;
+	until = lease.renewed + every;
 	ts.tv_sec = (time_t)(until / 1000000000ULL);
 	ts.tv_nsec = (long)(until % 1000000000ULL);
-	if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) == ETIMEDOUT) {
-		pthread_mutex_unlock(&S.mu);
+	if (pthread_cond_timedwait(&tenant.cv, &tenant.mu, &ts) == ETIMEDOUT) {
+		pthread_mutex_unlock(&tenant.mu);
 		lease_tick();
-		pthread_mutex_lock(&S.mu);
+		pthread_mutex_lock(&tenant.mu);
 	}
 }
 
@@ -1010,7 +1010,7 @@ static void gate_wait_renewing(void)
 static CUresult issue_leased(struct gsp_op *op)
 {
 	CUstream evs = op->stream;
-	int timed = L.ev_ctx == op->ctx;
+	int timed = lease.ev_ctx == op->ctx;
 	CUresult r;
 
 	if (op->kind == OP_GATE) {
@@ -1019,41 +1019,41 @@ static CUresult issue_leased(struct gsp_op *op)
 		gt->start = NULL;
 		gt->end = NULL;
 		if (timed && gt->stream) {
-			if (!L.started) {
-				gt->start = L.start;
-				L.started = 1;
-				if (!L.count)
-					L.prev = L.start;
+			if (!lease.started) {
+				gt->start = lease.start;
+				lease.started = 1;
+				if (!lease.count)
+					lease.prev = lease.start;
 			}
 			gt->end = next_end_event(op->key);
 		}
-		pthread_mutex_lock(&S.mu);
+		pthread_mutex_lock(&tenant.mu);
 		gt->state = 1;
-		pthread_cond_broadcast(&S.cv);
+		pthread_cond_broadcast(&tenant.cv);
 		while (gt->state != 2)
 			gate_wait_renewing();
-		pthread_mutex_unlock(&S.mu);
+		pthread_mutex_unlock(&tenant.mu);
 		if (gt->end && !gt->issued_ok)
 			forget_last();
-		L.host_ns += gt->host_ns;
+		lease.host_ns += gt->host_ns;
 		return CUDA_SUCCESS;
 	}
-	if (timed && !L.started) {
-		if (D.ev_record(L.start, evs) == CUDA_SUCCESS) {
-			L.started = 1;
+	if (timed && !lease.started) {
+		if (drv.ev_record(lease.start, evs) == CUDA_SUCCESS) {
+			lease.started = 1;
 			/* Else an op in flight would be timed from it. */
-			if (!L.count)
-				L.prev = L.start;
+			if (!lease.count)
+				lease.prev = lease.start;
 		}
 	}
 	r = gsp_op_issue(op);
-	if (r == CUDA_SUCCESS && timed && L.started) {
+	if (r == CUDA_SUCCESS && timed && lease.started) {
 		CUevent e = next_end_event(op->key);
 
-		if (D.ev_record(e, evs) != CUDA_SUCCESS)
+		if (drv.ev_record(e, evs) != CUDA_SUCCESS)
 			forget_last();
 	}
-	L.est_ns += op->key ? cost_get(op->key) : 0;
+	lease.est_ns += op->key ? cost_get(op->key) : 0;
 	return r;
 }
 
@@ -1068,7 +1068,7 @@ static void dispatch_one(struct gsp_op *op)
 		r = gsp_op_issue(op);
 		goto done;
 	}
-	if (atomic_load(&S.mode) == GSP_MODE_BE) {
+	if (atomic_load(&tenant.mode) == GSP_MODE_BE) {
 		/*
 		 * Transformed, or confined to a green context while LC work
 		 * runs, is known before the time-plane gate.
@@ -1076,24 +1076,24 @@ static void dispatch_one(struct gsp_op *op)
 		spatial = gsp_sp_on() && gsp_sp_prepare(op);
 		if (!spatial && gsp_sp_on() && lc_confine())
 			spatial = gsp_sp_green(op, &why);
-		if (L.open && !lease_fits(op, spatial))
-			lease_end(!S.overlap);
-		if (!L.open && atomic_load(&S.mode) == GSP_MODE_BE)
+		if (lease.open && !lease_fits(op, spatial))
+			lease_end(!tenant.overlap);
+		if (!lease.open && atomic_load(&tenant.mode) == GSP_MODE_BE)
 			lease_begin(op, &spatial, &why);
 		if (!spatial)
 			gsp_sp_gated(why);
 	}
-	if (L.open) {
+	if (lease.open) {
 		r = issue_leased(op);
-		L.nops++;
+		lease.nops++;
 	} else if (op->kind == OP_GATE) {
-		pthread_mutex_lock(&S.mu);
+		pthread_mutex_lock(&tenant.mu);
 		op->u.gate->start = op->u.gate->end = NULL;
 		op->u.gate->state = 1;
-		pthread_cond_broadcast(&S.cv);
+		pthread_cond_broadcast(&tenant.cv);
 		while (op->u.gate->state != 2)
-			pthread_cond_wait(&S.cv, &S.mu);
-		pthread_mutex_unlock(&S.mu);
+			pthread_cond_wait(&tenant.cv, &tenant.mu);
+		pthread_mutex_unlock(&tenant.mu);
 		r = CUDA_SUCCESS;
 	} else {
 		r = gsp_op_issue(op);
@@ -1104,65 +1104,65 @@ done:
 			(int)r);
 		atomic_fetch_add(&gsp_ctr.errors_sticky, 1);
 	}
-	pthread_mutex_lock(&S.mu);
-	if (r != CUDA_SUCCESS && S.sticky == CUDA_SUCCESS)
-		S.sticky = r;
-	S.issued++;
-	atomic_fetch_sub(&S.pending, 1);
+	pthread_mutex_lock(&tenant.mu);
+	if (r != CUDA_SUCCESS && tenant.sticky == CUDA_SUCCESS)
+		tenant.sticky = r;
+	tenant.issued++;
+	atomic_fetch_sub(&tenant.pending, 1);
 	/* Wake only whom this op concerns: a drain it ends, room it makes. */
-	if (S.issued >= S.drain_at) {
-		S.drain_at = UINT64_MAX;
-		pthread_cond_broadcast(&S.cv);
+	if (tenant.issued >= tenant.drain_at) {
+		tenant.drain_at = UINT64_MAX;
+		pthread_cond_broadcast(&tenant.cv);
 	}
-	if (S.space_waiters && S.enq - S.issued <= FIFO_MAX / 2)
-		pthread_cond_broadcast(&S.space);
-	pthread_mutex_unlock(&S.mu);
+	if (tenant.space_waiters && tenant.enq - tenant.issued <= FIFO_MAX / 2)
+		pthread_cond_broadcast(&tenant.space);
+	pthread_mutex_unlock(&tenant.mu);
 }
 
 static void *dispatcher_main(void *arg)
 {
 	(void)arg;
 	tight_timers();
-	pthread_mutex_lock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
 	for (;;) {
 		struct gsp_op *op;
 
-		while (!S.head && !S.stop) {
-			S.dispatcher_idle = 1;
-			if (L.open) {
+		while (!tenant.head && !tenant.stop) {
+			tenant.dispatcher_idle = 1;
+			if (lease.open) {
 				struct timespec ts;
 				uint64_t until = now_ns() + IDLE_LEASE_NS;
 
 				ts.tv_sec = (time_t)(until / 1000000000ULL);
 				ts.tv_nsec = (long)(until % 1000000000ULL);
-				if (pthread_cond_timedwait(&S.work, &S.mu, &ts) ==
-				    ETIMEDOUT && !S.head) {
-					S.dispatcher_idle = 0;
-					pthread_mutex_unlock(&S.mu);
+				if (pthread_cond_timedwait(&tenant.work, &tenant.mu, &ts) ==
+				    ETIMEDOUT && !tenant.head) {
+					tenant.dispatcher_idle = 0;
+					pthread_mutex_unlock(&tenant.mu);
 					lease_end(1);
-					pthread_mutex_lock(&S.mu);
+					pthread_mutex_lock(&tenant.mu);
 				}
 			} else {
-				pthread_cond_wait(&S.work, &S.mu);
+				pthread_cond_wait(&tenant.work, &tenant.mu);
 			}
 		}
-		S.dispatcher_idle = 0;
-		if (!S.head)
+		tenant.dispatcher_idle = 0;
+		if (!tenant.head)
 			break;
-		op = S.head;
-		S.head = op->next;
-		if (!S.head)
-			S.tail = NULL;
-		pthread_mutex_unlock(&S.mu);
+		op = tenant.head;
+		tenant.head = op->next;
+		if (!tenant.head)
+			tenant.tail = NULL;
+		pthread_mutex_unlock(&tenant.mu);
 		dispatch_one(op);
 		if (op->kind == OP_GATE)
 			free(op->u.gate);
 		free(op->buf);
 		free(op->buf2);
 		free(op);
-		pthread_mutex_lock(&S.mu);
+		pthread_mutex_lock(&tenant.mu);
 	}
-	pthread_mutex_unlock(&S.mu);
+	pthread_mutex_unlock(&tenant.mu);
 	lease_end(1);
 	return NULL;
 }
@@ -1171,27 +1171,27 @@ void gsp_enqueue(struct gsp_op *op)
 {
 	op->next = NULL;
 	atomic_fetch_add(&gsp_ctr.deferred, 1);
-	pthread_mutex_lock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
 	/*
 	 * Back-pressure, as the driver's own queue gives: without it a
 	 * program launching in a loop would queue minutes of GPU work that
 	 * its next sync then waits for.
 	 */
-	while (S.enq - S.issued >= FIFO_MAX && S.dispatcher_running) {
-		S.space_waiters++;
-		pthread_cond_wait(&S.space, &S.mu);
-		S.space_waiters--;
+	while (tenant.enq - tenant.issued >= FIFO_MAX && tenant.dispatcher_running) {
+		tenant.space_waiters++;
+		pthread_cond_wait(&tenant.space, &tenant.mu);
+		tenant.space_waiters--;
 	}
-	if (S.tail)
-		S.tail->next = op;
+	if (tenant.tail)
+		tenant.tail->next = op;
 	else
-		S.head = op;
-	S.tail = op;
-	S.enq++;
-	atomic_fetch_add(&S.pending, 1);
-	if (S.dispatcher_idle)
-		pthread_cond_signal(&S.work);
-	pthread_mutex_unlock(&S.mu);
+		tenant.head = op;
+	tenant.tail = op;
+	tenant.enq++;
+	atomic_fetch_add(&tenant.pending, 1);
+	if (tenant.dispatcher_idle)
+		pthread_cond_signal(&tenant.work);
+	pthread_mutex_unlock(&tenant.mu);
 }
 
 /* Waits until everything enqueued so far is issued, for at most @max_ns. */
@@ -1200,25 +1200,25 @@ static CUresult drain_for(uint64_t max_ns, int take_sticky)
 	uint64_t target, until = now_ns() + max_ns;
 	CUresult sticky;
 
-	if (!atomic_load(&S.pending) &&
-	    __atomic_load_n(&S.sticky, __ATOMIC_RELAXED) == CUDA_SUCCESS)
+	if (!atomic_load(&tenant.pending) &&
+	    __atomic_load_n(&tenant.sticky, __ATOMIC_RELAXED) == CUDA_SUCCESS)
 		return CUDA_SUCCESS;
 	atomic_fetch_add(&gsp_ctr.drains, 1);
-	pthread_mutex_lock(&S.mu);
-	target = S.enq;
-	while (S.issued < target && S.dispatcher_running) {
+	pthread_mutex_lock(&tenant.mu);
+	target = tenant.enq;
+	while (tenant.issued < target && tenant.dispatcher_running) {
 		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ULL),
 				       .tv_nsec = (long)(until % 1000000000ULL) };
 
-		if (target < S.drain_at)
-			S.drain_at = target;
-		if (pthread_cond_timedwait(&S.cv, &S.mu, &ts) == ETIMEDOUT)
+		if (target < tenant.drain_at)
+			tenant.drain_at = target;
+		if (pthread_cond_timedwait(&tenant.cv, &tenant.mu, &ts) == ETIMEDOUT)
 			break;
 	}
-	sticky = S.sticky;
+	sticky = tenant.sticky;
 	if (take_sticky)
-		S.sticky = CUDA_SUCCESS;
-	pthread_mutex_unlock(&S.mu);
+		tenant.sticky = CUDA_SUCCESS;
+	pthread_mutex_unlock(&tenant.mu);
 	return sticky;
 }
 
@@ -1256,13 +1256,13 @@ void gsp_gate_begin(struct gsp_gate_ticket *t, uint32_t engine, CUcontext ctx,
 	op->key = key;
 	op->u.gate = gt;
 	gsp_enqueue(op);
-	pthread_mutex_lock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
 	while (gt->state == 0)
-		pthread_cond_wait(&S.cv, &S.mu);
-	pthread_mutex_unlock(&S.mu);
+		pthread_cond_wait(&tenant.cv, &tenant.mu);
+	pthread_mutex_unlock(&tenant.mu);
 	t->gate = gt;
 	if (gt->start)
-		D.ev_record(gt->start, stream);
+		drv.ev_record(gt->start, stream);
 	t->t0 = now_ns();
 }
 
@@ -1274,14 +1274,14 @@ void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r)
 		return;
 	gt->issued_ok = 0;
 	if (gt->end && r == CUDA_SUCCESS)
-		gt->issued_ok = D.ev_record(gt->end, gt->stream) == CUDA_SUCCESS;
+		gt->issued_ok = drv.ev_record(gt->end, gt->stream) == CUDA_SUCCESS;
 	if (!gt->stream)
 		gt->host_ns = now_ns() - t->t0;
-	pthread_mutex_lock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
 	gt->state = 2;
-	pthread_cond_broadcast(&S.cv);
+	pthread_cond_broadcast(&tenant.cv);
 	/* From here on the gate is the dispatcher's; it frees it. */
-	pthread_mutex_unlock(&S.mu);
+	pthread_mutex_unlock(&tenant.mu);
 }
 
 /* LC fast path and reporter ----------------------------------------------- */
@@ -1289,10 +1289,10 @@ void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r)
 /* Claims a sample pair in @ctx; 1 + its index, or 0 (none free). */
 static int sample_claim(CUcontext ctx)
 {
-	unsigned int i = atomic_fetch_add_explicit(&S.sample_next, 1,
+	unsigned int i = atomic_fetch_add_explicit(&tenant.sample_next, 1,
 						   memory_order_relaxed) %
 			 LC_SAMPLES;
-	struct lc_sample *sp = &S.samples[i];
+	struct lc_sample *sp = &tenant.samples[i];
 	int expect = 0;
 
 	if (!atomic_compare_exchange_strong(&sp->busy, &expect, 1))
@@ -1300,14 +1300,14 @@ static int sample_claim(CUcontext ctx)
 	if (sp->ctx != ctx) {
 		/* First use, or another context: (re)create, rarely. */
 		if (sp->ctx) {
-			D.ev_destroy(sp->s);
-			D.ev_destroy(sp->e);
+			drv.ev_destroy(sp->s);
+			drv.ev_destroy(sp->e);
 			sp->ctx = NULL;
 		}
-		if (D.ev_create(&sp->s, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+		if (drv.ev_create(&sp->s, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
 			goto fail;
-		if (D.ev_create(&sp->e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
-			D.ev_destroy(sp->s);
+		if (drv.ev_create(&sp->e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+			drv.ev_destroy(sp->s);
 			goto fail;
 		}
 		sp->ctx = ctx;
@@ -1321,7 +1321,7 @@ fail:
 static void sample_free(int sample)
 {
 	if (sample)
-		atomic_store_explicit(&S.samples[sample - 1].busy, 0,
+		atomic_store_explicit(&tenant.samples[sample - 1].busy, 0,
 				      memory_order_release);
 }
 
@@ -1338,8 +1338,8 @@ static void lc_arrival(const struct gsp_board *b, uint64_t now,
 
 	if (prev && now > prev && now - prev < hold)
 		return;
-	atomic_store_explicit(&S.lc_arrival_ns, now, memory_order_relaxed);
-	atomic_fetch_add_explicit(&S.lc_arrivals, 1, memory_order_release);
+	atomic_store_explicit(&tenant.lc_arrival_ns, now, memory_order_relaxed);
+	atomic_fetch_add_explicit(&tenant.lc_arrivals, 1, memory_order_release);
 }
 
 /*
@@ -1350,7 +1350,7 @@ static void lc_arrival(const struct gsp_board *b, uint64_t now,
 void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 {
 	struct gsp_key *k = key ? gsp_key(key) : NULL;
-	struct lc_view *v = atomic_load_explicit(&S.lcv, memory_order_acquire);
+	struct lc_view *v = atomic_load_explicit(&tenant.lcv, memory_order_acquire);
 	uint64_t now = now_ns();
 
 	t->sample = 0;
@@ -1363,19 +1363,19 @@ void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 		/* 0 -> 1 and back: the partition request follows. */
 		if (!__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED)) {
 			lc_arrival(v->rw, now, prev);
-			gsp_board_part_update(v->rw, S.device);
+			gsp_board_part_update(v->rw, tenant.device);
 		}
 		__atomic_store_n(&slot->stamp_ns, now, __ATOMIC_RELAXED);
 	}
-	atomic_store_explicit(&S.lc_last_ns, now, memory_order_relaxed);
+	atomic_store_explicit(&tenant.lc_last_ns, now, memory_order_relaxed);
 	if (k && atomic_fetch_add_explicit(&k->ticks, 1, memory_order_relaxed) %
 			 LC_SAMPLE == 0) {
 		CUcontext ctx = NULL;
 
-		if (D.ctx_get(&ctx) == CUDA_SUCCESS && ctx)
+		if (drv.ctx_get(&ctx) == CUDA_SUCCESS && ctx)
 			t->sample = sample_claim(ctx);
 		if (t->sample &&
-		    D.ev_record(S.samples[t->sample - 1].s, evstream) !=
+		    drv.ev_record(tenant.samples[t->sample - 1].s, evstream) !=
 			    CUDA_SUCCESS) {
 			sample_free(t->sample);
 			t->sample = 0;
@@ -1395,14 +1395,14 @@ static void lc_uncount(const void *view, uint64_t n, int reporter)
 {
 	const struct lc_view *v = view;
 
-	if (!v || !v->rw || v != atomic_load_explicit(&S.lcv,
+	if (!v || !v->rw || v != atomic_load_explicit(&tenant.lcv,
 						      memory_order_acquire))
 		return;
 	if (__atomic_fetch_sub(&v->rw->lc[v->slot].inflight, n,
 			       __ATOMIC_RELAXED) == n) {
 		if (reporter)
 			reserve_poll();
-		gsp_board_part_update(v->rw, S.device);
+		gsp_board_part_update(v->rw, tenant.device);
 	}
 }
 
@@ -1415,29 +1415,29 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 
 	atomic_fetch_add_explicit(&gsp_ctr.lc_ops, 1, memory_order_relaxed);
 	if (t->sample &&
-	    D.ev_record(S.samples[t->sample - 1].e, evstream) != CUDA_SUCCESS) {
+	    drv.ev_record(tenant.samples[t->sample - 1].e, evstream) != CUDA_SUCCESS) {
 		sample_free(t->sample);
 		t->sample = 0;
 	}
-	D.ctx_get(&ctx);
+	drv.ctx_get(&ctx);
 	/* Bounded MPSC ring (sequence numbers per cell). */
-	pos = atomic_load_explicit(&S.ring_head, memory_order_relaxed);
+	pos = atomic_load_explicit(&tenant.ring_head, memory_order_relaxed);
 	for (;;) {
-		r = &S.ring[pos % LC_RING];
+		r = &tenant.ring[pos % LC_RING];
 		seq = atomic_load_explicit(&r->seq, memory_order_acquire);
 		if (seq == pos) {
-			if (atomic_compare_exchange_weak(&S.ring_head, &pos,
+			if (atomic_compare_exchange_weak(&tenant.ring_head, &pos,
 							 pos + 1))
 				break;
 		} else if (seq < pos) {
 			/* Full: charge it later from the EWMA, unreported. */
-			atomic_fetch_add(&S.lc_overflow,
+			atomic_fetch_add(&tenant.lc_overflow,
 					 key ? cost_get(key) : 0);
 			sample_free(t->sample);
 			lc_uncount(t->view, 1, 0);
 			return;
 		} else {
-			pos = atomic_load_explicit(&S.ring_head,
+			pos = atomic_load_explicit(&tenant.ring_head,
 						   memory_order_relaxed);
 		}
 	}
@@ -1457,7 +1457,7 @@ static void lc_charge(uint32_t engine, uint64_t gpu_ns)
 	uint64_t handle;
 	int err;
 
-	if (atomic_load(&S.mode) != GSP_MODE_LC)
+	if (atomic_load(&tenant.mode) != GSP_MODE_LC)
 		return;
 	if (gpu_ns > GSPACE_COST_MAX_NS)
 		gpu_ns = GSPACE_COST_MAX_NS;
@@ -1465,7 +1465,7 @@ static void lc_charge(uint32_t engine, uint64_t gpu_ns)
 		return;
 	c.handle = handle;
 	c.gpu_ns = gpu_ns;
-	err = S.api.complete(S.g, &c);
+	err = tenant.api.complete(tenant.g, &c);
 	if (err) {
 		rejoin(err == -EALREADY ? GSP_REJOIN_WATCHDOG :
 					  GSP_REJOIN_LOST, "COMPLETE", err);
@@ -1479,10 +1479,10 @@ static void lc_owe(uint32_t engine, uint64_t gpu_ns)
 {
 	if (!gpu_ns)
 		return;
-	pthread_mutex_lock(&S.mu);
-	S.lc_owed[engine < GSPACE_ENGINE_COUNT ? engine : 0] += gpu_ns;
-	pthread_cond_signal(&S.owed);
-	pthread_mutex_unlock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
+	tenant.lc_owed[engine < GSPACE_ENGINE_COUNT ? engine : 0] += gpu_ns;
+	pthread_cond_signal(&tenant.owed);
+	pthread_mutex_unlock(&tenant.mu);
 }
 
 /* Charges what the reporter measured; the only LC thread that may wait
@@ -1494,27 +1494,27 @@ static void *charger_main(void *arg)
 	int any;
 	(void)arg;
 
-	pthread_mutex_lock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
 	for (;;) {
 		any = 0;
 		for (e = 0; e < GSPACE_ENGINE_COUNT; e++) {
-			owed[e] = S.lc_owed[e];
-			S.lc_owed[e] = 0;
+			owed[e] = tenant.lc_owed[e];
+			tenant.lc_owed[e] = 0;
 			any |= owed[e] != 0;
 		}
 		if (!any) {
-			if (S.stop && !S.reporter_running)
+			if (tenant.stop && !tenant.reporter_running)
 				break;
-			pthread_cond_wait(&S.owed, &S.mu);
+			pthread_cond_wait(&tenant.owed, &tenant.mu);
 			continue;
 		}
-		pthread_mutex_unlock(&S.mu);
+		pthread_mutex_unlock(&tenant.mu);
 		for (e = 0; e < GSPACE_ENGINE_COUNT; e++)
 			if (owed[e])
 				lc_charge(e, owed[e]);
-		pthread_mutex_lock(&S.mu);
+		pthread_mutex_lock(&tenant.mu);
 	}
-	pthread_mutex_unlock(&S.mu);
+	pthread_mutex_unlock(&tenant.mu);
 	return NULL;
 }
 
@@ -1543,7 +1543,7 @@ static CUevent mark_get(CUcontext ctx)
 			marks.ev[i] = marks.ev[marks.n];
 			return ev;
 		}
-	if (D.ev_create(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+	if (drv.ev_create(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
 		return NULL;
 	return ev;
 }
@@ -1551,7 +1551,7 @@ static CUevent mark_get(CUcontext ctx)
 static void mark_put(CUcontext ctx, CUevent ev)
 {
 	if (marks.n == LC_MARKS) {
-		D.ev_destroy(ev);
+		drv.ev_destroy(ev);
 		return;
 	}
 	marks.ctx[marks.n] = ctx;
@@ -1568,16 +1568,16 @@ static struct gsp_reserver reserver;
 /* Feeds the arrivals, raises or drops the reservation: when to look again. */
 static uint64_t reserve_poll(void)
 {
-	struct lc_view *v = atomic_load_explicit(&S.lcv, memory_order_acquire);
+	struct lc_view *v = atomic_load_explicit(&tenant.lcv, memory_order_acquire);
 	uint64_t n, t;
 
 	if (!v || !v->rw)
 		return UINT64_MAX;
 	/* a rejoin: the arbiter cleared the old slot, its reserve with it */
 	if (reserver.b != v->rw || reserver.slot != v->slot)
-		gsp_reserver_init(&reserver, v->rw, v->slot, S.device);
-	n = atomic_load_explicit(&S.lc_arrivals, memory_order_acquire);
-	t = atomic_load_explicit(&S.lc_arrival_ns, memory_order_relaxed);
+		gsp_reserver_init(&reserver, v->rw, v->slot, tenant.device);
+	n = atomic_load_explicit(&tenant.lc_arrivals, memory_order_acquire);
+	t = atomic_load_explicit(&tenant.lc_arrival_ns, memory_order_relaxed);
 	return gsp_reserver_poll(&reserver, now_ns(), n, t);
 }
 
@@ -1620,14 +1620,14 @@ static void *reporter_main(void *arg)
 	tight_timers();
 	for (;;) {
 		uint64_t charge[GSPACE_ENGINE_COUNT] = { 0 };
-		uint64_t tail = atomic_load(&S.ring_tail), last, wake, now;
+		uint64_t tail = atomic_load(&tenant.ring_tail), last, wake, now;
 		unsigned int n = 0, ng = 0, i, g, e;
 		int stop;
 
 		wake = reserve_poll();
 
 		while (n < LC_BATCH) {
-			struct lc_rec *r = &S.ring[tail % LC_RING];
+			struct lc_rec *r = &tenant.ring[tail % LC_RING];
 
 			if (atomic_load_explicit(&r->seq, memory_order_acquire) !=
 			    tail + 1)
@@ -1637,17 +1637,17 @@ static void *reporter_main(void *arg)
 					      memory_order_release);
 			tail++;
 		}
-		atomic_store(&S.ring_tail, tail);
-		pthread_mutex_lock(&S.mu);
-		stop = S.stop;
-		pthread_mutex_unlock(&S.mu);
+		atomic_store(&tenant.ring_tail, tail);
+		pthread_mutex_lock(&tenant.mu);
+		stop = tenant.stop;
+		pthread_mutex_unlock(&tenant.mu);
 		if (!n) {
-			uint64_t over = atomic_exchange(&S.lc_overflow, 0);
+			uint64_t over = atomic_exchange(&tenant.lc_overflow, 0);
 
 			lc_owe(GSPACE_ENGINE_COMPUTE, over);
 			if (stop)
 				break;
-			last = atomic_load_explicit(&S.lc_last_ns,
+			last = atomic_load_explicit(&tenant.lc_last_ns,
 						    memory_order_relaxed);
 			now = now_ns();
 			now += now - last < LC_BUSY_NS ? LC_FAST_NS : LC_SLOW_NS;
@@ -1676,7 +1676,7 @@ static void *reporter_main(void *arg)
 			 * legacy stream waits for the app's (it is blocking).
 			 */
 			if (grp[g].mark &&
-			    D.ev_record(grp[g].mark,
+			    drv.ev_record(grp[g].mark,
 					grp[g].stream == CU_STREAM_PER_THREAD ?
 						CU_STREAM_LEGACY : grp[g].stream) !=
 				    CUDA_SUCCESS) {
@@ -1697,7 +1697,7 @@ static void *reporter_main(void *arg)
 			uint64_t ns;
 
 			if (r->sample) {
-				struct lc_sample *sp = &S.samples[r->sample - 1];
+				struct lc_sample *sp = &tenant.samples[r->sample - 1];
 
 				/* Before the marker on its stream: done. */
 				ev_wait(sp->e);
@@ -1722,11 +1722,11 @@ static void *reporter_main(void *arg)
 
 void gsp_capture_note(int delta)
 {
-	pthread_mutex_lock(&S.mu);
-	S.capturing += delta;
-	if (S.capturing < 0)
-		S.capturing = 0;
-	pthread_mutex_unlock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
+	tenant.capturing += delta;
+	if (tenant.capturing < 0)
+		tenant.capturing = 0;
+	pthread_mutex_unlock(&tenant.mu);
 }
 
 int gsp_capturing(CUstream s, int ptsz)
@@ -1735,7 +1735,7 @@ int gsp_capturing(CUstream s, int ptsz)
 	CUresult (*fn)(CUstream, CUstreamCaptureStatus *);
 	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
 
-	if (!__atomic_load_n(&S.capturing, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&tenant.capturing, __ATOMIC_RELAXED))
 		return 0;
 	*(void **)&fn = atomic_load(&is_capturing);
 	if (!fn) {
@@ -1756,12 +1756,12 @@ static void write_stats(void)
 {
 	FILE *f;
 
-	if (!S.stats_file || !*S.stats_file)
+	if (!tenant.stats_file || !*tenant.stats_file)
 		return;
-	f = fopen(S.stats_file, "w");
+	f = fopen(tenant.stats_file, "w");
 	if (!f) {
 		fprintf(stderr, "gsp: cannot write GSP_STATS_FILE %s: %s\n",
-			S.stats_file, strerror(errno));
+			tenant.stats_file, strerror(errno));
 		return;
 	}
 	fprintf(f, "launches %lu\ncopies %lu\njobs %lu\nleases %lu\n"
@@ -1790,32 +1790,32 @@ static void at_exit(void)
 
 	/* Deferred work is issued before the program's exit goes on. */
 	drain_for(EXIT_DRAIN_NS, 0);
-	pthread_mutex_lock(&S.mu);
-	S.stop = 1;
-	pthread_cond_broadcast(&S.cv);
-	pthread_cond_broadcast(&S.work);
-	pthread_mutex_unlock(&S.mu);
+	pthread_mutex_lock(&tenant.mu);
+	tenant.stop = 1;
+	pthread_cond_broadcast(&tenant.cv);
+	pthread_cond_broadcast(&tenant.work);
+	pthread_mutex_unlock(&tenant.mu);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 5;
 	/* Bounded: a driver torn down under us must not hang the exit. */
-	if (S.dispatcher_running)
-		joined_d = !pthread_timedjoin_np(S.dispatcher, NULL, &ts);
-	if (S.reporter_running)
-		joined_r = !pthread_timedjoin_np(S.reporter, NULL, &ts);
-	if (S.charger_running) {
+	if (tenant.dispatcher_running)
+		joined_d = !pthread_timedjoin_np(tenant.dispatcher, NULL, &ts);
+	if (tenant.reporter_running)
+		joined_r = !pthread_timedjoin_np(tenant.reporter, NULL, &ts);
+	if (tenant.charger_running) {
 		/* what the reporter owed last is charged before it goes */
-		pthread_mutex_lock(&S.mu);
-		S.reporter_running = S.reporter_running && !joined_r;
-		pthread_cond_broadcast(&S.owed);
-		pthread_mutex_unlock(&S.mu);
-		if (pthread_timedjoin_np(S.charger, NULL, &ts))
+		pthread_mutex_lock(&tenant.mu);
+		tenant.reporter_running = tenant.reporter_running && !joined_r;
+		pthread_cond_broadcast(&tenant.owed);
+		pthread_mutex_unlock(&tenant.mu);
+		if (pthread_timedjoin_np(tenant.charger, NULL, &ts))
 			fprintf(stderr, "gsp: LC charger did not finish at exit\n");
 	}
-	if (S.dispatcher_running && !joined_d)
+	if (tenant.dispatcher_running && !joined_d)
 		fprintf(stderr, "gsp: dispatcher did not finish at exit\n");
-	if (S.reporter_running && !joined_r)
+	if (tenant.reporter_running && !joined_r)
 		fprintf(stderr, "gsp: LC reporter did not finish at exit\n");
-	gsp_sp_stop(!S.dispatcher_running || joined_d);
+	gsp_sp_stop(!tenant.dispatcher_running || joined_d);
 }
 
 static void stats_only_exit(void)
@@ -1830,10 +1830,10 @@ static void init_conds(void)
 
 	pthread_condattr_init(&a);
 	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(&S.cv, &a);
-	pthread_cond_init(&S.work, &a);
-	pthread_cond_init(&S.space, &a);
-	pthread_cond_init(&S.owed, &a);
+	pthread_cond_init(&tenant.cv, &a);
+	pthread_cond_init(&tenant.work, &a);
+	pthread_cond_init(&tenant.space, &a);
+	pthread_cond_init(&tenant.owed, &a);
 	pthread_condattr_destroy(&a);
 }
 
@@ -1844,20 +1844,20 @@ static void init_conds(void)
 
 static void after_fork_child(void)
 {
-	pthread_mutex_init(&S.mu, NULL);
+	pthread_mutex_init(&tenant.mu, NULL);
 	init_conds();
-	S.drain_at = UINT64_MAX;
-	S.space_waiters = 0;
-	S.dispatcher_idle = 0;
-	S.head = S.tail = NULL;
-	S.enq = S.issued = 0;
-	atomic_store(&S.pending, 0);
-	S.dispatcher_running = S.reporter_running = S.charger_running = 0;
-	memset(S.lc_owed, 0, sizeof(S.lc_owed));
-	S.g = NULL;
-	S.board = NULL;
-	atomic_store(&S.lcv, NULL);
-	atomic_store(&S.mode, GSP_MODE_OFF);
+	tenant.drain_at = UINT64_MAX;
+	tenant.space_waiters = 0;
+	tenant.dispatcher_idle = 0;
+	tenant.head = tenant.tail = NULL;
+	tenant.enq = tenant.issued = 0;
+	atomic_store(&tenant.pending, 0);
+	tenant.dispatcher_running = tenant.reporter_running = tenant.charger_running = 0;
+	memset(tenant.lc_owed, 0, sizeof(tenant.lc_owed));
+	tenant.g = NULL;
+	tenant.board = NULL;
+	atomic_store(&tenant.lcv, NULL);
+	atomic_store(&tenant.mode, GSP_MODE_OFF);
 	gsp_sp_after_fork();
 }
 
@@ -1871,35 +1871,35 @@ static void spatial_setup(void)
 {
 	uint32_t n = 0, k = 0;
 
-	if (S.board) {
-		n = gsp_board_load(&S.board->dev[S.device].part_n);
-		k = gsp_board_load(&S.board->dev[S.device].part_k);
+	if (tenant.board) {
+		n = gsp_board_load(&tenant.board->dev[tenant.device].part_n);
+		k = gsp_board_load(&tenant.board->dev[tenant.device].part_k);
 	}
-	if (S.spatial == SPATIAL_OFF) {
+	if (tenant.spatial == SPATIAL_OFF) {
 		gsp_log(1, "spatial sharing off (GSP_SPATIAL=0)");
 		return;
 	}
-	if (S.cls == GSPACE_CLASS_LC) {
-		if (S.spatial == SPATIAL_ON)
+	if (tenant.cls == GSPACE_CLASS_LC) {
+		if (tenant.spatial == SPATIAL_ON)
 			fprintf(stderr, "gsp: spatial sharing is for BE tenants; this LC tenant's kernels run unchanged (drop GSP_SPATIAL=1)\n");
 		return;
 	}
-	if (!S.board) {
-		if (S.spatial == SPATIAL_ON)
+	if (!tenant.board) {
+		if (tenant.spatial == SPATIAL_ON)
 			fprintf(stderr, "gsp: spatial sharing off: the arbiter publishes no board; kernels run unchanged\n");
 		return;
 	}
-	if (S.spatial == SPATIAL_AUTO && !(n && k)) {
+	if (tenant.spatial == SPATIAL_AUTO && !(n && k)) {
 		gsp_log(1, "spatial sharing off: device %u has no partition (gspctl set partition N,K)",
-			S.device);
+			tenant.device);
 		return;
 	}
-	S.sp.board = S.board;
-	S.sp.device = S.device;
-	gsp_sp_start(&S.sp);
+	tenant.sp.board = tenant.board;
+	tenant.sp.device = tenant.device;
+	gsp_sp_start(&tenant.sp);
 	if (gsp_sp_on())
 		fprintf(stderr, "gsp: spatial sharing on: BE kernels give up k=%u block slots on n=%u SMs of device %u while LC work runs\n",
-			k, n, S.device);
+			k, n, tenant.device);
 }
 
 static void setup(void)
@@ -1908,7 +1908,7 @@ static void setup(void)
 	struct gspace_version v = { .size = sizeof(v) };
 	int err;
 
-	atomic_store(&S.mode, GSP_MODE_OFF);
+	atomic_store(&tenant.mode, GSP_MODE_OFF);
 	init_conds();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	if (read_config()) {
@@ -1922,74 +1922,74 @@ static void setup(void)
 	}
 	err = load_libgsp();
 	if (err) {
-		gsp_warn_once(&S.warned_arbiter,
+		gsp_warn_once(&tenant.warned_arbiter,
 			      "libgsp.so.1 not found or incomplete (%s); passing every CUDA call through",
 			      strerror(-err));
 		return;
 	}
-	err = S.api.open(&S.g, NULL);
+	err = tenant.api.open(&tenant.g, NULL);
 	if (err) {
-		gsp_warn_once(&S.warned_arbiter,
+		gsp_warn_once(&tenant.warned_arbiter,
 			      "no arbiter (%s; start gspaced or load gspace.ko, or set GSP_ARBITER/GSP_SOCKET); passing every CUDA call through",
 			      strerror(-err));
 		return;
 	}
-	cs.device = S.device;
-	cs.class = S.cls;
-	cs.weight = S.weight;
-	cs.lc_target_ns = S.lc_target_ns;
-	err = S.api.ctx_set(S.g, &cs);
+	cs.device = tenant.device;
+	cs.class = tenant.cls;
+	cs.weight = tenant.weight;
+	cs.lc_target_ns = tenant.lc_target_ns;
+	err = tenant.api.ctx_set(tenant.g, &cs);
 	if (err) {
-		gsp_warn_once(&S.warned_arbiter,
+		gsp_warn_once(&tenant.warned_arbiter,
 			      "the arbiter refused class %s weight %u on device %u (%s); passing every CUDA call through",
-			      S.cls == GSPACE_CLASS_LC ? "lc" : "be", S.weight,
-			      S.device, strerror(-err));
-		S.api.close(S.g);
-		S.g = NULL;
+			      tenant.cls == GSPACE_CLASS_LC ? "lc" : "be", tenant.weight,
+			      tenant.device, strerror(-err));
+		tenant.api.close(tenant.g);
+		tenant.g = NULL;
 		return;
 	}
-	S.board = S.api.board(S.g);
-	S.progress = !S.api.version(S.g, &v) &&
+	tenant.board = tenant.api.board(tenant.g);
+	tenant.progress = !tenant.api.version(tenant.g, &v) &&
 		     (v.features & GSPACE_FEAT_LEASE_PROGRESS);
 	spatial_setup();
-	if (S.cls == GSPACE_CLASS_LC)
+	if (tenant.cls == GSPACE_CLASS_LC)
 		lc_view_publish();
 	for (err = 0; err < LC_RING; err++)
-		atomic_store(&S.ring[err].seq, (uint64_t)err);
-	if (S.cls == GSPACE_CLASS_LC) {
-		if (pthread_create(&S.charger, NULL, charger_main, NULL)) {
+		atomic_store(&tenant.ring[err].seq, (uint64_t)err);
+	if (tenant.cls == GSPACE_CLASS_LC) {
+		if (pthread_create(&tenant.charger, NULL, charger_main, NULL)) {
 			fprintf(stderr, "gsp: cannot start the LC charger; passing every CUDA call through\n");
 			return;
 		}
-		S.charger_running = 1;
-		if (pthread_create(&S.reporter, NULL, reporter_main, NULL)) {
+		tenant.charger_running = 1;
+		if (pthread_create(&tenant.reporter, NULL, reporter_main, NULL)) {
 			fprintf(stderr, "gsp: cannot start the LC reporter; passing every CUDA call through\n");
 			return;
 		}
-		S.reporter_running = 1;
-		atomic_store(&S.mode, GSP_MODE_LC);
+		tenant.reporter_running = 1;
+		atomic_store(&tenant.mode, GSP_MODE_LC);
 	} else {
-		if (pthread_create(&S.dispatcher, NULL, dispatcher_main, NULL)) {
+		if (pthread_create(&tenant.dispatcher, NULL, dispatcher_main, NULL)) {
 			fprintf(stderr, "gsp: cannot start the dispatcher; passing every CUDA call through\n");
 			return;
 		}
-		S.dispatcher_running = 1;
-		atomic_store(&S.mode, GSP_MODE_BE);
+		tenant.dispatcher_running = 1;
+		atomic_store(&tenant.mode, GSP_MODE_BE);
 	}
 	atexit(at_exit);
 	gsp_log(1, "tenant %s weight %u device %u",
-		S.cls == GSPACE_CLASS_LC ? "lc" : "be", S.weight, S.device);
+		tenant.cls == GSPACE_CLASS_LC ? "lc" : "be", tenant.weight, tenant.device);
 }
 
 enum gsp_mode gsp_mode(void)
 {
 	enum gsp_mode m;
 
-	pthread_once(&S.once, setup);
-	m = atomic_load_explicit(&S.mode, memory_order_relaxed);
+	pthread_once(&tenant.once, setup);
+	m = atomic_load_explicit(&tenant.mode, memory_order_relaxed);
 	/* Lost the arbiter with work queued: keep program order. */
 	if (m == GSP_MODE_OFF &&
-	    atomic_load_explicit(&S.pending, memory_order_relaxed))
+	    atomic_load_explicit(&tenant.pending, memory_order_relaxed))
 		drain_for(UINT64_MAX / 2, 0);
 	return m;
 }
