@@ -137,7 +137,7 @@ struct gsp_op {
 	void *buf, *buf2;	/* owned argument storage, freed with the op */
 	size_t buflen;		/* of buf, for a launch's parameters */
 	int nparams;		/* a launch's parameters in buf; -1: extra */
-	void *sp;		/* spatial.c: the launch runs transformed */
+	void *sp;		/* spatial_launch.c: runs transformed */
 };
 
 /* Issues @op to the real driver in the calling thread (ops.c). */
