@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libgsp_preload.so internals: resolution of real driver functions
- * (resolve.c), the process's tenant and its dispatcher (dispatch.c), and
- * the operations the wrappers hand to it (ops.c).
+ * (resolve.c), the process's tenant and its dispatcher (dispatch*.c,
+ * lc_report.c), and the operations the wrappers hand to it (ops.c).
  */
 #ifndef GSP_PRELOAD_H
 #define GSP_PRELOAD_H
@@ -50,7 +50,7 @@ GSP_HIDDEN int gsp_hook_select(const char *api, int ver, uint64_t flags,
 
 #define REAL(sym) ((__typeof__(&w_##sym))gsp_real(H_##sym))
 
-/* dispatch.c ---------------------------------------------------------- */
+/* dispatch*.c, lc_report.c ------------------------------------------- */
 
 enum gsp_mode {
 	GSP_MODE_OFF,		/* pass everything through */
@@ -58,7 +58,7 @@ enum gsp_mode {
 	GSP_MODE_LC,		/* fast path, reported after the fact */
 };
 
-/* Why the tenant rejoined the arbiter (dispatch.c's rejoin()). */
+/* Why the tenant rejoined the arbiter (dispatch_tenant.c's rejoin()). */
 enum gsp_rejoin_why {
 	GSP_REJOIN_WATCHDOG,	/* a lease ended by the watchdog */
 	GSP_REJOIN_HUNG,	/* SUBMIT refused: the tenant is marked hung */
@@ -137,7 +137,7 @@ struct gsp_op {
 	void *buf, *buf2;	/* owned argument storage, freed with the op */
 	size_t buflen;		/* of buf, for a launch's parameters */
 	int nparams;		/* a launch's parameters in buf; -1: extra */
-	void *sp;		/* spatial.c: the launch runs transformed */
+	void *sp;		/* spatial_launch.c: runs transformed */
 };
 
 /* Issues @op to the real driver in the calling thread (ops.c). */

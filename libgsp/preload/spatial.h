@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Spatial sharing on the BE side (spatial.c, Documentation/spatial.rst):
+ * Spatial sharing on the BE side (spatial*.c, Documentation/spatial.rst):
  * module images recorded at load, kernels turned into their persistent
  * form (libgsp/xform) and JIT-compiled at their first BE launch, launches
  * redirected to NAME__gsp, the watcher thread that launches top-ups

@@ -37,7 +37,7 @@ struct ev {
 };
 
 /* The time plane's BE dispatcher polls the board this often while LC
- * work is active (BOARD_POLL_NS in libgsp/preload/dispatch.c).
+ * work is active (BOARD_POLL_NS in libgsp/preload/dispatch_internal.h).
  */
 #define TIME_POLL_NS		50000ULL
 /* An LC kernel still running this long after the end is given up on. */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the parts of the process's tenant share (dispatch.c,
+ * dispatch_tenant.c, dispatch_lease.c, lc_report.c): its limits and
+ * timings, the one tenant state (tenant), the real driver functions its
+ * threads call (drv) and the functions one part calls in another.
+ * Internal to those files; preload.h is the rest of the interposer's
+ * view. The locking rules are written on the members.
+ */
+#ifndef GSP_DISPATCH_INTERNAL_H
+#define GSP_DISPATCH_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <gsp.h>
+#include <gsp_board.h>
+
+#include <gsp_persist.h>
+
+#include "lcprio.h"
+#include "predict.h"
+#include "preload.h"
+#include "spatial.h"
+
+#define POLL_NS		10000ULL	/* board and event polls, after ... */
+#define SPIN_POLLS	16		/* ... this many polls with sched_yield */
+#define BOARD_POLL_NS	50000ULL	/* BE: while LC work is active */
+#define LC_FAST_NS	50000ULL	/* LC reporter poll while LC is busy */
+#define LC_SLOW_NS	2000000ULL	/* ... after 100 ms without LC work */
+#define LC_BUSY_NS	100000000ULL
+#define IDLE_LEASE_NS	200000ULL	/* keep an idle lease this long */
+#define EXIT_DRAIN_NS	5000000000ULL	/* at exit, wait this long at most */
+#define LC_SAMPLE	16		/* time every 16th LC op of a key */
+#define LC_RING		4096
+#define LC_SAMPLES	64		/* timed LC ops in flight at most */
+#define LC_MARKS	64		/* pooled reporter markers kept */
+#define KEYS		4096
+#define MAX_DEPTH	64
+#define AHEAD_NS	200000ULL	/* BE: short ops in flight beyond depth */
+#define FIFO_MAX	1024		/* BE: deferred ops before the app waits */
+#define RENEW_DEFAULT_NS 500000000ULL	/* a quarter of the default watchdog */
+#define REJOIN_MIN_NS	10000000ULL	/* reconnect backoff: 10 ms ... */
+#define REJOIN_MAX_NS	1000000000ULL	/* ... doubling up to 1 s */
+#define REJOIN_STREAK	8	/* rejoins in a row with no grant: give up */
+
+enum { SPATIAL_OFF, SPATIAL_ON, SPATIAL_AUTO };
+
+/* libgsp, resolved at run time so the interposer loads without it. */
+struct gsp_api {
+	int (*open)(struct gsp **, const struct gsp_open_opts *);
+	void (*close)(struct gsp *);
+	int (*reopen)(struct gsp *);
+	int (*version)(struct gsp *, struct gspace_version *);
+	int (*ctx_set)(struct gsp *, struct gspace_ctx_set *);
+	int (*submit)(struct gsp *, struct gspace_submit *);
+	int (*wait)(struct gsp *, struct gspace_wait *);
+	int (*complete)(struct gsp *, struct gspace_complete *);
+	const struct gsp_board *(*board)(struct gsp *);
+	struct gsp_board *(*board_rw)(struct gsp *);
+	int (*lc_slot)(struct gsp *);
+};
+
+struct gsp_gate {
+	int state;		/* 0 queued, 1 go, 2 issued */
+	uint32_t engine;
+	CUstream stream;	/* NULL: synchronous, timed on the host */
+	CUevent start, end;	/* from the dispatcher; start only if first */
+	uint64_t host_ns;
+	int issued_ok;
+};
+
+/*
+ * An LC tenant's slot on the board: where its issues are counted. A new
+ * one is published when the tenant rejoins (and the old one never
+ * freed), so a count is taken back only from the slot it went into.
+ */
+struct lc_view {
+	struct gsp_board *rw;	/* the writable board, or NULL */
+	int slot;		/* its slot in it, or -1 */
+};
+
+/*
+ * The one tenant of this process. Global because the driver API has no
+ * handle we could hang it on; set up once (pthread_once) and torn down
+ * at exit.
+ */
+struct gsp_tenant {
+	pthread_once_t once;
+	_Atomic int mode;		/* enum gsp_mode */
+	/* configuration: read_config(), setup(); read-only after */
+	int log;
+	uint32_t device, cls, weight;
+	uint64_t lc_target_ns, quantum_ns;
+	int overlap;	/* GSP_OVERLAP: hand leases over with ops in flight */
+	int spatial;	/* GSP_SPATIAL: SPATIAL_* */
+	struct gsp_spatial_cfg sp;
+	unsigned int depth;
+	const char *stats_file;
+	int fail_open;	/* GSP_FAIL_OPEN: pass through for good on a loss */
+	int progress;	/* the arbiter renews leases (LEASE_PROGRESS) */
+	int renew_auto;	/* renew every quarter of the board's watchdog */
+	uint64_t renew_ns;	/* else every this long; 0: never */
+	struct gsp_api api;	/* load_libgsp() in setup(); read-only after */
+	/* setup(), then rejoin() on the thread that talks to the arbiter */
+	struct gsp *g;
+	const struct gsp_board *board;
+	_Atomic(struct lc_view *) lcv;	/* LC: the slot counted in */
+	atomic_int warned_arbiter;
+	atomic_int warned_rejoin[GSP_REJOIN_N], warned_back;
+	unsigned int rejoin_streak;	/* rejoins since the last grant (rejoin()) */
+
+	/*
+	 * BE FIFO, in program order across threads. Condition variables (on
+	 * CLOCK_MONOTONIC): cv for drains and gates, work for the
+	 * dispatcher, space for app threads waiting for room in the FIFO.
+	 */
+	pthread_mutex_t mu;
+	pthread_cond_t cv, work, space;
+	struct gsp_op *head, *tail;
+	uint64_t enq, issued;
+	uint64_t drain_at;		/* wake drains when issued reaches it */
+	unsigned int space_waiters;
+	int dispatcher_idle;
+	atomic_ullong pending;		/* enq - issued, for a cheap check */
+	CUresult sticky;
+	int stop, dispatcher_running, reporter_running, charger_running;
+	pthread_t dispatcher, reporter, charger;
+	/*
+	 * LC: GPU time the reporter has measured and the charger has not
+	 * yet charged, per engine (under mu; owed wakes the charger). A
+	 * charge waits for the arbiter's grant, which a BE lease can hold
+	 * for as long as its kernel runs: the reporter must not wait with
+	 * it, or the slot's inflight, and so the partition request, would
+	 * stay up until the BE kernel that the request starves ends.
+	 */
+	uint64_t lc_owed[GSPACE_ENGINE_COUNT];
+	pthread_cond_t owed;
+	/* streams in capture, all contexts: written under @mu, read relaxed */
+	int capturing;
+
+	/* LC ring: many app threads push, the reporter pops. */
+	struct lc_rec {
+		atomic_ullong seq;
+		CUcontext ctx;
+		CUstream stream;
+		const void *key;
+		uint32_t engine;
+		int sample;		/* as in gsp_lc_ticket */
+		const void *view;	/* as in gsp_lc_ticket */
+	} ring[LC_RING];
+	/*
+	 * Event pairs for the sampled LC ops: an app thread claims one with
+	 * busy (0 -> 1), the reporter frees it once it has read the time.
+	 * Created on first use in a context, then reused: the fast path
+	 * never creates or destroys an event in steady state.
+	 */
+	struct lc_sample {
+		atomic_int busy;
+		CUcontext ctx;
+		CUevent s, e;
+	} samples[LC_SAMPLES];
+	atomic_uint sample_next;
+	atomic_ullong ring_head, ring_tail;
+	atomic_ullong lc_overflow;
+	atomic_ullong lc_last_ns;
+	/* Arrivals for the forecast (lc_arrival()): how many, the last. */
+	atomic_ullong lc_arrivals, lc_arrival_ns;
+};
+
+extern struct gsp_tenant tenant GSP_HIDDEN;
+
+/* Real driver functions the dispatcher and reporter call. */
+typedef CUresult (*ctx_get_fn)(CUcontext *);
+typedef CUresult (*ctx_set_fn)(CUcontext);
+typedef CUresult (*ev_create_fn)(CUevent *, unsigned int);
+typedef CUresult (*ev_destroy_fn)(CUevent);
+typedef CUresult (*ev_record_fn)(CUevent, CUstream);
+typedef CUresult (*ev_query_fn)(CUevent);
+typedef CUresult (*ev_elapsed_fn)(float *, CUevent, CUevent);
+
+/* Set once in setup(), read-only afterwards. */
+struct gsp_disp_drv {
+	ctx_get_fn ctx_get;
+	ctx_set_fn ctx_set;
+	ev_create_fn ev_create;
+	ev_destroy_fn ev_destroy;
+	ev_record_fn ev_record;
+	ev_query_fn ev_query;
+	ev_elapsed_fn ev_elapsed;
+};
+
+extern struct gsp_disp_drv drv GSP_HIDDEN;
+
+/*
+ * Called across the parts, grouped by the file that defines them; each
+ * keeps the thread or lock rule written at its definition.
+ */
+/* dispatch.c */
+GSP_HIDDEN void arbiter_lost(const char *what, int err);
+GSP_HIDDEN uint64_t cost_get(const void *key);
+GSP_HIDDEN uint64_t now_ns(void);
+GSP_HIDDEN void sleep_ns(uint64_t ns);
+
+/* dispatch_tenant.c */
+GSP_HIDDEN uint64_t elapsed_ns(CUevent a, CUevent b);
+GSP_HIDDEN void ensure_ctx(CUcontext ctx);
+GSP_HIDDEN void ev_wait(CUevent ev);
+GSP_HIDDEN void ev_wait_then(CUevent ev, void (*each)(void));
+GSP_HIDDEN int find_driver(void);
+GSP_HIDDEN int lc_active(void);
+GSP_HIDDEN int lc_confine(void);
+GSP_HIDDEN void lc_view_publish(void);
+GSP_HIDDEN int load_libgsp(void);
+GSP_HIDDEN int read_config(void);
+GSP_HIDDEN int rejoin(enum gsp_rejoin_why why, const char *what, int err);
+GSP_HIDDEN void tight_timers(void);
+
+/* dispatch_lease.c */
+GSP_HIDDEN void *dispatcher_main(void *arg);
+GSP_HIDDEN CUresult drain_for(uint64_t max_ns, int take_sticky);
+GSP_HIDDEN int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle);
+
+/* lc_report.c */
+GSP_HIDDEN void *charger_main(void *arg);
+GSP_HIDDEN void *reporter_main(void *arg);
+
+#endif /* GSP_DISPATCH_INTERNAL_H */

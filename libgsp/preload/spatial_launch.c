@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Spatial sharing: launch, top-ups and the watcher. gsp_sp_prepare()
+ * picks the transformed clone and a ctl for a BE launch, gsp_sp_issue()
+ * runs NAME__gsp with a one-wave grid and its job (and a waiter, for a
+ * waited job); the watcher thread polls the board's partition request
+ * and, when it shrinks, launches top-ups for the jobs still running.
+ * Apart from the rest because it is the per-launch path.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "spatial_internal.h"
+
+static uint64_t grid_tasks(const struct gsp_op *op)
+{
+	if (op->kind == OP_LAUNCH_EX)
+		return (uint64_t)op->u.ex.cfg.gridDimX * op->u.ex.cfg.gridDimY *
+		       op->u.ex.cfg.gridDimZ;
+	return (uint64_t)op->u.k.g[0] * op->u.k.g[1] * op->u.k.g[2];
+}
+
+/* cuLaunchKernelEx attributes a persistent grid cannot honour. */
+const char *ex_attr_reason(const CUlaunchConfig *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->numAttrs; i++) {
+		const CUlaunchAttribute *a = &cfg->attrs[i];
+
+		if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative)
+			return "cooperative";
+		if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION ||
+		    a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE)
+			return "cluster";
+	}
+	return NULL;
+}
+
+/*
+ * A top-up runs on the context's own stream: it repeats the attributes
+ * that say how the kernel runs, not those tied to the program's launch
+ * (programmatic serialization and events, completion events: its
+ * stream's, not ours) or refused above. Ids we do not know are left out.
+ */
+static void topup_attrs(struct sp_ctl *t, const CUlaunchConfig *cfg)
+{
+	unsigned int i;
+
+	t->nattrs = 0;
+	for (i = 0; i < cfg->numAttrs && t->nattrs < TOPUP_ATTRS; i++) {
+		switch (cfg->attrs[i].id) {
+		case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+		case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+			t->attrs[t->nattrs++] = cfg->attrs[i];
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int gsp_sp_prepare(struct gsp_op *op)
+{
+	struct sp_handle *h;
+	struct sp_kern *kn;
+	struct sp_img *img;
+	struct sp_kfn *kf;
+	struct sp_ctx *c;
+	const char *reason, *token;
+	char why[200];
+	unsigned int threads, shmem;
+	CUfunction f;
+
+	op->sp = NULL;
+	if (op->kind == OP_LAUNCH || op->kind == OP_COOP)
+		f = op->u.k.f;
+	else if (op->kind == OP_LAUNCH_EX)
+		f = op->u.ex.f;
+	else
+		return 0;
+	pthread_mutex_lock(&spatial.mu);
+	h = hfind(f);
+	kn = h ? h->kern : NULL;
+	img = kn ? kn->img : NULL;
+	if (img)
+		img->refs++;
+	pthread_mutex_unlock(&spatial.mu);
+	if (!kn) {
+		count_fallback("unknown-kernel");
+		gsp_warn_once(&spatial.warned_unknown,
+			      "spatial: a kernel whose module load the interposer did not see runs unchanged");
+		return 0;
+	}
+	if (op->kind == OP_COOP) {
+		fallback(kn, "cooperative", "a cooperative launch");
+		goto out;
+	}
+	if (op->kind == OP_LAUNCH_EX && (reason = ex_attr_reason(&op->u.ex.cfg))) {
+		fallback(kn, reason, !strcmp(reason, "cluster") ?
+			 "a launch with thread-block clusters" :
+			 "a cooperative launch");
+		goto out;
+	}
+	if (op->nparams < 0) {
+		fallback(kn, "extra-params",
+			 "its parameters come in the launch's `extra` buffer");
+		goto out;
+	}
+	if (kern_verdict(kn)) {
+		fallback(kn, kn->token, kn->why);
+		goto out;
+	}
+	if ((unsigned int)op->nparams != kn->nparams) {
+		snprintf(why, sizeof(why),
+			 "the driver says %d parameters, its PTX %u",
+			 op->nparams, kn->nparams);
+		fallback(kn, "params", why);
+		goto out;
+	}
+	c = ctx_get(op->ctx);
+	if (!c || !c->ok) {
+		snprintf(why, sizeof(why), "context set-up failed: %s",
+			 c ? c->err : "out of memory");
+		fallback(kn, "context", why);
+		goto out;
+	}
+	kf = kfn_get(kn, c, why, sizeof(why), &token);
+	if (!kf) {
+		fallback(kn, token, why);
+		goto out;
+	}
+	if (op->kind == OP_LAUNCH_EX) {
+		threads = op->u.ex.cfg.blockDimX * op->u.ex.cfg.blockDimY *
+			  op->u.ex.cfg.blockDimZ;
+		shmem = op->u.ex.cfg.sharedMemBytes;
+	} else {
+		threads = op->u.k.b[0] * op->u.k.b[1] * op->u.k.b[2];
+		shmem = op->u.k.shmem;
+	}
+	if (!kfn_k(kf, f, threads, shmem)) {
+		fallback(kn, "occupancy",
+			 "its transformed form does not fit on an SM at this block size");
+		goto out;
+	}
+	/*
+	 * A grid that fits in one wave has no task boundary to yield at
+	 * beyond its blocks' own ends, which the original kernel has too:
+	 * while nothing is asked of it, it runs unchanged (no ctl reset,
+	 * no copies). Under a request, its transformed form keeps out of
+	 * the LC's slots from the start.
+	 */
+	if (spatial.cfg.one_wave && grid_tasks(op) <= (uint64_t)c->nsm * kf->k &&
+	    !req_nk(req_now())) {
+		atomic_fetch_add_explicit(&spatial.one_wave, 1, memory_order_relaxed);
+		goto out;
+	}
+	op->sp = kf;
+	return 1;	/* the reference goes with op->sp */
+out:
+	img_put(img);
+	return 0;
+}
+
+/* Launch and top-ups ---------------------------------------------------------- */
+
+/* Copies @op's parameters into @t, with &t->job after them. */
+static int ctl_params(struct sp_ctl *t, const struct gsp_op *op, void **params)
+{
+	unsigned int i, np = (unsigned int)op->nparams;
+	void **pp = realloc(t->params, (np + 1) * sizeof(void *));
+
+	if (!pp)
+		return -1;
+	t->params = pp;
+	if (op->buflen) {
+		void *b = realloc(t->pbuf, op->buflen);
+
+		if (!b)
+			return -1;
+		t->pbuf = b;
+		memcpy(b, op->buf, op->buflen);
+	}
+	for (i = 0; i < np; i++)
+		pp[i] = (char *)t->pbuf + ((char *)params[i] - (char *)op->buf);
+	pp[np] = &t->job;
+	return 0;
+}
+
+/* The .const variables into our module before a primary, on its stream. */
+static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s)
+{
+	unsigned int i;
+	CUresult r;
+
+	for (i = 0; i < md->nvars; i++) {
+		const struct sp_var *v = &md->vars[i];
+
+		r = sp_drv.dtod[pt](v->xf, v->orig, v->size, s);
+		if (r)
+			return r;
+	}
+	return CUDA_SUCCESS;
+}
+
+static int watcher_start(void);
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Whether a job of @c is waited rather than kept (gsp_persist.h, "Stream
+ * order"). Kept, the last primary block holds a slot on one SM while
+ * tasks remain, and the hardware then places the LC's blocks around it:
+ * one SM gets a block too many, and a one-wave LC kernel takes half as
+ * long again (Documentation/spatial.rst). Waited, a yield leaves the SMs
+ * empty, and only top-ups finish the job: so only with the watcher
+ * running, and not under reserved, whose request stands as long as an LC
+ * tenant does. GSP_KEEP=1 keeps every job.
+ */
+static int job_waited(const struct sp_ctx *c)
+{
+	return c->waiter && !spatial.cfg.keep &&
+	       gsp_board_protect(spatial.cfg.board, spatial.cfg.device) !=
+		       GSP_PROTECT_RESERVED &&
+	       watcher_start();
+}
+
+/*
+ * The waiter behind waited job @t (live) could not be launched: the
+ * launching thread waits for the job's tasks itself, so that nothing
+ * after it on the program's stream @s starts early; top-ups finish it
+ * (the watcher). Then ev_p, which ctl_done() ignored meanwhile.
+ */
+static void job_wait_host(struct sp_ctl *t, int pt, CUstream s)
+{
+	struct sp_img *dead = NULL;
+	uint64_t done = 0;
+
+	gsp_warn_once(&spatial.warned_wait64,
+		      "spatial: cannot launch the waiter behind a transformed kernel; its launch waits for its tasks on the host");
+	while (!sp_drv.dtoh(&done, t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
+		       sizeof(done), t->c->zero) &&
+	       !sp_drv.stream_sync(t->c->zero) && done < t->job.ntasks)
+		sleep_ns(WAIT_HOST_NS);
+	if (!sp_drv.ev_record[pt](t->ev_p, s)) {
+		atomic_store(&t->host_wait, 0);
+		return;
+	}
+	/* Its end cannot be seen: never reused. */
+	pthread_mutex_lock(&spatial.mu);
+	while (t->claimed)
+		pthread_cond_wait(&spatial.cv, &spatial.mu);
+	ctl_retire(t, &dead);
+	t->state = CTL_LOST;
+	pthread_mutex_unlock(&spatial.mu);
+	img_free_list(dead);
+}
+
+int gsp_sp_issue(struct gsp_op *op, CUresult *res)
+{
+	struct sp_kfn *kf = op->sp;
+	struct sp_kern *kn = kf->kern;
+	struct sp_ctx *c = kf->c;
+	int pt = gsp_hooks[op->hook].pt == PT_PTDS;
+	unsigned int g[3], grid;
+	struct sp_ctl *t;
+	uint64_t word;
+	CUresult r;
+	int clean;
+
+	if (kf->kind == SP_GREEN)
+		return green_issue(op, res);
+	op->sp = NULL;
+	if (op->kind == OP_LAUNCH_EX) {
+		g[0] = op->u.ex.cfg.gridDimX;
+		g[1] = op->u.ex.cfg.gridDimY;
+		g[2] = op->u.ex.cfg.gridDimZ;
+	} else {
+		memcpy(g, op->u.k.g, sizeof(g));
+	}
+	t = ctl_get(c);
+	if (!t) {
+		fallback(kn, "ctl", "no control block (device memory) for it");
+		img_put(kn->img);
+		return 0;
+	}
+	if (ctl_params(t, op, op->kind == OP_LAUNCH_EX ? op->u.ex.params :
+							  op->u.k.params)) {
+		ctl_release(t);
+		fallback(kn, "ctl", "out of memory");
+		img_put(kn->img);
+		return 0;
+	}
+	/*
+	 * One wave, but no more blocks than tasks: the surplus would only
+	 * claim a slot and leave, which costs a small kernel more than it
+	 * runs.
+	 */
+	grid = c->nsm * (unsigned int)kf->k;
+	if ((uint64_t)g[0] * g[1] * g[2] < grid)
+		grid = g[0] * g[1] * g[2];
+	/* The board moved (gsp_sp_board_moved()): this context reads anew. */
+	if (c->board_gen != atomic_load(&spatial.board_gen) && map_ctrl(c)) {
+		ctl_release(t);
+		fallback(kn, "context", c->err);
+		img_put(kn->img);
+		return 0;
+	}
+	word = req_now();
+	if (local_word())
+		__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
+	/* reset on its stream unless the zero stream did it (ctl_get()) */
+	clean = t->clean;
+	t->clean = 0;
+	memset(&t->job, 0, sizeof(t->job));
+	t->job.ctl = t->dptr;
+	t->job.ctrl_ptr = c->ctrl;
+	t->job.ntasks = (uint64_t)g[0] * g[1] * g[2];
+	memcpy(t->job.nctaid, g, sizeof(g));
+	t->job.k_slots = (uint32_t)kf->k;
+	t->job.refresh_ns = spatial.cfg.refresh_ns;
+	t->job.copy_ns = spatial.cfg.copy_ns;
+	t->job.batch_ns = spatial.cfg.batch_ns;
+	t->waited = job_waited(c);
+	t->job.flags = GSP_PERSIST_PRIMARY |
+		       (t->waited ? GSP_PERSIST_WAITED : 0);
+	t->job.word = word;
+	t->f = kf->f;
+	t->grid = grid;
+	if (op->kind == OP_LAUNCH_EX) {
+		CUlaunchConfig cfg = op->u.ex.cfg;
+
+		t->b[0] = cfg.blockDimX;
+		t->b[1] = cfg.blockDimY;
+		t->b[2] = cfg.blockDimZ;
+		t->shmem = cfg.sharedMemBytes;
+		topup_attrs(t, &cfg);
+		cfg.gridDimX = grid;
+		cfg.gridDimY = cfg.gridDimZ = 1;
+		r = vars_copy(kf->md, pt, op->stream);
+		if (!r && !clean)
+			r = sp_drv.memset32[pt](t->dptr, 0,
+					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
+		if (!r)
+			r = sp_drv.launch_ex[pt](&cfg, t->f, t->params, NULL);
+	} else {
+		memcpy(t->b, op->u.k.b, sizeof(t->b));
+		t->shmem = op->u.k.shmem;
+		t->nattrs = 0;
+		r = vars_copy(kf->md, pt, op->stream);
+		if (!r && !clean)
+			r = sp_drv.memset32[pt](t->dptr, 0,
+					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
+		if (!r)
+			r = sp_drv.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
+					 t->b[2], t->shmem, op->stream,
+					 t->params, NULL);
+	}
+	if (r) {
+		char why[96];
+
+		ctl_release(t);
+		snprintf(why, sizeof(why),
+			 "the launch of its transformed form failed (error %d)",
+			 (int)r);
+		fallback(kn, "launch", why);
+		img_put(kn->img);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&spatial.launches, 1, memory_order_relaxed);
+	*res = CUDA_SUCCESS;
+	if (t->waited) {
+		CUdeviceptr done = t->dptr + GSP_PERSIST_OFF_DONE_TASKS;
+		void *wp[] = { &done, &t->job.ntasks };
+
+		atomic_fetch_add_explicit(&spatial.waited, 1, memory_order_relaxed);
+		/* ev_p then follows the host's wait, once it is live (below) */
+		atomic_store(&t->host_wait,
+			     sp_drv.launch[pt](c->waiter, 1, 1, 1, 32, 1, 1, 0,
+					  op->stream, wp, NULL) != CUDA_SUCCESS);
+	}
+	if (!atomic_load(&t->host_wait) && sp_drv.ev_record[pt](t->ev_p, op->stream)) {
+		/* Its end cannot be seen: never reused, never topped up. */
+		pthread_mutex_lock(&spatial.mu);
+		t->state = CTL_LOST;
+		pthread_mutex_unlock(&spatial.mu);
+		img_put(kn->img);
+		return 1;
+	}
+	pthread_mutex_lock(&spatial.mu);
+	if (spatial.nlive == spatial.cap) {
+		unsigned int cap = spatial.cap ? 2 * spatial.cap : 64;
+		struct sp_ctl **l = realloc(spatial.live, cap * sizeof(*l));
+
+		if (!l) {
+			t->state = CTL_LOST;
+			pthread_mutex_unlock(&spatial.mu);
+			img_put(kn->img);
+			return 1;
+		}
+		spatial.live = l;
+		spatial.cap = cap;
+	}
+	t->img = kn->img;	/* the prepare's reference */
+	t->topups = 0;
+	t->hw = ctl_slots(t, word);
+	t->ep = GSP_PERSIST_CTRL_EPOCH(word);
+	t->state = CTL_LIVE;
+	spatial.live[spatial.nlive++] = t;
+	pthread_cond_signal(&spatial.wake);
+	pthread_mutex_unlock(&spatial.mu);
+	watcher_start();
+	if (atomic_load(&t->host_wait))
+		job_wait_host(t, pt, op->stream);
+	return 1;
+}
+
+/*
+ * A top-up of @t (claimed, in the watcher): @blocks blocks (at most the
+ * job's grid), flags 0, the word the watcher just read and the
+ * attributes topup_attrs() kept, on its context's own stream. No more
+ * blocks than slots were given up: a block that finds its SM full stays
+ * queued in the hardware until a slot frees, and the hardware hands a
+ * freed slot to the oldest queued grid of the highest priority first,
+ * which would be the top-up's, not the LC kernel's. -1 if its end
+ * cannot be seen (the ctl is then lost), 1 if it was not launched (a
+ * waited job needs it: the watcher tries again), else 0.
+ */
+static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
+{
+	struct sp_ctx *c = t->c;
+	unsigned int grid = blocks < t->grid ? blocks : t->grid;
+	CUresult r;
+
+	if (sp_drv.ctx_set(c->ctx))
+		return 1;
+	t->job.flags = 0;
+	t->job.word = word;
+	if (t->nattrs) {
+		CUlaunchConfig cfg = {
+			.gridDimX = grid, .gridDimY = 1, .gridDimZ = 1,
+			.blockDimX = t->b[0], .blockDimY = t->b[1],
+			.blockDimZ = t->b[2], .sharedMemBytes = t->shmem,
+			.hStream = c->topup, .attrs = t->attrs,
+			.numAttrs = t->nattrs,
+		};
+
+		r = sp_drv.launch_ex[0](&cfg, t->f, t->params, NULL);
+	} else {
+		r = sp_drv.launch[0](t->f, grid, 1, 1, t->b[0], t->b[1], t->b[2],
+				t->shmem, c->topup, t->params, NULL);
+	}
+	if (r)
+		return 1;
+	atomic_fetch_add_explicit(&spatial.topups, 1, memory_order_relaxed);
+	if (sp_drv.ev_record[0](t->ev_t, c->topup))
+		return -1;
+	t->topups++;
+	return 0;
+}
+
+
+/*
+ * Polls the request while transformed jobs run. A job whose request
+ * shrank since its launch (or last top-up) gets a top-up; jobs whose
+ * events completed are retired, their ctls free again.
+ */
+static void *watcher_main(void *arg)
+{
+	struct sp_ctl *batch[WATCH_BATCH];
+	int done[WATCH_BATCH], lost[WATCH_BATCH], zeroed[WATCH_BATCH];
+	(void)arg;
+
+	/* Our 50 us sleeps must not be stretched by the timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	pthread_mutex_lock(&spatial.mu);
+	for (;;) {
+		struct sp_img *dead = NULL;
+		unsigned int i, n = 0;
+		const struct gsp_board_dev *dv = &spatial.cfg.board->dev[spatial.cfg.device];
+		uint64_t word, full_word;
+
+		while (!spatial.stop && !spatial.nlive)
+			pthread_cond_wait(&spatial.wake, &spatial.mu);
+		if (spatial.stop)
+			break;
+		for (i = 0; i < spatial.nlive && n < WATCH_BATCH; i++)
+			if (!spatial.live[i]->claimed) {
+				spatial.live[i]->claimed = 1;
+				batch[n++] = spatial.live[i];
+			}
+		pthread_mutex_unlock(&spatial.mu);
+		word = req_now();
+		if (local_word())
+			__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
+		full_word = GSP_PERSIST_CTRL(gsp_board_load(&dv->part_n),
+					     gsp_board_load(&dv->part_k), 0);
+		for (i = 0; i < n; i++) {
+			struct sp_ctl *t = batch[i];
+			uint32_t nk = ctl_slots(t, word);
+			uint32_t full = ctl_slots(t, full_word);
+			int r = 0;
+
+			done[i] = ctl_done(t);
+			/*
+			 * A shrink since its last look, or a change it did not
+			 * see that may have been a raise and a fall between two
+			 * polls: slots may be free, as many as were given up.
+			 * A block too many stays queued, and leaves at once
+			 * when it starts under a request (its first boundary
+			 * reads the word afresh).
+			 */
+			if (!done[i] && nk < t->hw)
+				r = topup(t, word, t->hw - nk);
+			else if (!done[i] && GSP_PERSIST_CTRL_EPOCH(word) != t->ep &&
+				 nk < full)
+				r = topup(t, word, full - nk);
+			lost[i] = r < 0;
+			/* a waited job has no keeper: its top-up is tried again */
+			if (r > 0 && t->waited) {
+				zeroed[i] = 0;
+				continue;
+			}
+			t->hw = nk;
+			t->ep = GSP_PERSIST_CTRL_EPOCH(word);
+			/* ended: reset now, off the program's streams */
+			zeroed[i] = done[i] && ctl_zero(t);
+		}
+		pthread_mutex_lock(&spatial.mu);
+		for (i = 0; i < n; i++) {
+			batch[i]->claimed = 0;
+			if (lost[i]) {
+				ctl_retire(batch[i], &dead);
+				batch[i]->state = CTL_LOST;
+			} else if (done[i]) {
+				ctl_retire(batch[i], &dead);
+				batch[i]->zeroing = zeroed[i];
+			}
+		}
+		pthread_cond_broadcast(&spatial.cv);
+		pthread_mutex_unlock(&spatial.mu);
+		img_free_list(dead);
+		sleep_ns(spatial.cfg.watch_ns);
+		pthread_mutex_lock(&spatial.mu);
+	}
+	pthread_mutex_unlock(&spatial.mu);
+	return NULL;
+}
+
+/* 1 if the watcher runs (started now if it did not). */
+static int watcher_start(void)
+{
+	int running;
+
+	pthread_mutex_lock(&spatial.mu);
+	if (!spatial.watcher_running && !spatial.stop &&
+	    !pthread_create(&spatial.watcher, NULL, watcher_main, NULL))
+		spatial.watcher_running = 1;
+	else if (!spatial.watcher_running)
+		gsp_warn_once(&spatial.warned_wait,
+			      "spatial: cannot start the watcher thread; BE kernels give slots up but take them back only at their next launch");
+	running = spatial.watcher_running;
+	pthread_mutex_unlock(&spatial.mu);
+	return running;
+}
