@@ -12,7 +12,7 @@
  * alone, once per context, so that no launch waits for the transformation
  * or the JIT of a whole image. Launches then run NAME__gsp
  * with a one-wave grid of N x K blocks and a struct gsp_persist_job
- * (kernels/gsp_persist.h), its ctl from a per-context pool. A watcher thread polls
+ * (libgsp/include/gsp_persist.h), its ctl from a per-context pool. A watcher thread polls
  * the board's partition request and, when it shrinks, launches top-ups
  * for the jobs still running, so the BE takes back the slots it gave up.
  *
