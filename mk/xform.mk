@@ -14,11 +14,25 @@
 XFORM_SRCS := libgsp/xform/ptx.c libgsp/xform/flow.c libgsp/xform/xform.c \
 	libgsp/xform/vars.c libgsp/xform/names.c libgsp/xform/parts.c \
 	libgsp/xform/funcs.c
-CFLAGS_libgsp/xform := -Ilibgsp/include
+XFORM_OUT := $(BUILD)/xform
+CFLAGS_libgsp/xform := -Ilibgsp/include -I$(XFORM_OUT)/gen
 CFLAGS_libgsp/tools += -Ilibgsp/xform
 CFLAGS_tests/xform := -Ilibgsp/xform -Ilibgsp/include -Itests
-XFORM_OUT := $(BUILD)/xform
 XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
+
+# xform.c's PTX templates (libgsp/xform/templates/) as C string macros.
+# Every flavour of xform.o (the preload library's too) waits for the
+# header: -MMD records it only once it has been built.
+XFORM_TPL := $(addprefix libgsp/xform/templates/,prologue.ptx task.ptx \
+	boundary.ptx join.ptx barrier.ptx)
+XFORM_TPL_H := $(XFORM_OUT)/gen/xform_tpl.h
+
+$(XFORM_TPL_H): $(XFORM_TPL) tools/ptx2c.sh
+	@mkdir -p $(@D)
+	tools/ptx2c.sh $(XFORM_TPL) > $@.tmp
+	mv $@.tmp $@
+
+$(foreach f,plain san pic,$(call objs,$(f),libgsp/xform/xform.c)): $(XFORM_TPL_H)
 
 USER_TARGETS += $(BUILD)/gsp-xform
 CHECK_SUITES += xform
