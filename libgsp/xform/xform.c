@@ -19,6 +19,12 @@
  *
  * The persistent prologue, task loop and join are PTX templates, in
  * libgsp/xform/templates/ (made C strings at build time, mk/xform.mk).
+ *
+ * Over 800 lines: the analysis (what a kernel may do to be transformed,
+ * and the report of why not) and the rewriting share one parsed kernel
+ * and one report, and each of the four edits above is checked in the
+ * analysis that allows it; they could part around a shared kernel-state
+ * header, as funcs.c and vars.c already have.
  */
 #include <stdarg.h>
 #include <stdio.h>
