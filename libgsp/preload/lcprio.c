@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "lcprio.h"
+#include "real.h"
 
 #define LCP_PAIRS	16	/* concurrent moved launches per private stream */
 
@@ -69,19 +70,6 @@ static struct {
 	int key_ok;
 	atomic_ulong streams, launches;
 	atomic_int said, warned_make, warned_order, warned_busy;
-	struct {			/* the real driver functions */
-		__typeof__(&cuCtxGetCurrent) ctx_get;
-		__typeof__(&cuCtxGetDevice) ctx_dev;
-		__typeof__(&cuCtxGetStreamPriorityRange) range;
-		__typeof__(&cuStreamCreate) create;
-		__typeof__(&cuStreamCreateWithPriority) create_prio;
-		__typeof__(&cuStreamDestroy) destroy;
-		__typeof__(&cuStreamSynchronize) sync;
-		__typeof__(&cuEventCreate) ev_create;
-		__typeof__(&cuEventDestroy) ev_destroy;
-		__typeof__(&cuEventRecord) ev_record;
-		__typeof__(&cuStreamWaitEvent) wait;
-	} R;
 } P = {
 	.on = 1,
 	.once = PTHREAD_ONCE_INIT,
@@ -112,12 +100,12 @@ static void entry_free(struct lcp_stream *e)
 	unsigned int i;
 
 	if (e->s)
-		P.R.destroy(e->s);
+		cudrv.stream_destroy(e->s);
 	for (i = 0; i < e->npairs; i++) {
 		if (e->a[i])
-			P.R.ev_destroy(e->a[i]);
+			cudrv.ev_destroy(e->a[i]);
 		if (e->b[i])
-			P.R.ev_destroy(e->b[i]);
+			cudrv.ev_destroy(e->b[i]);
 	}
 	free(e);
 }
@@ -174,21 +162,7 @@ static void after_fork_child(void)
 
 static void init(void)
 {
-#define SYM(f, name) (*(void **)&P.R.f = gsp_real_sym(name))
-#define HOOK(f, sym) (*(void **)&P.R.f = gsp_real(H_##sym))
-	SYM(ctx_get, "cuCtxGetCurrent");
-	SYM(ctx_dev, "cuCtxGetDevice");
-	SYM(range, "cuCtxGetStreamPriorityRange");
-	SYM(ev_create, "cuEventCreate");
-	HOOK(create, cuStreamCreate);
-	HOOK(create_prio, cuStreamCreateWithPriority);
-	HOOK(destroy, cuStreamDestroy_v2);
-	HOOK(sync, cuStreamSynchronize);
-	HOOK(ev_destroy, cuEventDestroy_v2);
-	HOOK(ev_record, cuEventRecord);
-	HOOK(wait, cuStreamWaitEvent);
-#undef HOOK
-#undef SYM
+	gsp_cudrv_load();
 	P.key_ok = !pthread_key_create(&P.key, thread_gone);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -197,9 +171,7 @@ static void init(void)
 static int have_driver(void)
 {
 	pthread_once(&P.once, init);
-	return P.R.ctx_get && P.R.ctx_dev && P.R.range && P.R.create_prio &&
-	       P.R.destroy && P.R.sync && P.R.ev_create && P.R.ev_destroy &&
-	       P.R.ev_record && P.R.wait;
+	return gsp_cudrv_has(NEED_LCP);
 }
 
 /* The current context's greatest priority into *@g; 0, or -1. */
@@ -207,7 +179,8 @@ static int greatest(int *g)
 {
 	int least;
 
-	return P.R.range && P.R.range(&least, g) == CUDA_SUCCESS ? 0 : -1;
+	return cudrv.prio_range &&
+	       cudrv.prio_range(&least, g) == CUDA_SUCCESS ? 0 : -1;
 }
 
 static void say(int prio)
@@ -229,7 +202,7 @@ CUresult gsp_lcprio_create(CUstream *s, unsigned int flags, int prio,
 		/* Numerically lower is higher; the driver clamps beyond g. */
 		if (!with_prio || prio > g)
 			prio = g;
-		r = P.R.create_prio(s, flags, prio);
+		r = cudrv.stream_create_prio(s, flags, prio);
 		if (r == CUDA_SUCCESS) {
 			atomic_fetch_add(&P.streams, 1);
 			say(g);
@@ -238,9 +211,11 @@ CUresult gsp_lcprio_create(CUstream *s, unsigned int flags, int prio,
 	}
 	pthread_once(&P.once, init);
 	if (with_prio)
-		return P.R.create_prio ? P.R.create_prio(s, flags, prio)
-				       : CUDA_ERROR_NOT_FOUND;
-	return P.R.create ? P.R.create(s, flags) : CUDA_ERROR_NOT_FOUND;
+		return cudrv.stream_create_prio ?
+		       cudrv.stream_create_prio(s, flags, prio) :
+		       CUDA_ERROR_NOT_FOUND;
+	return cudrv.stream_create ? cudrv.stream_create(s, flags) :
+				     CUDA_ERROR_NOT_FOUND;
 }
 
 int gsp_lcprio_wanted(CUstream s, int pt)
@@ -269,12 +244,12 @@ static struct lcp_stream *entry_make(CUcontext ctx, int thr)
 	e->thr = thr;
 	e->owner = pthread_self();
 	e->dev = -1;
-	P.R.ctx_dev(&e->dev);
+	cudrv.ctx_dev(&e->dev);
 	/* Per-thread entries go when their thread exits. */
 	if (thr && P.key_ok)
 		pthread_setspecific(P.key, (void *)1);
 	r = greatest(&g) ? CUDA_ERROR_INVALID_CONTEXT :
-	    P.R.create_prio(&e->s, CU_STREAM_NON_BLOCKING, g);
+	    cudrv.stream_create_prio(&e->s, CU_STREAM_NON_BLOCKING, g);
 	if (r != CUDA_SUCCESS) {
 		e->s = NULL;
 		gsp_warn_once(&P.warned_make,
@@ -335,9 +310,9 @@ static struct lcp_stream *claim(CUcontext ctx, int thr, unsigned int *pair)
 	if (extra)
 		entry_free(extra);
 	/* The pair is ours until released: make its events unlocked. */
-	if (!e->a[i] && P.R.ev_create(&e->a[i], CU_EVENT_DISABLE_TIMING))
+	if (!e->a[i] && cudrv.ev_create(&e->a[i], CU_EVENT_DISABLE_TIMING))
 		e->a[i] = NULL;
-	if (!e->b[i] && P.R.ev_create(&e->b[i], CU_EVENT_DISABLE_TIMING))
+	if (!e->b[i] && cudrv.ev_create(&e->b[i], CU_EVENT_DISABLE_TIMING))
 		e->b[i] = NULL;
 	*pair = i;
 	return e;
@@ -363,16 +338,16 @@ int gsp_lcprio_enter(struct gsp_lcprio_slot *sl, CUstream s, int pt)
 	unsigned int pair;
 	CUresult r;
 
-	if (!have_driver() || P.R.ctx_get(&ctx) != CUDA_SUCCESS || !ctx)
+	if (!have_driver() || cudrv.ctx_get(&ctx) != CUDA_SUCCESS || !ctx)
 		return -1;
 	e = claim(ctx, def == CU_STREAM_PER_THREAD, &pair);
 	if (!e)
 		return -1;
 	r = e->a[pair] && e->b[pair] ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 	if (r == CUDA_SUCCESS)
-		r = P.R.ev_record(e->a[pair], def);
+		r = cudrv.ev_record[0](e->a[pair], def);
 	if (r == CUDA_SUCCESS)
-		r = P.R.wait(e->s, e->a[pair], 0);
+		r = cudrv.wait[0](e->s, e->a[pair], 0);
 	if (r != CUDA_SUCCESS) {
 		/* Nothing issued on the priority stream depends on it yet. */
 		release(e, pair);
@@ -394,15 +369,15 @@ void gsp_lcprio_leave(struct gsp_lcprio_slot *sl, CUresult launched)
 	CUresult r;
 
 	if (launched == CUDA_SUCCESS) {
-		r = P.R.ev_record(e->b[sl->pair], e->s);
+		r = cudrv.ev_record[0](e->b[sl->pair], e->s);
 		if (r == CUDA_SUCCESS)
-			r = P.R.wait(sl->def, e->b[sl->pair], 0);
+			r = cudrv.wait[0](sl->def, e->b[sl->pair], 0);
 		if (r != CUDA_SUCCESS) {
 			/* The default stream cannot wait for it: we do. */
 			gsp_warn_once(&P.warned_order,
 				      "a default stream cannot wait for a stream of the greatest priority (error %d); waiting on the host",
 				      (int)r);
-			P.R.sync(e->s);
+			cudrv.stream_sync(e->s);
 		}
 		atomic_fetch_add_explicit(&P.launches, 1, memory_order_relaxed);
 	}
