@@ -2,8 +2,9 @@
 /*
  * What the parts of the process's tenant share (dispatch.c,
  * dispatch_tenant.c, dispatch_lease.c, lc_report.c): its limits and
- * timings, the one tenant state (tenant), the real driver functions its
- * threads call (drv) and the functions one part calls in another.
+ * timings, the one tenant state (tenant) and the functions one part
+ * calls in another; the real driver functions its threads call are
+ * cudrv's (real.h).
  * Internal to those files; preload.h is the rest of the interposer's
  * view. The locking rules are written on the members.
  */
@@ -22,6 +23,7 @@
 #include "lcprio.h"
 #include "predict.h"
 #include "preload.h"
+#include "real.h"
 #include "spatial.h"
 
 #define POLL_NS		10000ULL	/* board and event polls, after ... */
@@ -170,28 +172,6 @@ struct gsp_tenant {
 };
 
 extern struct gsp_tenant tenant GSP_HIDDEN;
-
-/* Real driver functions the dispatcher and reporter call. */
-typedef CUresult (*ctx_get_fn)(CUcontext *);
-typedef CUresult (*ctx_set_fn)(CUcontext);
-typedef CUresult (*ev_create_fn)(CUevent *, unsigned int);
-typedef CUresult (*ev_destroy_fn)(CUevent);
-typedef CUresult (*ev_record_fn)(CUevent, CUstream);
-typedef CUresult (*ev_query_fn)(CUevent);
-typedef CUresult (*ev_elapsed_fn)(float *, CUevent, CUevent);
-
-/* Set once in setup(), read-only afterwards. */
-struct gsp_disp_drv {
-	ctx_get_fn ctx_get;
-	ctx_set_fn ctx_set;
-	ev_create_fn ev_create;
-	ev_destroy_fn ev_destroy;
-	ev_record_fn ev_record;
-	ev_query_fn ev_query;
-	ev_elapsed_fn ev_elapsed;
-};
-
-extern struct gsp_disp_drv drv GSP_HIDDEN;
 
 /*
  * Called across the parts, grouped by the file that defines them; each

@@ -112,18 +112,18 @@ static void lease_events(CUcontext ctx)
 		retire_one();
 	lease.prev = NULL;
 	if (lease.ev_ctx) {
-		drv.ev_destroy(lease.start);
+		cudrv.ev_destroy(lease.start);
 		for (i = 0; i < n; i++)
-			drv.ev_destroy(lease.ring[i]);
+			cudrv.ev_destroy(lease.ring[i]);
 	}
 	lease.ev_ctx = NULL;
-	if (drv.ev_create(&lease.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+	if (cudrv.ev_create(&lease.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
 		return;
 	for (i = 0; i < n; i++)
-		if (drv.ev_create(&lease.ring[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+		if (cudrv.ev_create(&lease.ring[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
 			while (i--)
-				drv.ev_destroy(lease.ring[i]);
-			drv.ev_destroy(lease.start);
+				cudrv.ev_destroy(lease.ring[i]);
+			cudrv.ev_destroy(lease.start);
 			return;
 		}
 	lease.ev_ctx = ctx;
@@ -376,7 +376,7 @@ static CUresult issue_leased(struct gsp_op *op)
 		return CUDA_SUCCESS;
 	}
 	if (timed && !lease.started) {
-		if (drv.ev_record(lease.start, evs) == CUDA_SUCCESS) {
+		if (cudrv.ev_record[0](lease.start, evs) == CUDA_SUCCESS) {
 			lease.started = 1;
 			/* Else an op in flight would be timed from it. */
 			if (!lease.count)
@@ -387,7 +387,7 @@ static CUresult issue_leased(struct gsp_op *op)
 	if (r == CUDA_SUCCESS && timed && lease.started) {
 		CUevent e = next_end_event(op->key);
 
-		if (drv.ev_record(e, evs) != CUDA_SUCCESS)
+		if (cudrv.ev_record[0](e, evs) != CUDA_SUCCESS)
 			forget_last();
 	}
 	lease.est_ns += op->key ? cost_get(op->key) : 0;
@@ -599,7 +599,7 @@ void gsp_gate_begin(struct gsp_gate_ticket *t, uint32_t engine, CUcontext ctx,
 	pthread_mutex_unlock(&tenant.mu);
 	t->gate = gt;
 	if (gt->start)
-		drv.ev_record(gt->start, stream);
+		cudrv.ev_record[0](gt->start, stream);
 	t->t0 = now_ns();
 }
 
@@ -611,7 +611,7 @@ void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r)
 		return;
 	gt->issued_ok = 0;
 	if (gt->end && r == CUDA_SUCCESS)
-		gt->issued_ok = drv.ev_record(gt->end, gt->stream) == CUDA_SUCCESS;
+		gt->issued_ok = cudrv.ev_record[0](gt->end, gt->stream) == CUDA_SUCCESS;
 	if (!gt->stream)
 		gt->host_ns = now_ns() - t->t0;
 	pthread_mutex_lock(&tenant.mu);

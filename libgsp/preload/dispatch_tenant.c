@@ -175,29 +175,18 @@ int load_libgsp(void)
 	return 0;
 }
 
-/* Set once in setup(), read-only afterwards. */
-struct gsp_disp_drv drv;
-
+/* The real driver functions (real.h): looked up in setup(). */
 int find_driver(void)
 {
-	*(void **)&drv.ctx_get = gsp_real_sym("cuCtxGetCurrent");
-	drv.ctx_set = (ctx_set_fn)gsp_real(H_cuCtxSetCurrent);
-	*(void **)&drv.ev_create = gsp_real_sym("cuEventCreate");
-	drv.ev_destroy = (ev_destroy_fn)gsp_real(H_cuEventDestroy_v2);
-	drv.ev_record = (ev_record_fn)gsp_real(H_cuEventRecord);
-	drv.ev_query = (ev_query_fn)gsp_real(H_cuEventQuery);
-	drv.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime_v2);
-	if (!drv.ev_elapsed)
-		drv.ev_elapsed = (ev_elapsed_fn)gsp_real(H_cuEventElapsedTime);
-	return drv.ctx_get && drv.ctx_set && drv.ev_create && drv.ev_destroy &&
-	       drv.ev_record && drv.ev_query && drv.ev_elapsed ? 0 : -ENOSYS;
+	gsp_cudrv_load();
+	return gsp_cudrv_has(NEED_DISP) ? 0 : -ENOSYS;
 }
 
 uint64_t elapsed_ns(CUevent a, CUevent b)
 {
 	float ms = 0;
 
-	if (drv.ev_elapsed(&ms, a, b) != CUDA_SUCCESS || ms < 0)
+	if (cudrv.ev_elapsed(&ms, a, b) != CUDA_SUCCESS || ms < 0)
 		return 0;
 	return (uint64_t)((double)ms * 1e6);
 }
@@ -211,7 +200,7 @@ void ev_wait_then(CUevent ev, void (*each)(void))
 {
 	unsigned int n = 0;
 
-	while (drv.ev_query(ev) == CUDA_ERROR_NOT_READY) {
+	while (cudrv.ev_query(ev) == CUDA_ERROR_NOT_READY) {
 		if (n++ < SPIN_POLLS)
 			sched_yield();
 		else
@@ -236,8 +225,8 @@ void ensure_ctx(CUcontext ctx)
 {
 	CUcontext cur = NULL;
 
-	if (drv.ctx_get(&cur) != CUDA_SUCCESS || cur != ctx)
-		drv.ctx_set(ctx);
+	if (cudrv.ctx_get(&cur) != CUDA_SUCCESS || cur != ctx)
+		cudrv.ctx_set(ctx);
 }
 
 int lc_active(void)

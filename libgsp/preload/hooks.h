@@ -4,9 +4,12 @@
  * override, the directly exported symbols and the cuGetProcAddress
  * wrappers, so the three cannot disagree (Documentation/interposer.rst).
  *
- * X(sym, api, pt, vmin, vmax):
+ * X(sym, proto, api, pt, vmin, vmax):
  *   sym   the driver's exported symbol of this variant, and the name we
  *         export; our wrapper is w_<sym>
+ *   proto the cuda.h function (or function type) whose prototype the
+ *         wrapper has: sym itself where cuda.h declares it, the legacy
+ *         variant for a per-thread one
  *   api   the name a program passes to cuGetProcAddress for it
  *   pt    PT_LEGACY, PT_PTDS (the per-thread-default-stream variant) or
  *         PT_ANY (the function has no stream variants)
@@ -33,12 +36,21 @@
 
 /* A function with a legacy and a per-thread variant, both since vmin. */
 #define GSP_PAIR(X, sym, ptsym, api, vmin)			\
-	X(sym, api, PT_LEGACY, vmin, VMAX)			\
-	X(ptsym, api, PT_PTDS, (vmin) > 7000 ? (vmin) : 7000, VMAX)
+	X(sym, sym, api, PT_LEGACY, vmin, VMAX)			\
+	X(ptsym, sym, api, PT_PTDS, (vmin) > 7000 ? (vmin) : 7000, VMAX)
+
+/* A function without stream variants, that cuda.h declares. */
+#define GSP_ONE(X, sym, api, vmin, vmax)			\
+	X(sym, sym, api, PT_ANY, vmin, vmax)
+
+/* cuGetProcAddress before 12.0: cuda.h declares only the _v2 now. */
+typedef CUresult gsp_getproc_v1_fn(const char *sym, void **pfn, int ver,
+				   cuuint64_t flags);
 
 #define GSP_HOOKS(X)							\
-	X(cuGetProcAddress, "cuGetProcAddress", PT_ANY, 11030, 11999)	\
-	X(cuGetProcAddress_v2, "cuGetProcAddress", PT_ANY, 12000, VMAX)	\
+	X(cuGetProcAddress, gsp_getproc_v1_fn, "cuGetProcAddress", PT_ANY, \
+	  11030, 11999)	\
+	GSP_ONE(X, cuGetProcAddress_v2, "cuGetProcAddress", 12000, VMAX)	\
 	/* launches */							\
 	GSP_PAIR(X, cuLaunchKernel, cuLaunchKernel_ptsz, "cuLaunchKernel", 4000) \
 	GSP_PAIR(X, cuLaunchKernelEx, cuLaunchKernelEx_ptsz, "cuLaunchKernelEx", 11060) \
@@ -90,50 +102,51 @@
 	GSP_PAIR(X, cuStreamWaitEvent, cuStreamWaitEvent_ptsz, "cuStreamWaitEvent", 2000) \
 	/* stream creation: an LC tenant's streams get the greatest	\
 	 * priority (lcprio.c); no per-thread variants */		\
-	X(cuStreamCreate, "cuStreamCreate", PT_ANY, 2000, VMAX)	\
-	X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", PT_ANY, \
+	GSP_ONE(X, cuStreamCreate, "cuStreamCreate", 2000, VMAX)	\
+	GSP_ONE(X, cuStreamCreateWithPriority, "cuStreamCreateWithPriority", \
 	  5050, VMAX)							\
 	/* sync points: drain the FIFO, then call the driver */		\
-	X(cuCtxSynchronize, "cuCtxSynchronize", PT_ANY, 2000, VMAX)	\
+	GSP_ONE(X, cuCtxSynchronize, "cuCtxSynchronize", 2000, VMAX)	\
 	GSP_PAIR(X, cuStreamSynchronize, cuStreamSynchronize_ptsz, "cuStreamSynchronize", 2000) \
 	GSP_PAIR(X, cuStreamQuery, cuStreamQuery_ptsz, "cuStreamQuery", 2000) \
-	X(cuEventSynchronize, "cuEventSynchronize", PT_ANY, 2000, VMAX)	\
-	X(cuEventQuery, "cuEventQuery", PT_ANY, 2000, VMAX)		\
-	X(cuEventElapsedTime, "cuEventElapsedTime", PT_ANY, 2000, 12999) \
-	X(cuEventElapsedTime_v2, "cuEventElapsedTime", PT_ANY, 13000, VMAX) \
-	X(cuMemFree_v2, "cuMemFree", PT_ANY, 3020, VMAX)		\
+	GSP_ONE(X, cuEventSynchronize, "cuEventSynchronize", 2000, VMAX)	\
+	GSP_ONE(X, cuEventQuery, "cuEventQuery", 2000, VMAX)		\
+	X(cuEventElapsedTime, cuEventElapsedTime_v2, "cuEventElapsedTime", PT_ANY, \
+	  2000, 12999) \
+	GSP_ONE(X, cuEventElapsedTime_v2, "cuEventElapsedTime", 13000, VMAX) \
+	GSP_ONE(X, cuMemFree_v2, "cuMemFree", 3020, VMAX)		\
 	GSP_PAIR(X, cuMemFreeAsync, cuMemFreeAsync_ptsz, "cuMemFreeAsync", 11020) \
-	X(cuMemFreeHost, "cuMemFreeHost", PT_ANY, 2000, VMAX)		\
-	X(cuMemHostUnregister, "cuMemHostUnregister", PT_ANY, 4000, VMAX) \
-	X(cuCtxDestroy_v2, "cuCtxDestroy", PT_ANY, 4000, VMAX)		\
-	X(cuStreamDestroy_v2, "cuStreamDestroy", PT_ANY, 4000, VMAX)	\
-	X(cuEventDestroy_v2, "cuEventDestroy", PT_ANY, 4000, VMAX)	\
-	X(cuGraphExecDestroy, "cuGraphExecDestroy", PT_ANY, 10000, VMAX) \
+	GSP_ONE(X, cuMemFreeHost, "cuMemFreeHost", 2000, VMAX)		\
+	GSP_ONE(X, cuMemHostUnregister, "cuMemHostUnregister", 4000, VMAX) \
+	GSP_ONE(X, cuCtxDestroy_v2, "cuCtxDestroy", 4000, VMAX)		\
+	GSP_ONE(X, cuStreamDestroy_v2, "cuStreamDestroy", 4000, VMAX)	\
+	GSP_ONE(X, cuEventDestroy_v2, "cuEventDestroy", 4000, VMAX)	\
+	GSP_ONE(X, cuGraphExecDestroy, "cuGraphExecDestroy", 10000, VMAX) \
 	GSP_PAIR(X, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz, \
 		 "cuStreamBeginCapture", 10010)				\
 	GSP_PAIR(X, cuStreamEndCapture, cuStreamEndCapture_ptsz, "cuStreamEndCapture", 10000) \
 	GSP_PAIR(X, cuStreamAddCallback, cuStreamAddCallback_ptsz, "cuStreamAddCallback", 2000) \
 	GSP_PAIR(X, cuLaunchHostFunc, cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 10000) \
-	X(cuCtxPopCurrent_v2, "cuCtxPopCurrent", PT_ANY, 4000, VMAX)	\
-	X(cuCtxSetCurrent, "cuCtxSetCurrent", PT_ANY, 4000, VMAX)	\
-	X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", PT_ANY, 11000, VMAX) \
-	X(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", PT_ANY, 11000, VMAX) \
+	GSP_ONE(X, cuCtxPopCurrent_v2, "cuCtxPopCurrent", 4000, VMAX)	\
+	GSP_ONE(X, cuCtxSetCurrent, "cuCtxSetCurrent", 4000, VMAX)	\
+	GSP_ONE(X, cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", 11000, VMAX) \
+	GSP_ONE(X, cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, VMAX) \
 	/* module loads: recorded for spatial sharing, passed through */	\
-	X(cuModuleLoad, "cuModuleLoad", PT_ANY, 2000, VMAX)		\
-	X(cuModuleLoadData, "cuModuleLoadData", PT_ANY, 2000, VMAX)	\
-	X(cuModuleLoadDataEx, "cuModuleLoadDataEx", PT_ANY, 2010, VMAX) \
-	X(cuModuleLoadFatBinary, "cuModuleLoadFatBinary", PT_ANY, 2000, VMAX) \
-	X(cuModuleGetFunction, "cuModuleGetFunction", PT_ANY, 2000, VMAX) \
-	X(cuModuleUnload, "cuModuleUnload", PT_ANY, 2000, VMAX)		\
-	X(cuLibraryLoadData, "cuLibraryLoadData", PT_ANY, 12000, VMAX)	\
-	X(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", PT_ANY, 12000, VMAX) \
-	X(cuLibraryGetKernel, "cuLibraryGetKernel", PT_ANY, 12000, VMAX) \
-	X(cuLibraryGetModule, "cuLibraryGetModule", PT_ANY, 12000, VMAX) \
-	X(cuKernelGetFunction, "cuKernelGetFunction", PT_ANY, 12000, VMAX) \
-	X(cuLibraryUnload, "cuLibraryUnload", PT_ANY, 12000, VMAX)
+	GSP_ONE(X, cuModuleLoad, "cuModuleLoad", 2000, VMAX)		\
+	GSP_ONE(X, cuModuleLoadData, "cuModuleLoadData", 2000, VMAX)	\
+	GSP_ONE(X, cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, VMAX) \
+	GSP_ONE(X, cuModuleLoadFatBinary, "cuModuleLoadFatBinary", 2000, VMAX) \
+	GSP_ONE(X, cuModuleGetFunction, "cuModuleGetFunction", 2000, VMAX) \
+	GSP_ONE(X, cuModuleUnload, "cuModuleUnload", 2000, VMAX)		\
+	GSP_ONE(X, cuLibraryLoadData, "cuLibraryLoadData", 12000, VMAX)	\
+	GSP_ONE(X, cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, VMAX) \
+	GSP_ONE(X, cuLibraryGetKernel, "cuLibraryGetKernel", 12000, VMAX) \
+	GSP_ONE(X, cuLibraryGetModule, "cuLibraryGetModule", 12000, VMAX) \
+	GSP_ONE(X, cuKernelGetFunction, "cuKernelGetFunction", 12000, VMAX) \
+	GSP_ONE(X, cuLibraryUnload, "cuLibraryUnload", 12000, VMAX)
 
 /* H_<sym>: the index of <sym> in gsp_hooks[]. */
-#define GSP_HOOK_ENUM(sym, api, pt, vmin, vmax) H_##sym,
+#define GSP_HOOK_ENUM(sym, proto, api, pt, vmin, vmax) H_##sym,
 enum gsp_hook_id { GSP_HOOKS(GSP_HOOK_ENUM) GSP_NHOOKS };
 #undef GSP_HOOK_ENUM
 

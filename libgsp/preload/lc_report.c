@@ -28,14 +28,14 @@ static int sample_claim(CUcontext ctx)
 	if (sp->ctx != ctx) {
 		/* First use, or another context: (re)create, rarely. */
 		if (sp->ctx) {
-			drv.ev_destroy(sp->s);
-			drv.ev_destroy(sp->e);
+			cudrv.ev_destroy(sp->s);
+			cudrv.ev_destroy(sp->e);
 			sp->ctx = NULL;
 		}
-		if (drv.ev_create(&sp->s, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+		if (cudrv.ev_create(&sp->s, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
 			goto fail;
-		if (drv.ev_create(&sp->e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
-			drv.ev_destroy(sp->s);
+		if (cudrv.ev_create(&sp->e, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+			cudrv.ev_destroy(sp->s);
 			goto fail;
 		}
 		sp->ctx = ctx;
@@ -100,10 +100,10 @@ void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 			 LC_SAMPLE == 0) {
 		CUcontext ctx = NULL;
 
-		if (drv.ctx_get(&ctx) == CUDA_SUCCESS && ctx)
+		if (cudrv.ctx_get(&ctx) == CUDA_SUCCESS && ctx)
 			t->sample = sample_claim(ctx);
 		if (t->sample &&
-		    drv.ev_record(tenant.samples[t->sample - 1].s, evstream) !=
+		    cudrv.ev_record[0](tenant.samples[t->sample - 1].s, evstream) !=
 			    CUDA_SUCCESS) {
 			sample_free(t->sample);
 			t->sample = 0;
@@ -143,11 +143,11 @@ void gsp_lc_end(struct gsp_lc_ticket *t, const void *key, uint32_t engine,
 
 	atomic_fetch_add_explicit(&gsp_ctr.lc_ops, 1, memory_order_relaxed);
 	if (t->sample &&
-	    drv.ev_record(tenant.samples[t->sample - 1].e, evstream) != CUDA_SUCCESS) {
+	    cudrv.ev_record[0](tenant.samples[t->sample - 1].e, evstream) != CUDA_SUCCESS) {
 		sample_free(t->sample);
 		t->sample = 0;
 	}
-	drv.ctx_get(&ctx);
+	cudrv.ctx_get(&ctx);
 	/* Bounded MPSC ring (sequence numbers per cell). */
 	pos = atomic_load_explicit(&tenant.ring_head, memory_order_relaxed);
 	for (;;) {
@@ -271,7 +271,7 @@ static CUevent mark_get(CUcontext ctx)
 			marks.ev[i] = marks.ev[marks.n];
 			return ev;
 		}
-	if (drv.ev_create(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+	if (cudrv.ev_create(&ev, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
 		return NULL;
 	return ev;
 }
@@ -279,7 +279,7 @@ static CUevent mark_get(CUcontext ctx)
 static void mark_put(CUcontext ctx, CUevent ev)
 {
 	if (marks.n == LC_MARKS) {
-		drv.ev_destroy(ev);
+		cudrv.ev_destroy(ev);
 		return;
 	}
 	marks.ctx[marks.n] = ctx;
@@ -404,7 +404,7 @@ void *reporter_main(void *arg)
 			 * legacy stream waits for the app's (it is blocking).
 			 */
 			if (grp[g].mark &&
-			    drv.ev_record(grp[g].mark,
+			    cudrv.ev_record[0](grp[g].mark,
 					grp[g].stream == CU_STREAM_PER_THREAD ?
 						CU_STREAM_LEGACY : grp[g].stream) !=
 				    CUDA_SUCCESS) {

@@ -28,10 +28,10 @@
  * destroyed per launch. More concurrent launches than pairs: the launch
  * stays on its default stream.
  *
- * Locking: P.mu guards the list, each entry's pairs and its dead flag; it
- * is never held across a driver call. An entry in use (a pair claimed) is
- * destroyed by the last user once dead (its context gone, its thread
- * exited).
+ * Locking: lcprio.mu guards the list, each entry's pairs and its dead
+ * flag; it is never held across a driver call. An entry in use (a pair
+ * claimed) is destroyed by the last user once dead (its context gone, its
+ * thread exited).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "lcprio.h"
+#include "real.h"
 
 #define LCP_PAIRS	16	/* concurrent moved launches per private stream */
 
@@ -56,11 +57,11 @@ struct lcp_stream {
 };
 
 /*
- * The process's state: the driver has no handle to hang it on. @on is set
+ * The process's state (lcprio): the driver has no handle to hang it on. @on is set
  * once by read_config() before the tenant opens and read-only afterwards;
  * the rest is under @mu or atomic.
  */
-static struct {
+static struct lcp_state {
 	int on;				/* GSP_LC_PRIORITY: 1 auto, 0 off */
 	pthread_once_t once;
 	pthread_mutex_t mu;
@@ -69,20 +70,7 @@ static struct {
 	int key_ok;
 	atomic_ulong streams, launches;
 	atomic_int said, warned_make, warned_order, warned_busy;
-	struct {			/* the real driver functions */
-		__typeof__(&cuCtxGetCurrent) ctx_get;
-		__typeof__(&cuCtxGetDevice) ctx_dev;
-		__typeof__(&cuCtxGetStreamPriorityRange) range;
-		__typeof__(&cuStreamCreate) create;
-		__typeof__(&cuStreamCreateWithPriority) create_prio;
-		__typeof__(&cuStreamDestroy) destroy;
-		__typeof__(&cuStreamSynchronize) sync;
-		__typeof__(&cuEventCreate) ev_create;
-		__typeof__(&cuEventDestroy) ev_destroy;
-		__typeof__(&cuEventRecord) ev_record;
-		__typeof__(&cuStreamWaitEvent) wait;
-	} R;
-} P = {
+} lcprio = {
 	.on = 1,
 	.once = PTHREAD_ONCE_INIT,
 	.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -92,7 +80,7 @@ int gsp_lcprio_config(void)
 {
 	const char *v = getenv("GSP_LC_PRIORITY");
 
-	P.on = !(v && !strcmp(v, "0"));
+	lcprio.on = !(v && !strcmp(v, "0"));
 	if (v && strcmp(v, "0") && strcmp(v, "auto")) {
 		fprintf(stderr, "gsp: GSP_LC_PRIORITY=%s is not auto or 0; passing every CUDA call through\n",
 			v);
@@ -104,7 +92,7 @@ int gsp_lcprio_config(void)
 void gsp_lcprio_stats(FILE *f)
 {
 	fprintf(f, "lc_priority_streams %lu\nlc_priority_launches %lu\n",
-		atomic_load(&P.streams), atomic_load(&P.launches));
+		atomic_load(&lcprio.streams), atomic_load(&lcprio.launches));
 }
 
 static void entry_free(struct lcp_stream *e)
@@ -112,20 +100,20 @@ static void entry_free(struct lcp_stream *e)
 	unsigned int i;
 
 	if (e->s)
-		P.R.destroy(e->s);
+		cudrv.stream_destroy(e->s);
 	for (i = 0; i < e->npairs; i++) {
 		if (e->a[i])
-			P.R.ev_destroy(e->a[i]);
+			cudrv.ev_destroy(e->a[i]);
 		if (e->b[i])
-			P.R.ev_destroy(e->b[i]);
+			cudrv.ev_destroy(e->b[i]);
 	}
 	free(e);
 }
 
-/* Unlinks the dead entries no one uses into a list; P.mu held. */
+/* Unlinks the dead entries no one uses into a list; lcprio.mu held. */
 static struct lcp_stream *take_dead(void)
 {
-	struct lcp_stream **pp = &P.list, *e, *out = NULL;
+	struct lcp_stream **pp = &lcprio.list, *e, *out = NULL;
 
 	while ((e = *pp)) {
 		if (e->dead && !e->busy) {
@@ -156,50 +144,34 @@ static void thread_gone(void *arg)
 	struct lcp_stream *e, *l;
 
 	(void)arg;
-	pthread_mutex_lock(&P.mu);
-	for (e = P.list; e; e = e->next)
+	pthread_mutex_lock(&lcprio.mu);
+	for (e = lcprio.list; e; e = e->next)
 		if (e->thr && pthread_equal(e->owner, self))
 			e->dead = 1;
 	l = take_dead();
-	pthread_mutex_unlock(&P.mu);
+	pthread_mutex_unlock(&lcprio.mu);
 	free_list(l);
 }
 
 /* A forked child has none of our threads, nor a lock one of them held. */
 static void after_fork_child(void)
 {
-	pthread_mutex_init(&P.mu, NULL);
-	P.list = NULL;		/* the parent's streams are not the child's */
+	pthread_mutex_init(&lcprio.mu, NULL);
+	lcprio.list = NULL;		/* the parent's streams are not the child's */
 }
 
 static void init(void)
 {
-#define SYM(f, name) (*(void **)&P.R.f = gsp_real_sym(name))
-#define HOOK(f, sym) (*(void **)&P.R.f = gsp_real(H_##sym))
-	SYM(ctx_get, "cuCtxGetCurrent");
-	SYM(ctx_dev, "cuCtxGetDevice");
-	SYM(range, "cuCtxGetStreamPriorityRange");
-	SYM(ev_create, "cuEventCreate");
-	HOOK(create, cuStreamCreate);
-	HOOK(create_prio, cuStreamCreateWithPriority);
-	HOOK(destroy, cuStreamDestroy_v2);
-	HOOK(sync, cuStreamSynchronize);
-	HOOK(ev_destroy, cuEventDestroy_v2);
-	HOOK(ev_record, cuEventRecord);
-	HOOK(wait, cuStreamWaitEvent);
-#undef HOOK
-#undef SYM
-	P.key_ok = !pthread_key_create(&P.key, thread_gone);
+	gsp_cudrv_load();
+	lcprio.key_ok = !pthread_key_create(&lcprio.key, thread_gone);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
 /* Everything a priority stream needs is there. */
 static int have_driver(void)
 {
-	pthread_once(&P.once, init);
-	return P.R.ctx_get && P.R.ctx_dev && P.R.range && P.R.create_prio &&
-	       P.R.destroy && P.R.sync && P.R.ev_create && P.R.ev_destroy &&
-	       P.R.ev_record && P.R.wait;
+	pthread_once(&lcprio.once, init);
+	return gsp_cudrv_has(NEED_LCP);
 }
 
 /* The current context's greatest priority into *@g; 0, or -1. */
@@ -207,12 +179,13 @@ static int greatest(int *g)
 {
 	int least;
 
-	return P.R.range && P.R.range(&least, g) == CUDA_SUCCESS ? 0 : -1;
+	return cudrv.prio_range &&
+	       cudrv.prio_range(&least, g) == CUDA_SUCCESS ? 0 : -1;
 }
 
 static void say(int prio)
 {
-	if (!atomic_exchange(&P.said, 1))
+	if (!atomic_exchange(&lcprio.said, 1))
 		gsp_log(1, "LC work runs at stream priority %d, the greatest: new streams get it, and kernels launched on a default stream run on a stream of ours that has it (GSP_LC_PRIORITY=0: off)",
 			prio);
 }
@@ -224,30 +197,32 @@ CUresult gsp_lcprio_create(CUstream *s, unsigned int flags, int prio,
 	CUresult r;
 
 	/* gsp_mode() first: the tenant's set-up reads GSP_LC_PRIORITY. */
-	if (gsp_mode() == GSP_MODE_LC && P.on && have_driver() &&
+	if (gsp_mode() == GSP_MODE_LC && lcprio.on && have_driver() &&
 	    !greatest(&g)) {
 		/* Numerically lower is higher; the driver clamps beyond g. */
 		if (!with_prio || prio > g)
 			prio = g;
-		r = P.R.create_prio(s, flags, prio);
+		r = cudrv.stream_create_prio(s, flags, prio);
 		if (r == CUDA_SUCCESS) {
-			atomic_fetch_add(&P.streams, 1);
+			atomic_fetch_add(&lcprio.streams, 1);
 			say(g);
 		}
 		return r;
 	}
-	pthread_once(&P.once, init);
+	pthread_once(&lcprio.once, init);
 	if (with_prio)
-		return P.R.create_prio ? P.R.create_prio(s, flags, prio)
-				       : CUDA_ERROR_NOT_FOUND;
-	return P.R.create ? P.R.create(s, flags) : CUDA_ERROR_NOT_FOUND;
+		return cudrv.stream_create_prio ?
+		       cudrv.stream_create_prio(s, flags, prio) :
+		       CUDA_ERROR_NOT_FOUND;
+	return cudrv.stream_create ? cudrv.stream_create(s, flags) :
+				     CUDA_ERROR_NOT_FOUND;
 }
 
 int gsp_lcprio_wanted(CUstream s, int pt)
 {
 	if (s && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD)
 		return 0;
-	if (gsp_mode() != GSP_MODE_LC || !P.on)
+	if (gsp_mode() != GSP_MODE_LC || !lcprio.on)
 		return 0;
 	return !gsp_capturing(s, pt);
 }
@@ -269,15 +244,15 @@ static struct lcp_stream *entry_make(CUcontext ctx, int thr)
 	e->thr = thr;
 	e->owner = pthread_self();
 	e->dev = -1;
-	P.R.ctx_dev(&e->dev);
+	cudrv.ctx_dev(&e->dev);
 	/* Per-thread entries go when their thread exits. */
-	if (thr && P.key_ok)
-		pthread_setspecific(P.key, (void *)1);
+	if (thr && lcprio.key_ok)
+		pthread_setspecific(lcprio.key, (void *)1);
 	r = greatest(&g) ? CUDA_ERROR_INVALID_CONTEXT :
-	    P.R.create_prio(&e->s, CU_STREAM_NON_BLOCKING, g);
+	    cudrv.stream_create_prio(&e->s, CU_STREAM_NON_BLOCKING, g);
 	if (r != CUDA_SUCCESS) {
 		e->s = NULL;
-		gsp_warn_once(&P.warned_make,
+		gsp_warn_once(&lcprio.warned_make,
 			      "cannot make a stream of the greatest priority (error %d); LC kernels launched on a default stream run there, at its priority",
 			      (int)r);
 		return e;
@@ -294,21 +269,21 @@ static struct lcp_stream *claim(CUcontext ctx, int thr, unsigned int *pair)
 	unsigned int i;
 
 	for (;;) {
-		pthread_mutex_lock(&P.mu);
-		for (e = P.list; e; e = e->next)
+		pthread_mutex_lock(&lcprio.mu);
+		for (e = lcprio.list; e; e = e->next)
 			if (!e->dead && e->ctx == ctx && e->thr == thr &&
 			    (!thr || pthread_equal(e->owner, self)))
 				break;
 		if (e || made)
 			break;
-		pthread_mutex_unlock(&P.mu);
+		pthread_mutex_unlock(&lcprio.mu);
 		made = entry_make(ctx, thr);
 		if (!made)
 			return NULL;
 	}
 	if (!e) {
-		made->next = P.list;
-		P.list = made;
+		made->next = lcprio.list;
+		lcprio.list = made;
 		e = made;
 	} else if (made) {
 		extra = made;	/* another thread made one first */
@@ -321,23 +296,23 @@ static struct lcp_stream *claim(CUcontext ctx, int thr, unsigned int *pair)
 			e->npairs++;
 	}
 	if (!e->s || i == LCP_PAIRS) {
-		pthread_mutex_unlock(&P.mu);
+		pthread_mutex_unlock(&lcprio.mu);
 		if (extra)
 			entry_free(extra);
 		if (e->s)
-			gsp_warn_once(&P.warned_busy,
+			gsp_warn_once(&lcprio.warned_busy,
 				      "more than %d LC kernels were launched on one default stream at once; the others ran there, at its priority",
 				      LCP_PAIRS);
 		return NULL;
 	}
 	e->busy |= 1u << i;
-	pthread_mutex_unlock(&P.mu);
+	pthread_mutex_unlock(&lcprio.mu);
 	if (extra)
 		entry_free(extra);
 	/* The pair is ours until released: make its events unlocked. */
-	if (!e->a[i] && P.R.ev_create(&e->a[i], CU_EVENT_DISABLE_TIMING))
+	if (!e->a[i] && cudrv.ev_create(&e->a[i], CU_EVENT_DISABLE_TIMING))
 		e->a[i] = NULL;
-	if (!e->b[i] && P.R.ev_create(&e->b[i], CU_EVENT_DISABLE_TIMING))
+	if (!e->b[i] && cudrv.ev_create(&e->b[i], CU_EVENT_DISABLE_TIMING))
 		e->b[i] = NULL;
 	*pair = i;
 	return e;
@@ -347,11 +322,11 @@ static void release(struct lcp_stream *e, unsigned int pair)
 {
 	struct lcp_stream *l = NULL;
 
-	pthread_mutex_lock(&P.mu);
+	pthread_mutex_lock(&lcprio.mu);
 	e->busy &= ~(1u << pair);
 	if (e->dead && !e->busy)
 		l = take_dead();
-	pthread_mutex_unlock(&P.mu);
+	pthread_mutex_unlock(&lcprio.mu);
 	free_list(l);
 }
 
@@ -363,20 +338,20 @@ int gsp_lcprio_enter(struct gsp_lcprio_slot *sl, CUstream s, int pt)
 	unsigned int pair;
 	CUresult r;
 
-	if (!have_driver() || P.R.ctx_get(&ctx) != CUDA_SUCCESS || !ctx)
+	if (!have_driver() || cudrv.ctx_get(&ctx) != CUDA_SUCCESS || !ctx)
 		return -1;
 	e = claim(ctx, def == CU_STREAM_PER_THREAD, &pair);
 	if (!e)
 		return -1;
 	r = e->a[pair] && e->b[pair] ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 	if (r == CUDA_SUCCESS)
-		r = P.R.ev_record(e->a[pair], def);
+		r = cudrv.ev_record[0](e->a[pair], def);
 	if (r == CUDA_SUCCESS)
-		r = P.R.wait(e->s, e->a[pair], 0);
+		r = cudrv.wait[0](e->s, e->a[pair], 0);
 	if (r != CUDA_SUCCESS) {
 		/* Nothing issued on the priority stream depends on it yet. */
 		release(e, pair);
-		gsp_warn_once(&P.warned_order,
+		gsp_warn_once(&lcprio.warned_order,
 			      "a stream of the greatest priority cannot be tied to a default stream (error %d); LC kernels stay there",
 			      (int)r);
 		return -1;
@@ -394,17 +369,17 @@ void gsp_lcprio_leave(struct gsp_lcprio_slot *sl, CUresult launched)
 	CUresult r;
 
 	if (launched == CUDA_SUCCESS) {
-		r = P.R.ev_record(e->b[sl->pair], e->s);
+		r = cudrv.ev_record[0](e->b[sl->pair], e->s);
 		if (r == CUDA_SUCCESS)
-			r = P.R.wait(sl->def, e->b[sl->pair], 0);
+			r = cudrv.wait[0](sl->def, e->b[sl->pair], 0);
 		if (r != CUDA_SUCCESS) {
 			/* The default stream cannot wait for it: we do. */
-			gsp_warn_once(&P.warned_order,
+			gsp_warn_once(&lcprio.warned_order,
 				      "a default stream cannot wait for a stream of the greatest priority (error %d); waiting on the host",
 				      (int)r);
-			P.R.sync(e->s);
+			cudrv.stream_sync(e->s);
 		}
-		atomic_fetch_add_explicit(&P.launches, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&lcprio.launches, 1, memory_order_relaxed);
 	}
 	release(e, sl->pair);
 }
@@ -413,16 +388,16 @@ void gsp_lcprio_ctx_gone(CUcontext ctx, CUdevice dev)
 {
 	struct lcp_stream *e, *l;
 
-	pthread_once(&P.once, init);	/* the fork handler, before any lock */
-	pthread_mutex_lock(&P.mu);
+	pthread_once(&lcprio.once, init);	/* the fork handler, before any lock */
+	pthread_mutex_lock(&lcprio.mu);
 	/*
 	 * A primary context's release or reset drops every entry of its
 	 * device: those of other contexts are made again at their next use.
 	 */
-	for (e = P.list; e; e = e->next)
+	for (e = lcprio.list; e; e = e->next)
 		if (ctx ? e->ctx == ctx : e->dev == dev)
 			e->dead = 1;
 	l = take_dead();
-	pthread_mutex_unlock(&P.mu);
+	pthread_mutex_unlock(&lcprio.mu);
 	free_list(l);
 }

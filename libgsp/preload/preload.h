@@ -2,7 +2,7 @@
 /*
  * libgsp_preload.so internals: resolution of real driver functions
  * (resolve.c), the process's tenant and its dispatcher (dispatch*.c,
- * lc_report.c), and the operations the wrappers hand to it (ops.c).
+ * lc_report.c), and the operations the wrappers hand to it (ops*.c).
  */
 #ifndef GSP_PRELOAD_H
 #define GSP_PRELOAD_H
@@ -140,7 +140,7 @@ struct gsp_op {
 	void *sp;		/* spatial_launch.c: runs transformed */
 };
 
-/* Issues @op to the real driver in the calling thread (ops.c). */
+/* Issues @op to the real driver in the calling thread (ops_issue.c). */
 GSP_HIDDEN CUresult gsp_op_issue(struct gsp_op *op);
 /* The stream an op on @s of variant @pt really runs on, for events. */
 GSP_HIDDEN CUstream gsp_event_stream(CUstream s, int ptsz);

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * How programs find the driver, and how we find it behind them: the dlsym
- * override, lazy lookup of the real functions, and the cudaVersion/flags
- * variant selection that the cuGetProcAddress wrappers use. The table
- * itself (gsp_hooks[]) is defined next to the wrappers, in ops.c.
+ * override, lazy lookup of the real functions, the cudaVersion/flags
+ * variant selection that the cuGetProcAddress wrappers use, and the
+ * filling of real.h's table (cudrv). The hooks' table itself (gsp_hooks[])
+ * is defined next to the wrappers, in ops.c.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 
-#include "preload.h"
+#include "real.h"
 
 typedef void *(*dlsym_fn)(void *, const char *);
 
@@ -145,4 +146,49 @@ void *dlsym(void *handle, const char *name)
 		}
 	}
 	return rd(handle, name);
+}
+
+/* The real driver functions of real.h ------------------------------------- */
+
+struct gsp_cudrv cudrv;
+static pthread_once_t cudrv_once = PTHREAD_ONCE_INIT;
+
+static void *real_or(enum gsp_hook_id id, enum gsp_hook_id old)
+{
+	void *p = gsp_real(id);
+
+	return p ? p : gsp_real(old);
+}
+
+#define BY_HOOK(sym)		gsp_real(H_##sym)
+#define BY_HOOK_OR(sym, old)	real_or(H_##sym, H_##old)
+#define BY_SYM(name)		gsp_real_sym(name)
+#define LOAD_ONE(field, proto, how, need) *(void **)&cudrv.field = how;
+#define LOAD_TWO(field, proto, how0, need0, how1, need1)		\
+	*(void **)&cudrv.field[0] = how0;				\
+	*(void **)&cudrv.field[1] = how1;
+
+static void cudrv_fill(void)
+{
+	GSP_CUDRV_FNS(LOAD_ONE, LOAD_TWO)
+}
+
+void gsp_cudrv_load(void)
+{
+	pthread_once(&cudrv_once, cudrv_fill);
+}
+
+#define HAS_ONE(field, proto, how, need)				\
+	if (((need) & want) && !cudrv.field)				\
+		return 0;
+#define HAS_TWO(field, proto, how0, need0, how1, need1)		\
+	if (((need0) & want) && !cudrv.field[0])			\
+		return 0;						\
+	if (((need1) & want) && !cudrv.field[1])			\
+		return 0;
+
+int gsp_cudrv_has(unsigned int want)
+{
+	GSP_CUDRV_FNS(HAS_ONE, HAS_TWO)
+	return 1;
 }

@@ -34,9 +34,6 @@
 
 #include "spatial_internal.h"
 
-/* Real driver functions, set in gsp_sp_start(), read-only afterwards. */
-struct sp_real sp_drv;
-
 struct sp_state spatial = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
@@ -79,75 +76,16 @@ void fallback(struct sp_kern *kn, const char *reason, const char *why)
 
 /* Set-up, stats, exit ---------------------------------------------------------- */
 
-#define RSYM(field, name) (*(void **)&sp_drv.field = gsp_real_sym(name))
-#define RHOOK(field, id) (*(void **)&sp_drv.field = gsp_real(id))
-
 void gsp_sp_start(const struct gsp_spatial_cfg *cfg)
 {
 	spatial.cfg = *cfg;
-	RSYM(ctx_dev, "cuCtxGetDevice");
-	RHOOK(ctx_set, H_cuCtxSetCurrent);
-	RSYM(dev_get, "cuDeviceGet");
-	RSYM(dev_attr, "cuDeviceGetAttribute");
-	RHOOK(mod_load, H_cuModuleLoadData);
-	RHOOK(mod_fn, H_cuModuleGetFunction);
-	RHOOK(mod_unload, H_cuModuleUnload);
-	RSYM(mod_global, "cuModuleGetGlobal_v2");
-	RSYM(lib_global, "cuLibraryGetGlobal");
-	RHOOK(dtod[0], H_cuMemcpyDtoDAsync_v2);
-	RHOOK(dtod[1], H_cuMemcpyDtoDAsync_v2_ptsz);
-	RSYM(occ, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-	RSYM(fn_attr, "cuFuncSetAttribute");
-	RSYM(fn_get, "cuFuncGetAttribute");
-	RSYM(mem_alloc, "cuMemAlloc_v2");
-	RHOOK(mem_free, H_cuMemFree_v2);
-	RHOOK(memset32[0], H_cuMemsetD32Async);
-	RHOOK(memset32[1], H_cuMemsetD32Async_ptsz);
-	RHOOK(htod, H_cuMemcpyHtoDAsync_v2);
-	RHOOK(dtoh, H_cuMemcpyDtoHAsync_v2);
-	RSYM(stream_create, "cuStreamCreate");
-	RHOOK(stream_sync, H_cuStreamSynchronize);
-	RSYM(ev_create, "cuEventCreate");
-	RHOOK(ev_record[0], H_cuEventRecord);
-	RHOOK(ev_record[1], H_cuEventRecord_ptsz);
-	RHOOK(ev_query, H_cuEventQuery);
-	RHOOK(launch[0], H_cuLaunchKernel);
-	RHOOK(launch[1], H_cuLaunchKernel_ptsz);
-	RHOOK(launch_ex[0], H_cuLaunchKernelEx);
-	RHOOK(launch_ex[1], H_cuLaunchKernelEx_ptsz);
-	RSYM(host_reg, "cuMemHostRegister_v2");
-	RSYM(host_dptr, "cuMemHostGetDevicePointer_v2");
-	RSYM(host_alloc, "cuMemHostAlloc");
-	RSYM(drv_version, "cuDriverGetVersion");
-	RSYM(prim_state, "cuDevicePrimaryCtxGetState");
-	RSYM(prim_retain, "cuDevicePrimaryCtxRetain");
-	RHOOK(prim_release, H_cuDevicePrimaryCtxRelease_v2);
-	RSYM(dev_res, "cuDeviceGetDevResource");
-	RSYM(split, "cuDevSmResourceSplitByCount");
-	RSYM(gen_desc, "cuDevResourceGenerateDesc");
-	RSYM(green_create, "cuGreenCtxCreate");
-	RSYM(green_destroy, "cuGreenCtxDestroy");
-	RSYM(green_stream, "cuGreenCtxStreamCreate");
-	RHOOK(stream_destroy, H_cuStreamDestroy_v2);
-	RHOOK(ev_destroy, H_cuEventDestroy_v2);
-	RHOOK(wait[0], H_cuStreamWaitEvent);
-	RHOOK(wait[1], H_cuStreamWaitEvent_ptsz);
+	gsp_cudrv_load();
 	/* Green contexts came with 12.4; the version guards their semantics. */
-	if (!sp_drv.drv_version || sp_drv.drv_version(&spatial.drv_version))
+	if (!cudrv.drv_version || cudrv.drv_version(&spatial.drv_version))
 		spatial.drv_version = 0;
-	spatial.green_api = spatial.drv_version >= 12040 && sp_drv.prim_state &&
-		       sp_drv.prim_retain && sp_drv.prim_release && sp_drv.dev_res &&
-		       sp_drv.split && sp_drv.gen_desc && sp_drv.green_create &&
-		       sp_drv.green_destroy && sp_drv.green_stream && sp_drv.stream_destroy &&
-		       sp_drv.ev_destroy && sp_drv.wait[0] && sp_drv.wait[1];
-	if (!sp_drv.ctx_dev || !sp_drv.ctx_set || !sp_drv.dev_get || !sp_drv.dev_attr ||
-	    !sp_drv.mod_load || !sp_drv.mod_fn || !sp_drv.mod_unload || !sp_drv.mod_global ||
-	    !sp_drv.dtod[0] || !sp_drv.dtod[1] || !sp_drv.occ || !sp_drv.fn_attr ||
-	    !sp_drv.mem_alloc || !sp_drv.mem_free || !sp_drv.memset32[0] || !sp_drv.memset32[1] ||
-	    !sp_drv.htod || !sp_drv.dtoh || !sp_drv.stream_create || !sp_drv.stream_sync ||
-	    !sp_drv.ev_create || !sp_drv.ev_record[0] || !sp_drv.ev_record[1] || !sp_drv.ev_query ||
-	    !sp_drv.launch[0] || !sp_drv.launch[1] || !sp_drv.launch_ex[0] ||
-	    !sp_drv.launch_ex[1] || !sp_drv.host_reg || !sp_drv.host_dptr || !sp_drv.host_alloc) {
+	spatial.green_api = spatial.drv_version >= 12040 &&
+			    gsp_cudrv_has(NEED_GREEN);
+	if (!gsp_cudrv_has(NEED_SP)) {
 		fprintf(stderr, "gsp: spatial: the CUDA driver lacks functions spatial sharing needs; kernels run unchanged\n");
 		return;
 	}

@@ -100,24 +100,24 @@ static int probe_ranks(struct sp_ctx *c)
 	CUresult r;
 
 	memset(seen, 0, sizeof(seen));
-	r = sp_drv.mod_load(&m, probe_ptx);
+	r = cudrv.mod_load(&m, probe_ptx);
 	if (!r)
-		r = sp_drv.mod_fn(&f, m, "gsp_sm_probe");
+		r = cudrv.mod_fn(&f, m, "gsp_sm_probe");
 	if (!r)
-		r = sp_drv.mem_alloc(&out, sizeof(seen));
+		r = cudrv.mem_alloc(&out, sizeof(seen));
 	if (!r)
-		r = sp_drv.memset32[0](out, 0, GSP_PERSIST_MAX_SM, c->topup);
+		r = cudrv.memset32[0](out, 0, GSP_PERSIST_MAX_SM, c->topup);
 	if (!r)
-		r = sp_drv.launch[0](f, 64 * c->nsm, 1, 1, 128, 1, 1, 0, c->topup, p,
+		r = cudrv.launch[0](f, 64 * c->nsm, 1, 1, 128, 1, 1, 0, c->topup, p,
 				NULL);
 	if (!r)
-		r = sp_drv.dtoh(seen, out, sizeof(seen), c->topup);
+		r = cudrv.dtoh(seen, out, sizeof(seen), c->topup);
 	if (!r)
-		r = sp_drv.stream_sync(c->topup);
+		r = cudrv.stream_sync(c->topup);
 	if (out)
-		sp_drv.mem_free(out);
+		cudrv.mem_free(out);
 	if (m)
-		sp_drv.mod_unload(m);
+		cudrv.mod_unload(m);
 	if (r) {
 		snprintf(c->err, sizeof(c->err), "the SM probe failed (error %d)",
 			 (int)r);
@@ -151,7 +151,7 @@ int map_ctrl(struct sp_ctx *c)
 	if (mapped >= 0 && !local_word()) {
 		if (!mapped) {
 			/* Portable: one registration serves every context. */
-			r = sp_drv.host_reg((void *)page, GSP_BOARD_SIZE,
+			r = cudrv.host_reg((void *)page, GSP_BOARD_SIZE,
 				       CU_MEMHOSTREGISTER_PORTABLE |
 				       CU_MEMHOSTREGISTER_DEVICEMAP |
 				       CU_MEMHOSTREGISTER_READ_ONLY);
@@ -162,7 +162,7 @@ int map_ctrl(struct sp_ctx *c)
 			pthread_mutex_unlock(&spatial.mu);
 		}
 		if (!r)
-			r = sp_drv.host_dptr(&d, (void *)page, 0);
+			r = cudrv.host_dptr(&d, (void *)page, 0);
 		if (!r) {
 			c->ctrl = d + (at - page);
 			return 0;
@@ -175,7 +175,7 @@ int map_ctrl(struct sp_ctx *c)
 		void *w = NULL;
 
 		/* Only this (dispatcher) thread sets it. */
-		r = sp_drv.host_alloc(&w, 64, CU_MEMHOSTALLOC_PORTABLE |
+		r = cudrv.host_alloc(&w, 64, CU_MEMHOSTALLOC_PORTABLE |
 				 CU_MEMHOSTALLOC_DEVICEMAP);
 		if (r) {
 			snprintf(c->err, sizeof(c->err),
@@ -186,7 +186,7 @@ int map_ctrl(struct sp_ctx *c)
 		__atomic_store_n((uint64_t *)w, req_now(), __ATOMIC_RELEASE);
 		__atomic_store_n(&spatial.local, (uint64_t *)w, __ATOMIC_RELEASE);
 	}
-	r = sp_drv.host_dptr(&d, local_word(), 0);
+	r = cudrv.host_dptr(&d, local_word(), 0);
 	if (r) {
 		snprintf(c->err, sizeof(c->err),
 			 "cannot map the control word (error %d)", (int)r);
@@ -201,14 +201,14 @@ static void ctx_setup(struct sp_ctx *c)
 	int v = 0, ma = 0, mi = 0, mps = 1;
 	CUresult r;
 
-	r = sp_drv.ctx_dev(&c->dev);
+	r = cudrv.ctx_dev(&c->dev);
 	if (!r)
-		r = sp_drv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev);
+		r = cudrv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev);
 	if (!r)
-		r = sp_drv.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+		r = cudrv.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
 			       c->dev);
 	if (!r)
-		r = sp_drv.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+		r = cudrv.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
 			       c->dev);
 	if (r || v <= 0) {
 		snprintf(c->err, sizeof(c->err),
@@ -217,21 +217,21 @@ static void ctx_setup(struct sp_ctx *c)
 	}
 	c->nsm = (unsigned int)v;
 	c->arch = (unsigned int)(ma * 10 + mi);
-	if (!sp_drv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
+	if (!cudrv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
 			c->dev) && v > 0)
 		c->regs_sm = (unsigned int)v;
 	if (c->dev >= 0 && c->dev < 64 &&
 	    !(spatial.mps_checked & (1ULL << c->dev))) {
 		spatial.mps_checked |= 1ULL << c->dev;
-		if (!sp_drv.dev_attr(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, c->dev) &&
+		if (!cudrv.dev_attr(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, c->dev) &&
 		    !mps)
 			fprintf(stderr,
 				"gsp: spatial: MPS is off on CUDA device %d: kernels of different processes time-slice and cannot share SMs; start MPS (gspctl mps start) before the programs\n",
 				(int)c->dev);
 	}
-	r = sp_drv.stream_create(&c->topup, CU_STREAM_NON_BLOCKING);
+	r = cudrv.stream_create_sym(&c->topup, CU_STREAM_NON_BLOCKING);
 	if (!r)
-		r = sp_drv.stream_create(&c->zero, CU_STREAM_NON_BLOCKING);
+		r = cudrv.stream_create_sym(&c->zero, CU_STREAM_NON_BLOCKING);
 	if (r) {
 		snprintf(c->err, sizeof(c->err),
 			 "cannot create the top-up or reset stream (error %d)",
@@ -244,8 +244,8 @@ static void ctx_setup(struct sp_ctx *c)
 		CUmodule m;
 
 		/* no waiter: every job is kept */
-		if (sp_drv.mod_load(&m, waiter_ptx) ||
-		    sp_drv.mod_fn(&c->waiter, m, "gsp_wait_done"))
+		if (cudrv.mod_load(&m, waiter_ptx) ||
+		    cudrv.mod_fn(&c->waiter, m, "gsp_wait_done"))
 			c->waiter = NULL;
 	}
 	c->ok = 1;
@@ -322,10 +322,10 @@ void gsp_sp_ctx_gone(CUcontext ctx, CUdevice dev)
 int ctl_done(struct sp_ctl *t)
 {
 	if (atomic_load(&t->host_wait) ||
-	    sp_drv.ev_query(t->ev_p) == CUDA_ERROR_NOT_READY)
+	    cudrv.ev_query(t->ev_p) == CUDA_ERROR_NOT_READY)
 		return 0;
 	/* Top-ups run in order on one stream: the last one is enough. */
-	return !t->topups || sp_drv.ev_query(t->ev_t) != CUDA_ERROR_NOT_READY;
+	return !t->topups || cudrv.ev_query(t->ev_t) != CUDA_ERROR_NOT_READY;
 }
 
 /* Ends a live job (spatial.mu held); its image goes on @dead if unused. */
@@ -356,17 +356,17 @@ static struct sp_ctl *ctl_new(struct sp_ctx *c)
 	memset(&init, 0, sizeof(init));
 	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
 		init.sm[i].sm_rank = c->rank[i];
-	r = sp_drv.mem_alloc(&t->dptr, sizeof(init));
+	r = cudrv.mem_alloc(&t->dptr, sizeof(init));
 	if (!r)
-		r = sp_drv.htod(t->dptr, &init, sizeof(init), c->topup);
+		r = cudrv.htod(t->dptr, &init, sizeof(init), c->topup);
 	if (!r)
-		r = sp_drv.stream_sync(c->topup);
+		r = cudrv.stream_sync(c->topup);
 	if (!r)
-		r = sp_drv.ev_create(&t->ev_p, CU_EVENT_DISABLE_TIMING);
+		r = cudrv.ev_create(&t->ev_p, CU_EVENT_DISABLE_TIMING);
 	if (!r)
-		r = sp_drv.ev_create(&t->ev_t, CU_EVENT_DISABLE_TIMING);
+		r = cudrv.ev_create(&t->ev_t, CU_EVENT_DISABLE_TIMING);
 	if (!r)
-		r = sp_drv.ev_create(&t->ev_z, CU_EVENT_DISABLE_TIMING);
+		r = cudrv.ev_create(&t->ev_z, CU_EVENT_DISABLE_TIMING);
 	if (r) {
 		/* Events and memory of a half-made ctl: rare, left alone. */
 		free(t);
@@ -386,9 +386,9 @@ int ctl_zero(struct sp_ctl *t)
 {
 	struct sp_ctx *c = t->c;
 
-	return !sp_drv.ctx_set(c->ctx) &&
-	       !sp_drv.memset32[0](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4, c->zero) &&
-	       !sp_drv.ev_record[0](t->ev_z, c->zero);
+	return !cudrv.ctx_set(c->ctx) &&
+	       !cudrv.memset32[0](t->dptr, 0, GSP_PERSIST_RESET_BYTES / 4, c->zero) &&
+	       !cudrv.ev_record[0](t->ev_z, c->zero);
 }
 
 /*
@@ -432,7 +432,7 @@ struct sp_ctl *ctl_get(struct sp_ctx *c)
 		return t;
 	for (i = 0; i < n; i++)
 		done[i] = zeroing[i] ?
-			  sp_drv.ev_query(mine[i]->ev_z) != CUDA_ERROR_NOT_READY :
+			  cudrv.ev_query(mine[i]->ev_z) != CUDA_ERROR_NOT_READY :
 			  ctl_done(mine[i]);
 	pthread_mutex_lock(&spatial.mu);
 	for (i = 0; i < n; i++) {

@@ -61,14 +61,14 @@ static int green_ctx(struct sp_ctx *c)
 		return c->gstate > 0 ? 0 : c->gwhy;
 	c->gstate = -1;
 	c->gwhy = GW_CONTEXT;
-	r = sp_drv.ctx_dev(&c->gdev);
+	r = cudrv.ctx_dev(&c->gdev);
 	if (!r)
-		r = sp_drv.prim_state(c->gdev, &flags, &active);
+		r = cudrv.prim_state(c->gdev, &flags, &active);
 	/* A retain of an active primary context only counts a reference. */
 	if (!r && active) {
-		r = sp_drv.prim_retain(&prim, c->gdev);
+		r = cudrv.prim_retain(&prim, c->gdev);
 		if (!r)
-			sp_drv.prim_release(c->gdev);
+			cudrv.prim_release(c->gdev);
 	}
 	if (r) {
 		green_warn(GW_CONTEXT, "cannot tell whether a context is its device's primary one (error %d)",
@@ -79,7 +79,7 @@ static int green_ctx(struct sp_ctx *c)
 		green_warn(GW_CONTEXT, "green contexts are used from a device's primary context only, and a kernel runs in another");
 		return c->gwhy;
 	}
-	r = sp_drv.dev_res(c->gdev, &c->gres, CU_DEV_RESOURCE_TYPE_SM);
+	r = cudrv.dev_res(c->gdev, &c->gres, CU_DEV_RESOURCE_TYPE_SM);
 	if (r || !c->gres.sm.smCount) {
 		c->gwhy = GW_CREATE;
 		green_warn(GW_CREATE, "cannot read the SMs of CUDA device %d (cuDeviceGetDevResource: error %d)",
@@ -96,13 +96,13 @@ static int green_ctx(struct sp_ctx *c)
 static void green_free(struct sp_green *g)
 {
 	if (g->s)
-		sp_drv.stream_destroy(g->s);
+		cudrv.stream_destroy(g->s);
 	if (g->g)
-		sp_drv.green_destroy(g->g);
+		cudrv.green_destroy(g->g);
 	if (g->in)
-		sp_drv.ev_destroy(g->in);
+		cudrv.ev_destroy(g->in);
 	if (g->out)
-		sp_drv.ev_destroy(g->out);
+		cudrv.ev_destroy(g->out);
 	free(g);
 }
 
@@ -116,7 +116,7 @@ static const char *green_make(struct sp_green *g)
 	const char *fn;
 
 	memset(&part, 0, sizeof(part));
-	g->err = sp_drv.split(&part, &nb, &c->gres, &rest, 0, g->sms);
+	g->err = cudrv.split(&part, &nb, &c->gres, &rest, 0, g->sms);
 	if (g->err)
 		return "cuDevSmResourceSplitByCount";
 	/* More than asked would take SMs the LC asked for. */
@@ -125,35 +125,35 @@ static const char *green_make(struct sp_green *g)
 		return "cuDevSmResourceSplitByCount";
 	}
 	g->got = part.sm.smCount;
-	g->err = sp_drv.gen_desc(&desc, &part, 1);
+	g->err = cudrv.gen_desc(&desc, &part, 1);
 	if (g->err)
 		return "cuDevResourceGenerateDesc";
-	g->err = sp_drv.green_create(&g->g, desc, c->gdev, CU_GREEN_CTX_DEFAULT_STREAM);
+	g->err = cudrv.green_create(&g->g, desc, c->gdev, CU_GREEN_CTX_DEFAULT_STREAM);
 	if (g->err) {
 		g->g = NULL;
 		return "cuGreenCtxCreate";
 	}
 	fn = "cuGreenCtxStreamCreate";
-	g->err = sp_drv.green_stream(&g->s, g->g, CU_STREAM_NON_BLOCKING, 0);
+	g->err = cudrv.green_stream(&g->s, g->g, CU_STREAM_NON_BLOCKING, 0);
 	if (g->err)
 		goto destroy_green;
 	/* In the program's context: its streams record and wait on them. */
 	fn = "cuEventCreate";
-	g->err = sp_drv.ev_create(&g->in, CU_EVENT_DISABLE_TIMING);
+	g->err = cudrv.ev_create(&g->in, CU_EVENT_DISABLE_TIMING);
 	if (g->err)
 		goto destroy_stream;
-	g->err = sp_drv.ev_create(&g->out, CU_EVENT_DISABLE_TIMING);
+	g->err = cudrv.ev_create(&g->out, CU_EVENT_DISABLE_TIMING);
 	if (g->err)
 		goto destroy_in;
 	return NULL;
 destroy_in:
-	sp_drv.ev_destroy(g->in);
+	cudrv.ev_destroy(g->in);
 	g->in = NULL;
 destroy_stream:
-	sp_drv.stream_destroy(g->s);
+	cudrv.stream_destroy(g->s);
 	g->s = NULL;
 destroy_green:
-	sp_drv.green_destroy(g->g);
+	cudrv.green_destroy(g->g);
 	g->g = NULL;
 	return fn;
 }
@@ -299,9 +299,9 @@ int green_issue(struct gsp_op *op, CUresult *res)
 	CUresult r;
 
 	op->sp = NULL;
-	r = sp_drv.ev_record[pt](g->in, op->stream);
+	r = cudrv.ev_record[pt](g->in, op->stream);
 	if (!r)
-		r = sp_drv.wait[0](g->s, g->in, 0);
+		r = cudrv.wait[0](g->s, g->in, 0);
 	if (r) {
 		gsp_sp_gated(GW_ORDER);
 		green_warn(GW_ORDER, "a green context's stream cannot wait for the program's (error %d)",
@@ -313,10 +313,10 @@ int green_issue(struct gsp_op *op, CUresult *res)
 
 		f = op->u.ex.f;
 		cfg.hStream = g->s;
-		r = sp_drv.launch_ex[0](&cfg, f, op->u.ex.params, op->u.ex.extra);
+		r = cudrv.launch_ex[0](&cfg, f, op->u.ex.params, op->u.ex.extra);
 	} else {
 		f = op->u.k.f;
-		r = sp_drv.launch[0](f, op->u.k.g[0], op->u.k.g[1], op->u.k.g[2],
+		r = cudrv.launch[0](f, op->u.k.g[0], op->u.k.g[1], op->u.k.g[2],
 				op->u.k.b[0], op->u.k.b[1], op->u.k.b[2],
 				op->u.k.shmem, g->s, op->u.k.params,
 				op->u.k.extra);
@@ -328,11 +328,11 @@ int green_issue(struct gsp_op *op, CUresult *res)
 			   (int)r);
 		return 0;
 	}
-	r = sp_drv.ev_record[0](g->out, g->s);
+	r = cudrv.ev_record[0](g->out, g->s);
 	if (!r)
-		r = sp_drv.wait[pt](op->stream, g->out, 0);
+		r = cudrv.wait[pt](op->stream, g->out, 0);
 	/* Else the program's stream cannot wait for it: we do. */
-	*res = r ? sp_drv.stream_sync(g->s) : CUDA_SUCCESS;
+	*res = r ? cudrv.stream_sync(g->s) : CUDA_SUCCESS;
 	atomic_fetch_add_explicit(&spatial.green_launches, 1, memory_order_relaxed);
 	green_report(g, f);
 	return 1;
@@ -368,9 +368,9 @@ void green_drop(struct sp_green *l, int wait)
 
 		/* A busy one stays for the driver's teardown. */
 		if (l->s && wait)
-			done = sp_drv.stream_sync(l->s) == CUDA_SUCCESS;
+			done = cudrv.stream_sync(l->s) == CUDA_SUCCESS;
 		else if (l->s)
-			done = sp_drv.ev_query(l->out) != CUDA_ERROR_NOT_READY;
+			done = cudrv.ev_query(l->out) != CUDA_ERROR_NOT_READY;
 		if (done)
 			green_free(l);
 		l = nx;

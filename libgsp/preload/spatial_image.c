@@ -56,7 +56,7 @@ static void img_free(struct sp_img *img)
 		md2 = md->next;
 		/* A destroyed context took its modules with it. */
 		if (md->m && !__atomic_load_n(&md->c->dead, __ATOMIC_ACQUIRE))
-			sp_drv.mod_unload(md->m);
+			cudrv.mod_unload(md->m);
 		free(md->vars);
 		free(md);
 	}
@@ -151,10 +151,10 @@ static unsigned int load_arch(void)
 	CUdevice d;
 	int ma = 0, mi = 0;
 
-	if (sp_drv.ctx_dev(&d) != CUDA_SUCCESS && sp_drv.dev_get(&d, 0) != CUDA_SUCCESS)
+	if (cudrv.ctx_dev(&d) != CUDA_SUCCESS && cudrv.dev_get(&d, 0) != CUDA_SUCCESS)
 		return ~0u;
-	if (sp_drv.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ||
-	    sp_drv.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d))
+	if (cudrv.dev_attr(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ||
+	    cudrv.dev_attr(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d))
 		return ~0u;
 	return (unsigned int)(ma * 10 + mi);
 }

@@ -2,8 +2,8 @@
 /*
  * What the parts of the spatial side share (Documentation/spatial.rst):
  * its limits, the images, contexts, control blocks and green contexts
- * they pass between them, the real driver functions (sp_drv), the one
- * state (spatial) and the functions one part calls in another. Internal
+ * they pass between them, the one state (spatial) and the functions one
+ * part calls in another; the real driver functions are cudrv's (real.h). Internal
  * to libgsp/preload/spatial*.c; spatial.h is the rest of the interposer's
  * view.
  *
@@ -26,6 +26,7 @@
 #include <xform.h>
 
 #include "fatbin.h"
+#include "real.h"
 #include "spatial.h"
 
 #define HBUCKETS	4096
@@ -193,54 +194,6 @@ struct sp_handle {
 	struct sp_img *img;
 	struct sp_kern *kern;	/* NULL: a module or library */
 };
-
-/* Real driver functions, set in gsp_sp_start(), read-only afterwards. */
-struct sp_real {
-	__typeof__(&cuCtxGetDevice) ctx_dev;
-	__typeof__(&cuCtxSetCurrent) ctx_set;
-	__typeof__(&cuDeviceGet) dev_get;
-	__typeof__(&cuDeviceGetAttribute) dev_attr;
-	__typeof__(&cuModuleLoadData) mod_load;
-	__typeof__(&cuModuleGetFunction) mod_fn;
-	__typeof__(&cuModuleUnload) mod_unload;
-	__typeof__(&cuModuleGetGlobal) mod_global;
-	__typeof__(&cuLibraryGetGlobal) lib_global;	/* NULL before 12.0 */
-	__typeof__(&cuMemcpyDtoDAsync) dtod[2];		/* [ptsz] */
-	__typeof__(&cuOccupancyMaxActiveBlocksPerMultiprocessor) occ;
-	__typeof__(&cuFuncSetAttribute) fn_attr;
-	__typeof__(&cuFuncGetAttribute) fn_get;
-	__typeof__(&cuMemAlloc) mem_alloc;
-	__typeof__(&cuMemFree) mem_free;
-	__typeof__(&cuMemsetD32Async) memset32[2];	/* [ptsz] */
-	__typeof__(&cuMemcpyHtoDAsync) htod;
-	__typeof__(&cuMemcpyDtoHAsync) dtoh;
-	__typeof__(&cuStreamCreate) stream_create;
-	__typeof__(&cuStreamSynchronize) stream_sync;
-	__typeof__(&cuEventCreate) ev_create;
-	__typeof__(&cuEventRecord) ev_record[2];
-	__typeof__(&cuEventQuery) ev_query;
-	__typeof__(&cuLaunchKernel) launch[2];
-	__typeof__(&cuLaunchKernelEx) launch_ex[2];
-	__typeof__(&cuMemHostRegister) host_reg;
-	__typeof__(&cuMemHostGetDevicePointer) host_dptr;
-	__typeof__(&cuMemHostAlloc) host_alloc;
-	/* green contexts: all set, or green stays off */
-	__typeof__(&cuDriverGetVersion) drv_version;
-	__typeof__(&cuDevicePrimaryCtxGetState) prim_state;
-	__typeof__(&cuDevicePrimaryCtxRetain) prim_retain;
-	__typeof__(&cuDevicePrimaryCtxRelease_v2) prim_release;
-	__typeof__(&cuDeviceGetDevResource) dev_res;
-	__typeof__(&cuDevSmResourceSplitByCount) split;
-	__typeof__(&cuDevResourceGenerateDesc) gen_desc;
-	__typeof__(&cuGreenCtxCreate) green_create;
-	__typeof__(&cuGreenCtxDestroy) green_destroy;
-	__typeof__(&cuGreenCtxStreamCreate) green_stream;
-	__typeof__(&cuStreamDestroy_v2) stream_destroy;
-	__typeof__(&cuEventDestroy_v2) ev_destroy;
-	__typeof__(&cuStreamWaitEvent) wait[2];		/* [ptsz] */
-};
-
-extern struct sp_real sp_drv GSP_HIDDEN;
 
 /*
  * The spatial side's state, one per process. Locking: @mu guards every

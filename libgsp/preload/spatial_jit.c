@@ -220,8 +220,8 @@ static CUresult prog_global(struct sp_img *img, const char *name,
 			    CUdeviceptr *d, size_t *size)
 {
 	if (!img->lib)
-		return sp_drv.mod_global(d, size, (CUmodule)img->root, name);
-	return sp_drv.lib_global ? sp_drv.lib_global(d, size, (CUlibrary)img->root, name)
+		return cudrv.mod_global(d, size, (CUmodule)img->root, name);
+	return cudrv.lib_global ? cudrv.lib_global(d, size, (CUlibrary)img->root, name)
 			    : CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -296,7 +296,7 @@ static int mod_vars(struct sp_img *img, struct sp_mod *md, const char *has)
 
 		if (img->gv[i].writable || !has[i])
 			continue;
-		r = sp_drv.mod_global(&v->xf, &xs, md->m, name);
+		r = cudrv.mod_global(&v->xf, &xs, md->m, name);
 		if (r) {
 			snprintf(md->why, sizeof(md->why),
 				 "its module variable %s is not in its transformed module (error %d)",
@@ -387,7 +387,7 @@ static struct sp_mod *mod_jit(struct sp_kern *kn, struct sp_ctx *c,
 	    mod_bind(kn, md, text, ref, &bound))
 		md->err = CUDA_ERROR_NOT_FOUND;
 	else
-		md->err = sp_drv.mod_load(&md->m, bound ? bound : text);
+		md->err = cudrv.mod_load(&md->m, bound ? bound : text);
 	free(bound);
 	if (md->err)
 		md->m = NULL;
@@ -430,7 +430,7 @@ struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 	kf->err = md->err;
 	if (!kf->err) {
 		snprintf(name, sizeof(name), "%s%s", kn->name, GSP_PERSIST_SUFFIX);
-		kf->err = sp_drv.mod_fn(&kf->f, md->m, name);
+		kf->err = cudrv.mod_fn(&kf->f, md->m, name);
 	}
 	kf->next = kn->fns;
 	kn->fns = kf;
@@ -453,9 +453,9 @@ static int fn_occ(CUfunction f, unsigned int threads, unsigned int shmem)
 
 	/* The original's opt-in to large shared memory is not ours. */
 	if (shmem > 48 * 1024)
-		sp_drv.fn_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+		cudrv.fn_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 			  (int)shmem);
-	if (sp_drv.occ(&k, f, (int)threads, shmem) != CUDA_SUCCESS || k < 0)
+	if (cudrv.occ(&k, f, (int)threads, shmem) != CUDA_SUCCESS || k < 0)
 		return 0;
 	return k;
 }
@@ -479,10 +479,10 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	CUfunction f;
 	size_t len;
 
-	if (kf->capped || !kf->c->regs_sm || !sp_drv.fn_get)
+	if (kf->capped || !kf->c->regs_sm || !cudrv.fn_get)
 		return k;
 	ko = fn_occ(orig, threads, shmem);
-	if (ko <= k || sp_drv.fn_get(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, kf->f))
+	if (ko <= k || cudrv.fn_get(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, kf->f))
 		return k;
 	/* registers go to a warp in units of 256: 8 per thread */
 	cap = kf->c->regs_sm / ((unsigned int)ko * warps * 32) / 8 * 8;
@@ -498,13 +498,13 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	}
 	md = mod_jit(kn, kf->c, text);
 	free(text);
-	if (md && !md->err && !sp_drv.mod_fn(&f, md->m, name))
+	if (md && !md->err && !cudrv.mod_fn(&f, md->m, name))
 		k2 = fn_occ(f, threads, shmem);
 	if (k2 <= k) {
 		gsp_log(1, "spatial: kernel %s: capped at %u registers its transformed form fits %d blocks per SM, not more than %d; kept as it was",
 			kn->name, cap, k2, k);
 		if (md && md->m) {
-			sp_drv.mod_unload(md->m);
+			cudrv.mod_unload(md->m);
 			md->m = NULL;
 		}
 		return k;

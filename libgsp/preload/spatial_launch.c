@@ -202,7 +202,7 @@ static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s)
 	for (i = 0; i < md->nvars; i++) {
 		const struct sp_var *v = &md->vars[i];
 
-		r = sp_drv.dtod[pt](v->xf, v->orig, v->size, s);
+		r = cudrv.dtod[pt](v->xf, v->orig, v->size, s);
 		if (r)
 			return r;
 	}
@@ -250,11 +250,11 @@ static void job_wait_host(struct sp_ctl *t, int pt, CUstream s)
 
 	gsp_warn_once(&spatial.warned_wait64,
 		      "spatial: cannot launch the waiter behind a transformed kernel; its launch waits for its tasks on the host");
-	while (!sp_drv.dtoh(&done, t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
+	while (!cudrv.dtoh(&done, t->dptr + GSP_PERSIST_OFF_DONE_TASKS,
 		       sizeof(done), t->c->zero) &&
-	       !sp_drv.stream_sync(t->c->zero) && done < t->job.ntasks)
+	       !cudrv.stream_sync(t->c->zero) && done < t->job.ntasks)
 		sleep_ns(WAIT_HOST_NS);
-	if (!sp_drv.ev_record[pt](t->ev_p, s)) {
+	if (!cudrv.ev_record[pt](t->ev_p, s)) {
 		atomic_store(&t->host_wait, 0);
 		return;
 	}
@@ -351,20 +351,20 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		cfg.gridDimY = cfg.gridDimZ = 1;
 		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)
-			r = sp_drv.memset32[pt](t->dptr, 0,
+			r = cudrv.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
-			r = sp_drv.launch_ex[pt](&cfg, t->f, t->params, NULL);
+			r = cudrv.launch_ex[pt](&cfg, t->f, t->params, NULL);
 	} else {
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
 		t->shmem = op->u.k.shmem;
 		t->nattrs = 0;
 		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)
-			r = sp_drv.memset32[pt](t->dptr, 0,
+			r = cudrv.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
-			r = sp_drv.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
+			r = cudrv.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
 					 t->b[2], t->shmem, op->stream,
 					 t->params, NULL);
 	}
@@ -388,10 +388,10 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		atomic_fetch_add_explicit(&spatial.waited, 1, memory_order_relaxed);
 		/* ev_p then follows the host's wait, once it is live (below) */
 		atomic_store(&t->host_wait,
-			     sp_drv.launch[pt](c->waiter, 1, 1, 1, 32, 1, 1, 0,
+			     cudrv.launch[pt](c->waiter, 1, 1, 1, 32, 1, 1, 0,
 					  op->stream, wp, NULL) != CUDA_SUCCESS);
 	}
-	if (!atomic_load(&t->host_wait) && sp_drv.ev_record[pt](t->ev_p, op->stream)) {
+	if (!atomic_load(&t->host_wait) && cudrv.ev_record[pt](t->ev_p, op->stream)) {
 		/* Its end cannot be seen: never reused, never topped up. */
 		pthread_mutex_lock(&spatial.mu);
 		t->state = CTL_LOST;
@@ -444,7 +444,7 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 	unsigned int grid = blocks < t->grid ? blocks : t->grid;
 	CUresult r;
 
-	if (sp_drv.ctx_set(c->ctx))
+	if (cudrv.ctx_set(c->ctx))
 		return 1;
 	t->job.flags = 0;
 	t->job.word = word;
@@ -457,15 +457,15 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 			.numAttrs = t->nattrs,
 		};
 
-		r = sp_drv.launch_ex[0](&cfg, t->f, t->params, NULL);
+		r = cudrv.launch_ex[0](&cfg, t->f, t->params, NULL);
 	} else {
-		r = sp_drv.launch[0](t->f, grid, 1, 1, t->b[0], t->b[1], t->b[2],
+		r = cudrv.launch[0](t->f, grid, 1, 1, t->b[0], t->b[1], t->b[2],
 				t->shmem, c->topup, t->params, NULL);
 	}
 	if (r)
 		return 1;
 	atomic_fetch_add_explicit(&spatial.topups, 1, memory_order_relaxed);
-	if (sp_drv.ev_record[0](t->ev_t, c->topup))
+	if (cudrv.ev_record[0](t->ev_t, c->topup))
 		return -1;
 	t->topups++;
 	return 0;
