@@ -10,6 +10,10 @@
  *   gsp-wl digest [WL...]            one unit each, standard input: prints
  *                                    "WL fnv1a64" of the output bytes
  *
+ * Over 800 lines: the runner of every workload's roles, with the options,
+ * timing and output all of them share; each workload's kernels are files
+ * of their own (wl_*.cu).
+ *
  * run options:
  *   --lc WL / --be WL   the roles to run (either or both)
  *   --mech M            solo | streams | prio | green | flep (in-process

@@ -14,6 +14,11 @@
  * afterwards (also on SIGINT/SIGTERM). A gspace cell also gets a gspaced
  * of its own (socket and config in the results folder), and runs its
  * processes under gsp-run: the BE with --spatial, the LC as class lc.
+ *
+ * Over 800 lines: one program whose parts (the cell runner, the MPS and
+ * gspaced set-up, the CSV and plot writers) share the scenario's state and
+ * its results folder; the parser and the SVG writer are already files of
+ * their own (scn.c, svg.c), and the cell runner could follow.
  */
 #include "scn.h"
 #include "svg.h"
