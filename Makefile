@@ -77,6 +77,7 @@ include mk/psim.mk		# gsp-psim
 include mk/selftests.mk		# the module's selftests
 include mk/kernels.mk		# gsp-wl, gsp-bench
 include mk/gpu.mk		# the GPU experiment's programs
+include mk/docs.mk		# README figures, kernel-doc
 include mk/style.mk		# checkpatch
 include mk/vm.mk		# make check's VM, make run
 

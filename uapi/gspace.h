@@ -405,28 +405,68 @@ struct gspace_stats {
 #define GSPACE_PROTECT_PREDICTIVE	2	/* in flight or reserving */
 #define GSPACE_PROTECT_COUNT		3
 
-/* Per device, written by the arbiter. */
+/**
+ * struct gspace_board_dev - one device's part of the board
+ * @lc_jobs: LC jobs submitted on the device and not yet ended
+ * @part_n: partition plane: the SMs BE kernels give up
+ * @part_k: block slots per such SM
+ * @part_epoch: goes up by one each time @part_n or @part_k changes
+ * @part_req: ABI 1.2: the live request (GSPACE_BOARD_REQ()), see above
+ * @protect: ABI 1.3: GSPACE_PROTECT_*
+ * @pad: 0
+ * @reserved: 0
+ *
+ * Written by the arbiter; @part_req also by LC tenants, by the rule above.
+ */
 struct gspace_board_dev {
 	__aligned_u64 lc_jobs;
-	__u32 part_n;		/* partition plane: SMs BE gives up */
-	__u32 part_k;		/* block slots per such SM */
+	__u32 part_n;
+	__u32 part_k;
 	__aligned_u64 part_epoch;
-	__aligned_u64 part_req;	/* ABI 1.2: the live request, see above */
-	__u32 protect;		/* ABI 1.3: GSPACE_PROTECT_* */
+	__aligned_u64 part_req;
+	__u32 protect;
 	__u32 pad;
 	__aligned_u64 reserved[3];
 };
 
-/* One LC tenant's slot: owner and device by the arbiter, the rest by it. */
+/**
+ * struct gspace_board_lc - one LC tenant's slot of the board
+ * @owner: by the arbiter: 0 while the slot is free, else the tenant's pid
+ * @device: by the arbiter: the tenant's device
+ * @inflight: by the tenant: its GPU operations not yet seen done
+ * @stamp_ns: by the tenant: CLOCK_MONOTONIC of its last issue
+ * @reserve: by the tenant (ABI 1.3): 0, or the CLOCK_MONOTONIC time at
+ *	which it raised a reservation
+ * @reserved: 0
+ */
 struct gspace_board_lc {
-	__u32 owner;		/* 0: free; else the tenant's pid */
+	__u32 owner;
 	__u32 device;
 	__aligned_u64 inflight;
 	__aligned_u64 stamp_ns;
-	__aligned_u64 reserve;	/* ABI 1.3: 0, or when it was raised */
+	__aligned_u64 reserve;
 	__aligned_u64 reserved[4];
 };
 
+/**
+ * struct gspace_board - the board, the page that mmap() maps
+ * @magic: GSPACE_BOARD_MAGIC
+ * @version: GSPACE_BOARD_VERSION
+ * @num_devices: the devices served; @dev has GSPACE_BOARD_MAX_DEVICES
+ * @pad: 0
+ * @lc_hold_ns: a slot younger than this counts as LC work (knob lc_hold_us)
+ * @lc_max_ns: a slot in flight or reserving counts as LC work only while
+ *	younger than this (knob lc_max_ms)
+ * @predict_lead_ns: ABI 1.3: how long before its forecast work an LC
+ *	tenant reserves (knob predict_lead_us); see Protection modes
+ * @watchdog_ns: ABI 1.3: the lease watchdog (knob watchdog_ms)
+ * @reserved: 0
+ * @dev: per device, &struct gspace_board_dev
+ * @lc: the LC tenants' slots, &struct gspace_board_lc
+ *
+ * The header, @dev and the arbiter's fields of @lc are written by the
+ * arbiter; see "Board" above for who writes what else.
+ */
 struct gspace_board {
 	__u32 magic;
 	__u32 version;
@@ -434,8 +474,8 @@ struct gspace_board {
 	__u32 pad;
 	__aligned_u64 lc_hold_ns;
 	__aligned_u64 lc_max_ns;
-	__aligned_u64 predict_lead_ns;	/* ABI 1.3: see Protection modes */
-	__aligned_u64 watchdog_ns;	/* ABI 1.3: the lease watchdog */
+	__aligned_u64 predict_lead_ns;
+	__aligned_u64 watchdog_ns;
 	__aligned_u64 reserved[3];
 	struct gspace_board_dev dev[GSPACE_BOARD_MAX_DEVICES];
 	struct gspace_board_lc lc[GSPACE_BOARD_LC_SLOTS];

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""README's measured figures against the committed CSVs they come from.
+
+  tests/docs/readme_numbers.py [README]     TAP (run from the top of the tree)
+
+Every figure README quotes -- a ratio such as 1.12x, a fraction such as
+0.70, or a range of either, 0.96-1.12x -- is listed below, in README's
+order, with the folder under bench/results/ it comes from, the rows and
+the column (or ratio of columns) it is made of. The test reads the
+figures out of README, pairs them with FIGURES in order, and fails when
+their count differs, when README does not name the figure's folder, or
+when the CSV does not give the figure at the precision README writes it
+(a range: the least and the greatest of the rows). So a README number
+edited without the data, or added without an entry here, fails.
+
+Standard library only (CI runs it on a bare Debian).
+"""
+import csv
+import math
+import os
+import re
+import sys
+from decimal import Decimal, ROUND_HALF_UP
+
+RES = "bench/results"
+KEEP = "2026-11-26-h200-lcprotect"
+WAIT = "2026-11-26-h200-lcprotect-waiter"
+KEY = ("shape", "lc", "arrival", "mechanism", "setting")
+
+# A figure: a number with an optional range end, then an optional "x".
+# Integers count only with the "x" (12x); bare integers are settings.
+FIG = re.compile(r"(?<![\w.,-])(\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?x"
+                 r"|\d*\.\d+(?:-\d*\.\d+)?)(?![\w.]|,\d)")
+
+_cache = {}
+
+
+def rows(path):
+    if path not in _cache:
+        with open(os.path.join(RES, path), newline="") as f:
+            _cache[path] = list(csv.DictReader(f))
+    return _cache[path]
+
+
+def lcprotect():
+    """The current cells: the waited run's where it has them (22 and
+    220 us blocks, one wave of 94 ms blocks), the kept run's otherwise,
+    as README's "Which protection to pick" says."""
+    cells = {}
+    for folder in (KEEP, WAIT):
+        for r in rows(folder + "/pareto.csv"):
+            cells[tuple(r[k] for k in KEY)] = r
+    return list(cells.values())
+
+
+METRIC = {
+    "p99": lambda r: float(r["lc_p99_us"]) / float(r["lc_solo_p99_us"]),
+    "p50": lambda r: float(r["lc_p50_us"]) / float(r["lc_solo_p99_us"]),
+    "be": lambda r: float(r["be_per_s"]) / float(r["be_solo_per_s"]),
+}
+
+SHORT = ("2us-compute-many-sync|10us-compute-many-sync|"
+         "22us-compute-many-sync|50us-compute-many-sync|"
+         "220us-compute-many-sync|22us-memory-many-sync|"
+         "220us-compute-many-nosync")
+PAIR = "22us-compute-many-sync|220us-compute-many-sync"
+
+
+def sel(metric, **match):
+    """Values of metric over the current LC-protection cells whose columns
+    fully match the given regular expressions."""
+    def get():
+        out = []
+        for r in lcprotect():
+            if all(re.fullmatch(v, r[k]) for k, v in match.items()):
+                out.append(METRIC[metric](r))
+        return out
+    return get
+
+
+def against(metric, mech, setting, other, other_setting, **match):
+    """Per cell, metric under mech over metric under other."""
+    def get():
+        by = {}
+        for r in lcprotect():
+            if all(re.fullmatch(v, r[k]) for k, v in match.items()):
+                by.setdefault(r["mechanism"] + "/" + r["setting"], {})[
+                    (r["shape"], r["lc"], r["arrival"])] = METRIC[metric](r)
+        a, b = by[mech + "/" + setting], by[other + "/" + other_setting]
+        return [a[c] / b[c] for c in sorted(a) if c in b]
+    return get
+
+
+# A lone BE's cost: geomean rows of be-cost-summary.csv, the columns of
+# the current kernels (Documentation/spatial.rst, "Current numbers").
+BE_COST = [
+    ("2026-11-21-h200-even-join/run1/be-cost", ["spatial"]),
+    ("2026-11-21-h200-even-join/run2/be-cost", ["spatial"]),
+    ("2026-11-21-h200-even-join/run3/be-cost", ["spatial"]),
+    ("2026-11-21-h200-even-join/run4/be-cost", ["spatial"]),
+    ("2026-11-21-h200-even-join/run6/be-cost", ["spatial"]),
+    ("2026-11-21-h200-boundary/grow-mul/be-cost", ["spatial@base/build"]),
+    ("2026-11-21-h200-elect/be-cost", ["spatial@base/build"]),
+    ("2026-11-21-h200-l1word/be-cost", ["spatial@base/build"]),
+    ("2026-11-21-h200-jit/be-cost", ["spatial@base/build", "spatial"]),
+    ("2026-11-21-h200-jit-parts/be-cost", ["spatial@base/build", "spatial"]),
+    ("2026-11-21-h200-jit-parts/be-cost-unsqueezed",
+     ["spatial@base/build", "spatial"]),
+]
+
+
+def be_cost():
+    out = []
+    for d, cols in BE_COST:
+        g = [r for r in rows(d + "/be-cost-summary.csv") if r["wl"] == "geomean"]
+        out += [float(g[0][c]) for c in cols]
+    return out
+
+
+def mean(get):
+    return lambda: [sum(get()) / len(get())]
+
+
+RP = "gspace-predictive"
+# (what, folder README names, values); README's order.
+FIGURES = [
+    ("lone BE over the time plane, range", "2026-11-21-h200-even-join", be_cost),
+    ("lone BE over the time plane, mean", "2026-11-21-h200-even-join", mean(be_cost)),
+    # Which protection to pick: a periodic LC
+    ("predictive, lead 500 us: LC", WAIT, sel("p99", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32")),
+    ("predictive, lead 500 us: BE", WAIT, sel("be", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32")),
+    ("predictive, lead 300 us: LC", WAIT, sel("p99", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32-lead300us")),
+    ("predictive, lead 300 us: BE", WAIT, sel("be", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32-lead300us")),
+    ("MPS 25 %: LC", WAIT, sel("p99", shape=PAIR, arrival="periodic", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %: BE", WAIT, sel("be", shape=PAIR, arrival="periodic", mechanism="mps-cap", setting="25")),
+    # irregular LC, short blocks
+    ("time plane: LC", KEEP, sel("p99", shape=SHORT, mechanism="gspace-time")),
+    ("time plane: BE", KEEP, sel("be", shape=SHORT, mechanism="gspace-time")),
+    ("time plane over priority", KEEP, against("p99", "gspace-time", "default", "priority", "mps")),
+    ("reactive, Poisson: LC", WAIT, sel("p99", shape=PAIR, arrival="poisson", mechanism="gspace-reactive", setting="132x32")),
+    # blocks of milliseconds in many waves
+    ("reserved 66x32, 2 ms", KEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("reserved 66x32, 20 ms", KEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("reserved 66x32, 100 ms", KEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("reserved 66x32: BE", KEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("MPS 25 %, 2 ms", KEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %, 20 ms", KEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %, 100 ms", KEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %: BE", KEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("time plane, 2 ms", KEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-time")),
+    ("time plane, 20 ms", KEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-time")),
+    ("time plane, 100 ms", KEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-time")),
+    # one wave of 94 ms blocks
+    ("one wave, MPS 25 %: LC", WAIT, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
+    ("one wave, MPS 25 %: BE", WAIT, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
+    ("one wave, reserved 66x32: p50", WAIT, sel("p50", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("one wave, reserved 66x32: p99", WAIT, sel("p99", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("one wave, reserved 66x32: BE", WAIT, sel("be", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("one wave, MPS 50 %: LC", WAIT, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="50")),
+    ("one wave, MPS 50 %: BE", WAIT, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="50")),
+    # no spare slot
+    ("reserved 33x32 beside short blocks: worst p99", KEEP, lambda: [max(sel("p99", shape=SHORT, mechanism="gspace-reserved", setting="33x32")())]),
+]
+
+
+def rnd(v, places):
+    q = Decimal(1).scaleb(-places)
+    return Decimal(repr(v)).quantize(q, rounding=ROUND_HALF_UP)
+
+
+def places(s):
+    return len(s.split(".")[1]) if "." in s else 0
+
+
+def check(token, values):
+    """None if the values give token at its precision, else what they give."""
+    body = token.rstrip("x")
+    ends = body.split("-")
+    lo, hi = min(values), max(values)
+    if len(ends) == 2:
+        want = (Decimal(ends[0]), Decimal(ends[1]))
+        got = (rnd(lo, places(ends[0])), rnd(hi, places(ends[1])))
+    else:
+        want = (Decimal(body),) * 2
+        got = (rnd(lo, places(body)), rnd(hi, places(body)))
+    if got == want:
+        return None
+    if got[0] == got[1]:
+        return f"{got[0]}"
+    return f"{got[0]}-{got[1]}"
+
+
+def figures(text):
+    """README's figures, outside code blocks, with their line numbers."""
+    out, code = [], False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            code = not code
+            continue
+        if code:
+            continue
+        out += [(n, m.group(1)) for m in FIG.finditer(line)]
+    return out
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "README.md"
+    text = open(path).read()
+    found = figures(text)
+    n, failed = 0, 0
+    for i, (what, folder, get) in enumerate(FIGURES):
+        n += 1
+        if i >= len(found):
+            print(f"not ok {n} - README: no figure for \"{what}\"")
+            failed += 1
+            continue
+        line, token = found[i]
+        try:
+            values = get()
+            bad = None if values else "no rows"
+            bad = bad or check(token, values)
+        except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
+            bad = f"{type(e).__name__}: {e}"
+        if folder not in text:
+            bad = f"README does not name {folder}"
+        if bad is None:
+            print(f"ok {n} - README:{line} {token}: {what} ({folder})")
+        else:
+            print(f"not ok {n} - README:{line} {token}: {what} ({folder})")
+            print(f"# the data give {bad}")
+            failed += 1
+    for line, token in found[len(FIGURES):]:
+        n += 1
+        print(f"not ok {n} - README:{line} {token}: a figure with no source "
+              "in tests/docs/readme_numbers.py")
+        failed += 1
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
