@@ -11,7 +11,8 @@
 #   CUDA_ARCH    nvcc's architecture flags, -arch=$(CUDA_SM); gsp-wl has
 #                KERN_ARCH (mk/kernels.mk), which defaults to it
 #   CUDA_INC     where cuda.h is, for the C compiler
-#   CUDA_STUBS   links the libcuda stub, so no driver is needed to link
+#   CUDA_LINK_LIBCUDA  the toolkit's link-time libcuda: links with no
+#                driver installed
 #   NVCC_WERROR  every host and device warning is an error
 
 CUDA_HOME ?= /usr/local/cuda
@@ -20,7 +21,7 @@ PTXAS ?= $(CUDA_HOME)/bin/ptxas
 CUDA_SM ?= sm_90
 CUDA_ARCH ?= -arch=$(CUDA_SM)
 CUDA_INC := -I$(CUDA_HOME)/include
-CUDA_STUBS := -L$(CUDA_HOME)/lib64/stubs -lcuda
+CUDA_LINK_LIBCUDA := -L$(CUDA_HOME)/lib64/stubs -lcuda
 NVCC_WERROR := -Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings
 CUDA_ENV = CUDA_HOME='$(CUDA_HOME)' NVCC='$(NVCC)' PTXAS='$(PTXAS)' \
 	CUDA_SM='$(CUDA_SM)'

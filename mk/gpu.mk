@@ -2,7 +2,7 @@
 #
 # The GPU experiment for libgsp, gspaced and the interposer (bench/gpu/,
 # Documentation/gpu-experiment.rst). The programs build with nvcc against
-# the libcuda stub, so CI builds them; they run only on a GPU host
+# the toolkit's link-time libcuda, so CI builds them; they run only on a GPU host
 # (bench/gpu/run-experiment.sh).
 #
 #   make $(BUILD)/gpu/gsp-check $(BUILD)/gpu/gsp-load $(BUILD)/gpu/launch-overhead
@@ -30,7 +30,7 @@ $(GPU_OUT)/spin_ptx.h: bench/gpu/spin.ptx
 # time; gsp-load uses only the (static) runtime.
 $(GPU_OUT)/gsp-check: bench/gpu/gsp-check.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(CUDA_STUBS) -lpthread
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(CUDA_LINK_LIBCUDA) -lpthread
 
 $(GPU_OUT)/gsp-load: bench/gpu/gsp-load.cu bench/gpu/gpu_cli.h
 	@mkdir -p $(@D)
@@ -43,7 +43,7 @@ $(GPU_OUT)/lcprotect: bench/gpu/lcprotect.cu bench/gpu/gpu_cli.h
 $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 		$(GPU_OUT)/spin_ptx.h
 	@mkdir -p $(@D)
-	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(CUDA_STUBS)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(CUDA_LINK_LIBCUDA)
 
 USER_TARGETS += $(GPU_PROGS)
 CHECK_SUITES += gpu-progs
@@ -54,7 +54,7 @@ check-gpu-progs:
 	@mkdir -p $(GPU_OUT)/ci
 	@{ for p in $(GPU_PROGS); do \
 		if $(MAKE) --no-print-directory -s $$p >$(GPU_OUT)/ci/build.log 2>&1; \
-		then echo "ok - nvcc builds and links $$p (libcuda stub)"; \
+		then echo "ok - nvcc builds and links $$p (link-time libcuda)"; \
 		else echo "not ok - nvcc builds and links $$p"; sed 's/^/# /' $(GPU_OUT)/ci/build.log; fi; \
 	   done; \
 	   if $(PTXAS) -arch=$(CUDA_SM) bench/gpu/spin.ptx -o $(GPU_OUT)/ci/spin.cubin \

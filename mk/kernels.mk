@@ -2,7 +2,7 @@
 #
 # Benchmark kernels (kernels/), their runner gsp-wl, and gsp-bench
 # (bench/gsp-bench/). Needs nvcc (mk/cuda.mk); no GPU is needed to build:
-# gsp-wl links against the libcuda stub.
+# gsp-wl links against the toolkit's link-time libcuda.
 #
 #   make $(BUILD)/gsp-wl $(BUILD)/gsp-bench
 #   make check-kernels   TAP: every .cu compiles for CUDA_SM, the CPU
@@ -26,7 +26,7 @@ $(BUILD)/kernels/%.o: kernels/%.cu
 	$(NVCC) $(KERN_NVCCFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/gsp-wl: $(KERN_OBJS) $(call objs,plain,kernels/ref/ref.c)
-	$(NVCC) $(KERN_ARCH) -o $@ $^ $(CUDA_STUBS) -lpthread
+	$(NVCC) $(KERN_ARCH) -o $@ $^ $(CUDA_LINK_LIBCUDA) -lpthread
 
 $(BUILD)/gsp-bench: $(call objs,plain,$(BENCH_SRCS))
 	$(CC) -o $@ $^ -lm -ldl

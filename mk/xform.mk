@@ -53,7 +53,7 @@ $(XFORM_OUT)/xform-check: bench/gpu/xform-check.cu bench/gpu/gpu_cli.h \
 		libgsp/include/gsp_persist.h
 	@mkdir -p $(@D)
 	$(NVCC) $(CUDA_ARCH) -O2 -std=c++17 -Ilibgsp/include -Ibench/gpu \
-		$(NVCC_WERROR) -o $@ $< $(CUDA_STUBS)
+		$(NVCC_WERROR) -o $@ $< $(CUDA_LINK_LIBCUDA)
 
 $(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu
 	@mkdir -p $(@D)
@@ -78,7 +78,7 @@ check-xform:
 		sed 's/^/# /' $(XFORM_OUT)/build.log; fi; \
 	   if $(MAKE) --no-print-directory -s $(XFORM_OUT)/xform-check \
 		>$(XFORM_OUT)/harness.log 2>&1; \
-	   then echo "ok - nvcc builds bench/gpu/xform-check.cu (libcuda stub)"; \
+	   then echo "ok - nvcc builds bench/gpu/xform-check.cu (link-time libcuda)"; \
 	   else echo "not ok - nvcc builds bench/gpu/xform-check.cu"; \
 		sed 's/^/# /' $(XFORM_OUT)/harness.log; fi; \
 	   if $(MAKE) --no-print-directory -s $(XFORM_OUT)/modvar-check \

@@ -4,6 +4,12 @@
  * transformed them (NAME and NAME__gsp of the same module, loaded with
  * cuModuleLoadData) on a GPU, against libgsp/include/gsp_persist.h ABI 5.
  *
+ * Over 800 lines: one program on purpose: every check shares the module
+ * loading, the control blocks and the clock calibration of one GPU
+ * session, and CI builds it as one unit. Its checks (correctness, cost,
+ * placement, yield, keeper) could become files of their own around a
+ * shared harness.
+ *
  *   xform-check [--trials N] [--refresh-ns NS] [--copy-ns NS] [--batch-ns NS]
  *               OUTDIR MODULE.xform.ptx...
  *
@@ -27,12 +33,6 @@
  * Exit status: 0 when every test ran (failed checks are reported in the
  * CSV and as "CHECK FAILED" lines), 2 on harness errors (CUDA errors,
  * missing kernels, bad arguments), 3 when the GPU did not finish in time.
- *
- * Over 800 lines: one program on purpose: every check shares the module
- * loading, the control blocks and the clock calibration of one GPU
- * session, and CI builds it as one unit. Its checks (correctness, cost,
- * placement, yield, keeper) could become files of their own around a
- * shared harness.
  */
 #include <cuda.h>
 #include <math.h>

@@ -7,6 +7,10 @@
  * events read that clock, so elapsed times are the sum of the fake
  * durations between them. Nothing here runs on a GPU.
  *
+ * Over 800 lines: one fake driver, loaded as libcuda.so.1 by every preload
+ * test, with one trace and one clock; splitting it would share them
+ * through globals across files.
+ *
  * Modules (simulated): a module or library keeps a copy of its image if
  * that is PTX text, and its functions take the parameters its .entry
  * lists; functions of any other image take one int. Device memory is host
@@ -59,10 +63,6 @@
  * when its push buffer is full. FAKE_CUDA_CALL_NS=N spins N ns inside
  * the driver lock on every traced call, a stand-in for the real
  * driver's per-call cost and lock contention.
- *
- * Over 800 lines: one fake driver, loaded as libcuda.so.1 by every preload
- * test, with one trace and one clock; splitting it would share them
- * through globals across files.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Over 800 lines: one program whose scenarios run.sh picks by name; new
+ * scenarios go into programs of their own (test_lcprio.c, test_protect.c).
+ *
  * Tests of libgsp_preload.so against the fake libcuda (fake_cuda.c) and,
  * where a scenario needs an arbiter, the fake libgsp (fake_gsp.c). Linked
  * with -lcuda like a program that calls the driver directly; run.sh puts
@@ -58,10 +61,6 @@
  *   bench     not a test: host time per launch (p50/p99) of empty
  *             launches and the rate of back-to-back 100 us launches, one
  *             RESULT line; tests/preload/bench.sh runs it in each mode
- *
- * Over 800 lines: one program whose scenarios run.sh picks by name; new
- * scenarios go into programs of their own (test_lcprio.c, test_protect.c),
- * and issue 33 moves these under one TAP harness.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
