@@ -421,7 +421,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	spatial.live[spatial.nlive++] = t;
 	pthread_cond_signal(&spatial.wake);
 	pthread_mutex_unlock(&spatial.mu);
-	watcher_start();
+	if (!t->waited)		/* job_waited() started it */
+		watcher_start();
 	if (atomic_load(&t->host_wait))
 		job_wait_host(t, pt, op->stream);
 	return 1;
