@@ -43,8 +43,10 @@
  *   4. runs NAME's body once per task t with %ctaid = (t % nx, t / nx % ny,
  *      t / (nx ny)) and %nctaid = (nx, ny, nz); a return ends the task,
  *      not the block;
- *   5. when no task is left, or on a yield, adds the tasks it ran to
- *      done_tasks, clears its slot bit and leaves.
+ *   5. on a yield, adds the tasks it ran to done_tasks, clears its slot
+ *      bit and leaves; when no task is left, the same once done_tasks has
+ *      reached ntasks (it holds its slot until the job's last task has
+ *      run, so that no other kernel's block lands beside that task).
  *
  * Stream order. A launch with GSP_PERSIST_PRIMARY is the job's own (the
  * one in the application's stream); top-ups are not. Nothing after the

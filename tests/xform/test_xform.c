@@ -248,7 +248,19 @@ static void test_rewrite(void)
 	       count(clone, "fence.") == 1 &&
 	       strstr(clone, "$__gsp_leave:"),
 	       "xform: done_tasks gets one add per block on leaving, a top-up's "
-	       "after a fence (the other access is the last primary block's wait)");
+	       "after a fence (the other access is the leaving blocks' wait)");
+	tap_ok(strstr(clone, "$__gsp_end:\n"
+			     "\tld.shared.u32 %__gsp_w10, [__gsp_sh+64];\n"
+			     "\tmov.u32 %__gsp_w9, 5;\n") &&
+	       strstr(clone, "$__gsp_wait:\n"
+			     "\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0+128];\n"
+			     "\tsetp.ge.u64 %__gsp_p1, %__gsp_x8, %__gsp_x10;\n"
+			     "\t@%__gsp_p1 bra $__gsp_release;\n"
+			     "\tshl.b32 %__gsp_w1, %__gsp_w1, 1;\n"
+			     "\tmin.u32 %__gsp_w1, %__gsp_w1, 16384;\n"
+			     "\tnanosleep.u32 %__gsp_w1;\n"),
+	       "xform: a block with no task left adds its tasks and holds its "
+	       "slot until the job's last task has run, polling with back-off");
 	{
 		const char *next = strstr(clone, "$__gsp_next:\n"
 						 "\tadd.u32 %__gsp_cur, %__gsp_cur, 12;\n"
