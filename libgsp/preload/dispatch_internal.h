@@ -180,8 +180,6 @@ extern struct gsp_tenant tenant GSP_HIDDEN;
 /* dispatch.c */
 GSP_HIDDEN void arbiter_lost(const char *what, int err);
 GSP_HIDDEN uint64_t cost_get(const void *key);
-GSP_HIDDEN uint64_t now_ns(void);
-GSP_HIDDEN void sleep_ns(uint64_t ns);
 
 /* dispatch_tenant.c */
 GSP_HIDDEN uint64_t elapsed_ns(CUevent a, CUevent b);

@@ -114,6 +114,9 @@ int read_config(void)
 	v = 0;
 	bad |= env_u64("GSP_KEEP", 0, 1, &v) < 0;
 	tenant.sp.keep = (int)v;
+	v = 1;
+	bad |= env_u64("GSP_FILL", 0, 1, &v) < 0;
+	tenant.sp.fill = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_FAIL_OPEN", 0, 1, &v) < 0;
 	tenant.fail_open = (int)v;

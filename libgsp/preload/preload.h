@@ -50,6 +50,10 @@ GSP_HIDDEN int gsp_hook_select(const char *api, int ver, uint64_t flags,
 
 #define REAL(sym) ((__typeof__(&w_##sym))gsp_real(H_##sym))
 
+/* CLOCK_MONOTONIC in ns, and a sleep of @ns (dispatch.c) */
+GSP_HIDDEN uint64_t now_ns(void);
+GSP_HIDDEN void sleep_ns(uint64_t ns);
+
 /* dispatch*.c, lc_report.c ------------------------------------------- */
 
 enum gsp_mode {

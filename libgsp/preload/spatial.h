@@ -24,6 +24,7 @@ struct gsp_spatial_cfg {
 	int green;			/* GSP_GREEN: 1 auto, 0 off */
 	int one_wave;			/* GSP_ONE_WAVE: 1 auto, 0 off */
 	int keep;			/* GSP_KEEP: 1 every job kept */
+	int fill;			/* GSP_FILL: 1 blocks fill SMs' shared memory */
 };
 
 /* Turns spatial sharing on (dispatch.c's setup, BE tenants only). */

@@ -220,6 +220,15 @@ static void ctx_setup(struct sp_ctx *c)
 	if (!cudrv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
 			c->dev) && v > 0)
 		c->regs_sm = (unsigned int)v;
+	if (!cudrv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+			    c->dev) && v > 0)
+		c->smem_sm = (unsigned int)v;
+	if (!cudrv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+			    c->dev) && v >= 0)
+		c->smem_rsv = (unsigned int)v;
+	if (!cudrv.dev_attr(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+			    c->dev) && v > 0)
+		c->smem_blk = (unsigned int)v;
 	if (c->dev >= 0 && c->dev < 64 &&
 	    !(spatial.mps_checked & (1ULL << c->dev))) {
 		spatial.mps_checked |= 1ULL << c->dev;
@@ -343,7 +352,7 @@ void ctl_retire(struct sp_ctl *t, struct sp_img **dead)
 	t->state = CTL_FREE;
 }
 
-/* A new ctl of @c, clean: device memory, its rank table, three events. */
+/* A new ctl of @c, clean: device memory, its rank table, four events. */
 static struct sp_ctl *ctl_new(struct sp_ctx *c)
 {
 	struct gsp_persist_ctl init;
@@ -361,6 +370,8 @@ static struct sp_ctl *ctl_new(struct sp_ctx *c)
 		r = cudrv.htod(t->dptr, &init, sizeof(init), c->topup);
 	if (!r)
 		r = cudrv.stream_sync(c->topup);
+	if (!r)
+		r = cudrv.ev_create(&t->ev_s, CU_EVENT_DISABLE_TIMING);
 	if (!r)
 		r = cudrv.ev_create(&t->ev_p, CU_EVENT_DISABLE_TIMING);
 	if (!r)

@@ -71,6 +71,8 @@ struct sp_ctx {
 	char err[96];		/* why setup failed */
 	unsigned int nsm, arch;
 	unsigned int regs_sm;	/* register file per SM; 0 if unknown */
+	/* shared memory per SM, reserved per block, most per block; 0 if unknown */
+	unsigned int smem_sm, smem_rsv, smem_blk;
 	uint32_t rank[GSP_PERSIST_MAX_SM];
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
@@ -92,6 +94,7 @@ enum { CTL_FREE, CTL_TAKEN, CTL_LIVE, CTL_LOST };
 struct sp_ctl {
 	struct sp_ctx *c;
 	CUdeviceptr dptr;
+	CUevent ev_s;		/* before the primary: its stream's work done */
 	CUevent ev_p, ev_t;	/* after the primary, after the last top-up */
 	CUevent ev_z;		/* after its reset on the context's zero stream */
 	int state, claimed;
@@ -105,6 +108,7 @@ struct sp_ctl {
 	int waited;		/* its stream waits for its tasks: no keeper */
 	atomic_int host_wait;	/* ev_p not recorded yet: job_wait_host() */
 	unsigned int topups;
+	uint64_t looked_ns;	/* launch, or the watcher's last orphan check */
 	uint32_t hw;		/* slots given up at its last look (ctl_slots) */
 	uint32_t ep;		/* the request's epoch then */
 	struct sp_img *img;	/* referenced while live */
@@ -145,6 +149,7 @@ struct sp_kfn {			/* NAME__gsp in one context */
 	CUresult err;
 	unsigned int threads, shmem;	/* of the cached occupancy */
 	int k;
+	unsigned int pad;	/* dynamic shared memory added per block */
 	int capped;		/* kfn_regcap() looked: never again */
 };
 
@@ -227,6 +232,7 @@ struct sp_state {
 	atomic_ulong waited;		/* launches with a waiter (no keeper) */
 	atomic_ulong one_wave;		/* launches left unchanged: one wave */
 	atomic_ulong regcaps;		/* clones JIT-ed again, capped */
+	atomic_ulong orphans;		/* jobs topped up with no block left */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
 	atomic_int warned_moved, warned_wait64;
 	/* green_api, drv_version: gsp_sp_start(); read-only after */

@@ -517,6 +517,44 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 	return k2;
 }
 
+/*
+ * The dynamic shared memory to add to each block of @kf so that K blocks
+ * take all of an SM's shared memory (GSP_FILL): then no block of another
+ * kernel fits on an SM where the job's blocks run (every block needs
+ * smem_rsv), and the LC's blocks go to the SMs the job gave up, not
+ * beside its blocks, where they would barely run. K must not change:
+ * the result is checked with the occupancy call, in allocation units of
+ * 128 bytes, and 0 if it cannot be had.
+ */
+static unsigned int kfn_pad(struct sp_kfn *kf, unsigned int threads,
+			    unsigned int shmem, int k)
+{
+	const struct sp_ctx *c = kf->c;
+	unsigned int per, have, tries;
+	int st = 0;
+
+	if (!spatial.cfg.fill || !c->smem_sm || !c->smem_blk || !cudrv.fn_get ||
+	    cudrv.fn_get(&st, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, kf->f) || st < 0)
+		return 0;
+	per = c->smem_sm / (unsigned int)k / 128 * 128;
+	if (per > c->smem_blk + c->smem_rsv)
+		per = c->smem_blk + c->smem_rsv;
+	have = c->smem_rsv + (unsigned int)st + shmem;
+	for (tries = 0; per > have && tries < 8; tries++, per -= 128) {
+		if (cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+				  (int)(per - have + shmem)) ||
+		    cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+				  CU_SHAREDMEM_CARVEOUT_MAX_SHARED))
+			break;
+		if (fn_occ(kf->f, threads, per - have + shmem) == k)
+			return per - have;
+	}
+	/* no preference again: the L1 keeps what the driver gives it */
+	cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+		      CU_SHAREDMEM_CARVEOUT_DEFAULT);
+	return 0;
+}
+
 /* K for this block size and dynamic shared memory, cached. */
 int kfn_k(struct sp_kfn *kf, CUfunction orig, unsigned int threads,
 	  unsigned int shmem)
@@ -534,6 +572,7 @@ int kfn_k(struct sp_kfn *kf, CUfunction orig, unsigned int threads,
 	kf->threads = threads;
 	kf->shmem = shmem;
 	kf->k = k;
+	kf->pad = kfn_pad(kf, threads, shmem, k);
 	return k;
 }
 

@@ -211,14 +211,6 @@ static CUresult vars_copy(const struct sp_mod *md, int pt, CUstream s)
 
 static int watcher_start(void);
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
-			       .tv_nsec = (long)(ns % 1000000000ULL) };
-
-	nanosleep(&ts, NULL);
-}
-
 /*
  * Whether a job of @c is waited rather than kept (gsp_persist.h, "Stream
  * order"). Kept, the last primary block holds a slot on one SM while
@@ -226,15 +218,27 @@ static void sleep_ns(uint64_t ns)
  * one SM gets a block too many, and a one-wave LC kernel takes half as
  * long again (Documentation/spatial.rst). Waited, a yield leaves the SMs
  * empty, and only top-ups finish the job: so only with the watcher
- * running, and not under reserved, whose request stands as long as an LC
- * tenant does. GSP_KEEP=1 keeps every job.
+ * running. Under reserved, whose request never falls while an LC tenant
+ * exists, the watcher's orphan check tops up a job whose blocks all left
+ * (orphan_topup()). GSP_KEEP=1 keeps every job.
  */
 static int job_waited(const struct sp_ctx *c)
 {
-	return c->waiter && !spatial.cfg.keep &&
-	       gsp_board_protect(spatial.cfg.board, spatial.cfg.device) !=
-		       GSP_PROTECT_RESERVED &&
-	       watcher_start();
+	return c->waiter && !spatial.cfg.keep && watcher_start();
+}
+
+/*
+ * GSP_FILL's shared memory (kfn_pad()), while the partition leaves the BE
+ * some SMs (0 < n < N), where an LC block that fits beside the job's
+ * blocks would barely run. Under (N, k) a request leaves the BE no SM,
+ * and the padding would only take L1 from its kernels.
+ */
+static unsigned int launch_pad(const struct sp_ctx *c, const struct sp_kfn *kf)
+{
+	const struct gsp_board *b = spatial.cfg.board;
+	uint32_t n = gsp_board_load(&b->dev[spatial.cfg.device].part_n);
+
+	return n && n < c->nsm ? kf->pad : 0;
 }
 
 /*
@@ -345,6 +349,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		t->b[0] = cfg.blockDimX;
 		t->b[1] = cfg.blockDimY;
 		t->b[2] = cfg.blockDimZ;
+		cfg.sharedMemBytes += launch_pad(c, kf);
 		t->shmem = cfg.sharedMemBytes;
 		topup_attrs(t, &cfg);
 		cfg.gridDimX = grid;
@@ -354,15 +359,19 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 			r = cudrv.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
 		if (!r)
+			r = cudrv.ev_record[pt](t->ev_s, op->stream);
+		if (!r)
 			r = cudrv.launch_ex[pt](&cfg, t->f, t->params, NULL);
 	} else {
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
-		t->shmem = op->u.k.shmem;
+		t->shmem = op->u.k.shmem + launch_pad(c, kf);
 		t->nattrs = 0;
 		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)
 			r = cudrv.memset32[pt](t->dptr, 0,
 					   GSP_PERSIST_RESET_BYTES / 4, op->stream);
+		if (!r)
+			r = cudrv.ev_record[pt](t->ev_s, op->stream);
 		if (!r)
 			r = cudrv.launch[pt](t->f, grid, 1, 1, t->b[0], t->b[1],
 					 t->b[2], t->shmem, op->stream,
@@ -415,6 +424,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	}
 	t->img = kn->img;	/* the prepare's reference */
 	t->topups = 0;
+	t->looked_ns = now_ns();
 	t->hw = ctl_slots(t, word);
 	t->ep = GSP_PERSIST_CTRL_EPOCH(word);
 	t->state = CTL_LIVE;
@@ -435,9 +445,12 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
  * blocks than slots were given up: a block that finds its SM full stays
  * queued in the hardware until a slot frees, and the hardware hands a
  * freed slot to the oldest queued grid of the highest priority first,
- * which would be the top-up's, not the LC kernel's. -1 if its end
- * cannot be seen (the ctl is then lost), 1 if it was not launched (a
- * waited job needs it: the watcher tries again), else 0.
+ * which would be the top-up's, not the LC kernel's. Not before the
+ * work ahead of the primary on its stream (and its ctl's reset) is done:
+ * the top-up's stream does not follow the program's, and its blocks
+ * would run tasks early. -1 if its end cannot be seen (the ctl is then
+ * lost), 2 if it is too early (the watcher tries again), 1 if it was not
+ * launched (a waited job needs it: the watcher tries again), else 0.
  */
 static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 {
@@ -447,6 +460,8 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 
 	if (cudrv.ctx_set(c->ctx))
 		return 1;
+	if (cudrv.ev_query(t->ev_s) != CUDA_SUCCESS)
+		return 2;
 	t->job.flags = 0;
 	t->job.word = word;
 	if (t->nattrs) {
@@ -472,6 +487,40 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 	return 0;
 }
 
+
+/*
+ * A job none of whose blocks holds a slot while tasks are still to be
+ * handed out (every block it had left on a request, those queued in the
+ * hardware started late or never) is orphaned: only a top-up finishes
+ * it, and the watcher tops up only when the request shrinks, which under
+ * reserved it never does while the LC runs. Every ORPHAN_NS of a job's
+ * life the watcher reads its counters (off the program's streams) and
+ * tops such a job up with the slots the request leaves. As topup().
+ */
+#define ORPHAN_NS	10000000ULL	/* 10 ms */
+
+static int orphan_topup(struct sp_ctl *t, uint64_t word, uint32_t nk)
+{
+	struct sp_ctx *c = t->c;
+	uint64_t now = now_ns(), next = 0;
+	uint32_t live = 1;
+
+	if (now - t->looked_ns < ORPHAN_NS || nk >= t->grid)
+		return 0;
+	t->looked_ns = now;
+	if (cudrv.ctx_set(c->ctx) || cudrv.ev_query(t->ev_s) != CUDA_SUCCESS ||
+	    cudrv.dtoh(&next, t->dptr + GSP_PERSIST_OFF_NEXT_TASK, sizeof(next),
+		       c->zero) ||
+	    cudrv.dtoh(&live, t->dptr + GSP_PERSIST_OFF_LIVE, sizeof(live),
+		       c->zero) ||
+	    cudrv.stream_sync(c->zero) || live || next >= t->job.ntasks)
+		return 0;
+	atomic_fetch_add_explicit(&spatial.orphans, 1, memory_order_relaxed);
+	gsp_log(1, "spatial: a job of %u blocks had none left and %llu of its %llu tasks to hand out: topped up",
+		t->grid, (unsigned long long)(t->job.ntasks - next),
+		(unsigned long long)t->job.ntasks);
+	return topup(t, word, t->grid - nk);
+}
 
 /*
  * Polls the request while transformed jobs run. A job whose request
@@ -528,9 +577,14 @@ static void *watcher_main(void *arg)
 			else if (!done[i] && GSP_PERSIST_CTRL_EPOCH(word) != t->ep &&
 				 nk < full)
 				r = topup(t, word, full - nk);
+			if (!done[i] && !r)
+				r = orphan_topup(t, word, nk);
 			lost[i] = r < 0;
-			/* a waited job has no keeper: its top-up is tried again */
-			if (r > 0 && t->waited) {
+			/*
+			 * Too early for any job, or not launched for a waited
+			 * one (no keeper): the top-up is tried again.
+			 */
+			if (r == 2 || (r > 0 && t->waited)) {
 				zeroed[i] = 0;
 				continue;
 			}

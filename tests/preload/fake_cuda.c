@@ -18,7 +18,8 @@
  * happen and the tests can read it; a launch of gsp_sm_probe, the
  * interposer's SM probe, marks SMs 0..FAKE_SMS-1 as a GPU would. The
  * device has FAKE_SMS SMs, compute capability 9.0, an occupancy of
- * FAKE_OCC blocks per SM for every kernel, and MPS on unless
+ * FAKE_OCC blocks per SM for every kernel (fewer where an H100's shared
+ * memory, FAKE_SMEM_SM per SM, holds fewer), and MPS on unless
  * FAKE_CUDA_MPS=0. A kernel whose body has a comment "// fake-regs R C"
  * uses R registers per thread, C in its clone NAME__gsp, at most its
  * .maxnreg; its occupancy is what 65536 registers per SM allow. FAKE_CUDA_NO_REGISTER=1 makes cuMemHostRegister fail.
@@ -86,6 +87,9 @@
 #define FAKE_QUEUE 1024
 #define FAKE_SMS 4
 #define FAKE_OCC 3
+/* an H100's shared memory: per SM, and reserved per block */
+#define FAKE_SMEM_SM	233472u
+#define FAKE_SMEM_RSV	1024u
 #define MAX_FPARAMS 16
 
 /* The fake's whole state, one driver per process like the real one. */
@@ -106,6 +110,8 @@ static uint64_t done_at;		/* when the queue is empty, under mu */
 static uint64_t qdone[FAKE_QUEUE];	/* completion of recent ops, under mu */
 static uint64_t nops;
 static int hold;		/* see fake_hold() */
+static uintptr_t held_streams[32];	/* launched on while held, under mu */
+static unsigned int nheld;
 static struct { uintptr_t lo, hi; } allocs[256];	/* device memory */
 static unsigned int nallocs;
 
@@ -356,7 +362,24 @@ EXPORT void fake_trace_reset(void)
 }
 
 EXPORT void fake_set_op_ns(uint64_t ns) { op_ns = ns; }
-EXPORT void fake_hold(int on) { __atomic_store_n(&hold, on, __ATOMIC_SEQ_CST); }
+EXPORT void fake_hold(int on)
+{
+	pthread_mutex_lock(&mu);
+	nheld = 0;
+	pthread_mutex_unlock(&mu);
+	__atomic_store_n(&hold, on, __ATOMIC_SEQ_CST);
+}
+
+/* Under mu: whether @s had a launch since fake_hold(1). */
+static int stream_held(uintptr_t s)
+{
+	unsigned int i;
+
+	for (i = 0; i < nheld; i++)
+		if (held_streams[i] == s)
+			return 1;
+	return 0;
+}
 EXPORT void fake_set_version(int v) { driver_version = v; }
 
 EXPORT void fake_hide_global(const char *name, int in_gsp)
@@ -504,8 +527,9 @@ static CUresult ev_record(const char *name, CUevent e, CUstream s)
 	}
 	if (green_sms((uintptr_t)s))
 		green_event(fe);
+	fe->held = __atomic_load_n(&hold, __ATOMIC_SEQ_CST) &&
+		   stream_held((uintptr_t)s);
 	pthread_mutex_unlock(&mu);
-	fe->held = __atomic_load_n(&hold, __ATOMIC_SEQ_CST);
 	if (realtime) {
 		fe->t = queue_end();
 		return CUDA_SUCCESS;
@@ -728,6 +752,9 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 		return;
 	pthread_mutex_lock(&mu);
 	c->sms = green_sms(c->stream);
+	if (__atomic_load_n(&hold, __ATOMIC_SEQ_CST) && !stream_held(c->stream) &&
+	    nheld < sizeof(held_streams) / sizeof(held_streams[0]))
+		held_streams[nheld++] = c->stream;
 	pthread_mutex_unlock(&mu);
 	snprintf(c->fn, sizeof(c->fn), "%s", f->name);
 	if (params && !strcmp(f->name, "gsp_wait_done")) {
@@ -1073,6 +1100,15 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 	case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
 		*v = 65536;
 		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+		*v = FAKE_SMEM_SM;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK:
+		*v = FAKE_SMEM_RSV;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+		*v = FAKE_SMEM_SM - FAKE_SMEM_RSV;
+		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_MPS_ENABLED:
 		*v = !(mps && !strcmp(mps, "0"));
 		return CUDA_SUCCESS;
@@ -1088,10 +1124,11 @@ EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n,
 {
 	const struct fake_func *ff = (const struct fake_func *)f;
 
-	(void)shmem;
 	*n = FAKE_OCC;
 	if (ff && ff->regs)
 		*n = 65536 / (ff->regs * 32 * ((threads + 31) / 32));
+	if (*n > (int)(FAKE_SMEM_SM / (shmem + FAKE_SMEM_RSV)))
+		*n = (int)(FAKE_SMEM_SM / (shmem + FAKE_SMEM_RSV));
 	return CUDA_SUCCESS;
 }
 
@@ -1100,6 +1137,10 @@ EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a,
 {
 	const struct fake_func *ff = (const struct fake_func *)f;
 
+	if (ff && a == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) {
+		*v = 0;		/* no static shared memory */
+		return CUDA_SUCCESS;
+	}
 	if (!ff || a != CU_FUNC_ATTRIBUTE_NUM_REGS)
 		return CUDA_ERROR_INVALID_VALUE;
 	*v = ff->regs ? ff->regs : 32;

@@ -45,7 +45,10 @@ void fake_set_op_ns(uint64_t ns);
 void fake_set_version(int v);
 void fake_register(const void *p, size_t n, unsigned int type);
 struct CUfunc_st *fake_function(int nparams, const size_t *sizes);
-/* 1: events recorded from now on stay incomplete; 0: all complete. */
+/*
+ * 1: kernels launched from now on keep running: events recorded behind
+ * one on its stream stay incomplete; 0: all complete.
+ */
 void fake_hold(int on);
 /*
  * Module variable @name is not found from now on in modules whose PTX has

@@ -857,15 +857,14 @@ static void *elf_only_wrapper(void)
 
 /*
  * Job @j, launched at trace index @at on S1: waited (a waiter kernel for
- * its tasks right behind it) unless GSP_KEEP=1 or the mode is reserved;
+ * its tasks right behind it) unless GSP_KEEP=1, in every protect mode;
  * kept otherwise. When the waiter cannot be launched, the launch waits
  * on the host for done_tasks.
  */
 static void t_spatial_waited(int at, const struct gsp_persist_job *j)
 {
-	const char *prot = getenv("FAKE_GSP_PROTECT");
 	const char *failfn = getenv("FAKE_CUDA_FAIL_FN");
-	int kept = getenv("GSP_KEEP") || (prot && !strcmp(prot, "reserved"));
+	int kept = getenv("GSP_KEEP") != NULL;
 	int fail = failfn && !strcmp(failfn, "gsp_wait_done");
 	int idx[4], w = -1;
 	struct fake_call c;
@@ -902,20 +901,29 @@ static void t_spatial_waited(int at, const struct gsp_persist_job *j)
 	       "spatial: right behind it on its stream, one warp of the waiter for done_tasks >= ntasks");
 }
 
+/* k1__gsp's shared memory per block: k1's 128 bytes, or all of K = 3's */
+static unsigned int sp_shmem(void)
+{
+	const char *fill = getenv("GSP_FILL");
+
+	return fill && !strcmp(fill, "0") ? 128 : 77824 - 1024;
+}
+
 static void t_spatial(void)
 {
 	struct gsp_board *(*board)(void) =
 		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
 	int local = getenv("FAKE_CUDA_NO_REGISTER") != NULL;
+	int fill = sp_shmem() != 128;
 	CUmodule m;
 	CUfunction k1, kgs, kf;
 	CUkernel kk;
 	CUlibrary lib;
 	int idx[16], at, ok;
 	unsigned int n, i;
-	struct gsp_persist_job j;
+	struct gsp_persist_job j, oj;
 	struct fake_call c;
-	uint64_t *req, e;
+	uint64_t *req, e, qctl[2] = { 0, 0 }, nctl;
 
 	if (!board) {
 		tap_ok(0, "spatial: the fake libgsp is loaded");
@@ -939,9 +947,14 @@ static void t_spatial(void)
 	fake_trace_get((unsigned int)at, &c);
 	j = job_of((unsigned int)at);
 	tap_ok(c.grid[0] == 4 * 3 && c.grid[1] == 1 && c.grid[2] == 1 &&
-	       c.block[0] == 64 && c.block[1] == 1 && c.shmem == 128 &&
+	       c.block[0] == 64 && c.block[1] == 1 &&
 	       c.stream == (uintptr_t)S1 && c.payload == 42,
-	       "spatial: k1__gsp runs N*K = 4*3 blocks of k1's block and shared memory, on k1's stream, with k1's argument");
+	       "spatial: k1__gsp runs N*K = 4*3 blocks of k1's block, on k1's stream, with k1's argument");
+	/* 3 blocks fill 233472 bytes: 77824 each, 1024 of them reserved */
+	tap_ok(c.shmem == sp_shmem(),
+	       fill ? "spatial: its blocks ask for k1's 128 bytes of shared memory and as much more as makes K = 3 of them fill an SM's (%u bytes, want %u)" :
+		      "spatial: GSP_FILL=0: its blocks ask for k1's 128 bytes of shared memory (%u bytes, want %u)",
+	       c.shmem, sp_shmem());
 	tap_ok(c.has_job && j.ntasks == 20 && j.nctaid[0] == 10 &&
 	       j.nctaid[1] == 2 && j.nctaid[2] == 1 && j.k_slots == 3 &&
 	       (j.flags & GSP_PERSIST_PRIMARY) && j.copy_ns == GSP_PERSIST_COPY_NS &&
@@ -982,9 +995,10 @@ static void t_spatial(void)
 		fake_trace_get((unsigned int)idx[1], &c);
 		ok = t.flags == 0 && t.ctl == j.ctl && t.ntasks == 20 &&
 		     c.stream != (uintptr_t)S1 && c.stream && c.grid[0] == 2 &&
+		     c.shmem == sp_shmem() &&
 		     c.payload == 42 && t.word == GSP_BOARD_REQ(0, 0, e + 2);
 	}
-	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up of the 2 x 1 slots given up, flags 0, the dropped request, same ctl and argument, on another stream (launches %u)",
+	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up of the 2 x 1 slots given up, flags 0, the dropped request, same ctl, argument and shared memory, on another stream (launches %u)",
 	       n);
 	fake_hold(0);		/* it completes */
 	usleep(20000);
@@ -998,6 +1012,75 @@ static void t_spatial(void)
 	tap_ok(n == 1 && !memsets_on(S1, 0, fake_trace_len(), 0),
 	       "spatial: once its job ended, its ctl was reset once, not on the program's stream (saw %u)",
 	       n);
+
+	/*
+	 * Orphaned: no block holds a slot and tasks are left to hand out
+	 * (the fake's launch marks every task run; undo that), with no
+	 * change of the request: the watcher tops it up by itself.
+	 */
+	fake_hold(1);
+	fake_trace_reset();
+	launch_g(k1, S1, 43);
+	cuCtxSynchronize();
+	n = launches_of("k1__gsp", 0, idx, 16);
+	oj = j;
+	if (n == 1) {
+		struct gsp_persist_ctl *ctl;
+
+		oj = job_of((unsigned int)idx[0]);
+		ctl = (void *)(uintptr_t)oj.ctl;
+		__atomic_store_n(&ctl->next_task, 5, __ATOMIC_RELEASE);
+		__atomic_store_n(&ctl->done_tasks, 5, __ATOMIC_RELEASE);
+		__atomic_store_n(&ctl->live, 0, __ATOMIC_RELEASE);
+	}
+	usleep(40000);
+	n = launches_of("k1__gsp", 0, idx, 16);
+	ok = n == 2;
+	if (ok) {
+		struct gsp_persist_job t = job_of((unsigned int)idx[1]);
+
+		fake_trace_get((unsigned int)idx[1], &c);
+		ok = t.flags == 0 && t.ctl == oj.ctl && c.grid[0] == 12 &&
+		     c.stream != (uintptr_t)S1 && c.payload == 43;
+	}
+	tap_ok(ok, "spatial: a job with no block left and 15 of 20 tasks to hand out is topped up by the watcher with every slot, once (launches %u)",
+	       n);
+	fake_hold(0);
+	cuCtxSynchronize();
+	usleep(20000);
+
+	/*
+	 * Two jobs on S1, the second queued behind the first: a shrink tops
+	 * up the first only. The second's tasks must not start before the
+	 * work ahead of it on its stream is done.
+	 */
+	fake_hold(1);
+	fake_trace_reset();
+	launch_g(k1, S1, 44);
+	launch_g(k1, S1, 45);
+	cuCtxSynchronize();
+	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 11), __ATOMIC_RELEASE);
+	usleep(20000);
+	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 12), __ATOMIC_RELEASE);
+	usleep(30000);
+	n = launches_of("k1__gsp", 0, idx, 16);
+	ok = n == 3;
+	if (ok) {
+		struct fake_call p1, p2, tu;
+
+		fake_trace_get((unsigned int)idx[0], &p1);
+		fake_trace_get((unsigned int)idx[1], &p2);
+		fake_trace_get((unsigned int)idx[2], &tu);
+		qctl[0] = job_of((unsigned int)idx[0]).ctl;
+		qctl[1] = job_of((unsigned int)idx[1]).ctl;
+		ok = p1.payload == 44 && p2.payload == 45 && tu.payload == 44 &&
+		     tu.stream != (uintptr_t)S1;
+	}
+	tap_ok(ok, "spatial: a shrink while a second job waits behind the first on its stream tops up the first only (launches %u)",
+	       n);
+	fake_hold(0);
+	cuCtxSynchronize();
+	usleep(20000);
 
 	/* One wave: unchanged while nothing is asked, unless GSP_ONE_WAVE=0. */
 	fake_trace_reset();
@@ -1021,9 +1104,11 @@ static void t_spatial(void)
 	       "spatial: under a request the one-wave grid is transformed (it keeps out of the LC's slots)");
 	if (launches_of("k1__gsp", 0, idx, 16) == 1) {
 		fake_trace_get((unsigned int)idx[0], &c);
-		tap_ok(c.ctl_zero && job_of((unsigned int)idx[0]).ctl == j.ctl &&
-		       !memsets_on(S1, 0, (unsigned int)idx[0], 0),
-		       "spatial: the next job takes the first job's ctl, reset off its stream");
+		nctl = job_of((unsigned int)idx[0]).ctl;
+		tap_ok(c.ctl_zero && !memsets_on(S1, 0, (unsigned int)idx[0], 0) &&
+		       (nctl == j.ctl || nctl == oj.ctl || nctl == qctl[0] ||
+			nctl == qctl[1]),
+		       "spatial: the next job takes an ended job's ctl, reset off its stream");
 	}
 	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 6), __ATOMIC_RELEASE);
 
@@ -1100,10 +1185,11 @@ static void t_spatial(void)
 			     !strcmp(t.name, "cuLaunchKernelEx") &&
 			     t.payload == 12 + 8000 + 100000 &&
 			     t.grid[0] == 2 && t.block[0] == 64 &&
-			     t.shmem == 128 && t.stream != (uintptr_t)S1 &&
+			     c.shmem == sp_shmem() && t.shmem == sp_shmem() &&
+			     t.stream != (uintptr_t)S1 &&
 			     job_of((unsigned int)idx[1]).flags == 0;
 		}
-		tap_ok(ok, "spatial: a cuLaunchKernelEx job keeps both attributes; its top-up repeats the priority, not the programmatic serialization (launches %u)",
+		tap_ok(ok, "spatial: a cuLaunchKernelEx job keeps both attributes and gets the same shared memory as a plain launch; its top-up repeats the priority and the shared memory, not the programmatic serialization (launches %u)",
 		       n);
 		fake_hold(0);
 		cuCtxSynchronize();
