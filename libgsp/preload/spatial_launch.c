@@ -497,7 +497,7 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
  * life the watcher reads its counters (off the program's streams) and
  * tops such a job up with the slots the request leaves. As topup().
  */
-#define ORPHAN_NS	10000000ULL	/* 10 ms */
+#define ORPHAN_NS	2000000ULL	/* 2 ms */
 
 static int orphan_topup(struct sp_ctl *t, uint64_t word, uint32_t nk)
 {
