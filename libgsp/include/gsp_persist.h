@@ -43,10 +43,11 @@
  *   4. runs NAME's body once per task t with %ctaid = (t % nx, t / nx % ny,
  *      t / (nx ny)) and %nctaid = (nx, ny, nz); a return ends the task,
  *      not the block;
- *   5. on a yield, adds the tasks it ran to done_tasks, clears its slot
- *      bit and leaves; when no task is left, the same once done_tasks has
- *      reached ntasks (it holds its slot until the job's last task has
- *      run, so that no other kernel's block lands beside that task).
+ *   5. when no task is left, or on a yield, adds the tasks it ran to
+ *      done_tasks, clears its slot bit and leaves; with GSP_PERSIST_LINGER,
+ *      a block with no task left first waits until done_tasks reaches
+ *      ntasks (it holds its slot until the job's last task has run, so
+ *      that no other kernel's block lands beside that task).
  *
  * Stream order. A launch with GSP_PERSIST_PRIMARY is the job's own (the
  * one in the application's stream); top-ups are not. Nothing after the
@@ -131,6 +132,7 @@
 /* struct gsp_persist_job.flags */
 #define GSP_PERSIST_PRIMARY	(1u << 0)	/* the job's own launch */
 #define GSP_PERSIST_WAITED	(1u << 1)	/* its stream waits (above) */
+#define GSP_PERSIST_LINGER	(1u << 2)	/* 5.: hold the slot to the end */
 
 /*
  * The last parameter of NAME__gsp, by value (.param .align 8 .b8

@@ -228,6 +228,19 @@ static int job_waited(const struct sp_ctx *c)
 }
 
 /*
+ * GSP_PERSIST_LINGER under reserved: an SM whose last tasks of a job still
+ * run stays full, so the LC's blocks, which run beside the request's
+ * standing SMs, never land beside them. Where the request comes and
+ * goes the blocks leave as they run out of tasks, and the SMs they free
+ * are the LC's at once.
+ */
+static uint32_t job_linger(void)
+{
+	return gsp_board_protect(spatial.cfg.board, spatial.cfg.device) ==
+	       GSP_PROTECT_RESERVED ? GSP_PERSIST_LINGER : 0;
+}
+
+/*
  * GSP_FILL's shared memory (kfn_pad()), while the partition leaves the BE
  * some SMs (0 < n < N), where an LC block that fits beside the job's
  * blocks would barely run. Under (N, k) a request leaves the BE no SM,
@@ -339,7 +352,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	t->job.batch_ns = spatial.cfg.batch_ns;
 	t->waited = job_waited(c);
 	t->job.flags = GSP_PERSIST_PRIMARY |
-		       (t->waited ? GSP_PERSIST_WAITED : 0);
+		       (t->waited ? GSP_PERSIST_WAITED : 0) | job_linger();
+	t->reserved = (t->job.flags & GSP_PERSIST_LINGER) != 0;
 	t->job.word = word;
 	t->f = kf->f;
 	t->grid = grid;
@@ -445,12 +459,15 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
  * blocks than slots were given up: a block that finds its SM full stays
  * queued in the hardware until a slot frees, and the hardware hands a
  * freed slot to the oldest queued grid of the highest priority first,
- * which would be the top-up's, not the LC kernel's. Not before the
- * work ahead of the primary on its stream (and its ctl's reset) is done:
- * the top-up's stream does not follow the program's, and its blocks
- * would run tasks early. -1 if its end cannot be seen (the ctl is then
- * lost), 2 if it is too early (the watcher tries again), 1 if it was not
- * launched (a waited job needs it: the watcher tries again), else 0.
+ * which would be the top-up's, not the LC kernel's. Under reserved, not
+ * before the work ahead of the primary on its stream (and its ctl's
+ * reset) is done: the top-up's stream does not follow the program's, and
+ * its blocks would run tasks early. (Elsewhere that gate is not yet
+ * applied: with it, gsp-wl's cfd, nn and md hung under reactive and
+ * predictive on an H200, cause not found; Documentation/spatial.rst,
+ * "Limits".) -1 if its end cannot be seen (the ctl is then lost), 2 if
+ * it is too early (the watcher tries again), 1 if it was not launched (a
+ * waited job needs it: the watcher tries again), else 0.
  */
 static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 {
@@ -460,9 +477,9 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 
 	if (cudrv.ctx_set(c->ctx))
 		return 1;
-	if (cudrv.ev_query(t->ev_s) != CUDA_SUCCESS)
+	if (t->reserved && cudrv.ev_query(t->ev_s) != CUDA_SUCCESS)
 		return 2;
-	t->job.flags = 0;
+	t->job.flags &= GSP_PERSIST_LINGER;
 	t->job.word = word;
 	if (t->nattrs) {
 		CUlaunchConfig cfg = {
@@ -493,9 +510,10 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
  * handed out (every block it had left on a request, those queued in the
  * hardware started late or never) is orphaned: only a top-up finishes
  * it, and the watcher tops up only when the request shrinks, which under
- * reserved it never does while the LC runs. Every ORPHAN_NS of a job's
- * life the watcher reads its counters (off the program's streams) and
- * tops such a job up with the slots the request leaves. As topup().
+ * reserved it never does while the LC runs. Every ORPHAN_NS of a
+ * reserved job's life the watcher reads its counters (off the program's
+ * streams) and tops such a job up with the slots the request leaves.
+ * Elsewhere the request's fall tops it up. As topup().
  */
 #define ORPHAN_NS	2000000ULL	/* 2 ms */
 
@@ -505,7 +523,7 @@ static int orphan_topup(struct sp_ctl *t, uint64_t word, uint32_t nk)
 	uint64_t now = now_ns(), next = 0;
 	uint32_t live = 1;
 
-	if (now - t->looked_ns < ORPHAN_NS || nk >= t->grid)
+	if (!t->reserved || now - t->looked_ns < ORPHAN_NS || nk >= t->grid)
 		return 0;
 	t->looked_ns = now;
 	if (cudrv.ctx_set(c->ctx) || cudrv.ev_query(t->ev_s) != CUDA_SUCCESS ||

@@ -49,6 +49,7 @@ _Static_assert(GSP_PERSIST_JOB_K_SLOTS == 36, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_REFRESH_NS == 40, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_BATCH_NS == 44, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_FLAGS == 48, "template offsets");
+_Static_assert(GSP_PERSIST_LINGER == 4, "boundary.ptx: the decision's wait bit");
 _Static_assert(GSP_PERSIST_JOB_COPY_NS == 52, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_WORD == 56, "template offsets");
 _Static_assert(GSP_PERSIST_PRIMARY == 1, "template offsets");

@@ -864,21 +864,27 @@ static void *elf_only_wrapper(void)
 static void t_spatial_waited(int at, const struct gsp_persist_job *j)
 {
 	const char *failfn = getenv("FAKE_CUDA_FAIL_FN");
+	const char *prot = getenv("FAKE_GSP_PROTECT");
 	int kept = getenv("GSP_KEEP") != NULL;
 	int fail = failfn && !strcmp(failfn, "gsp_wait_done");
+	uint32_t linger = prot && !strcmp(prot, "reserved") ? GSP_PERSIST_LINGER : 0;
 	int idx[4], w = -1;
 	struct fake_call c;
 
 	if (launches_of("gsp_wait_done", (unsigned int)at, idx, 4))
 		w = idx[0];
 
+	tap_ok((j->flags & GSP_PERSIST_LINGER) == linger,
+	       linger ? "spatial: under reserved a job's blocks linger to its end (flags %u)" :
+			"spatial: outside reserved a job's blocks do not linger (flags %u)",
+	       j->flags);
 	if (kept) {
-		tap_ok(j->flags == GSP_PERSIST_PRIMARY && w < 0,
+		tap_ok(j->flags == (GSP_PERSIST_PRIMARY | linger) && w < 0,
 		       "spatial: kept job: the primary flag alone, no waiter (flags %u)",
 		       j->flags);
 		return;
 	}
-	tap_ok(j->flags == (GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED),
+	tap_ok(j->flags == (GSP_PERSIST_PRIMARY | GSP_PERSIST_WAITED | linger),
 	       "spatial: waited job: primary and waited flags (flags %u)",
 	       j->flags);
 	if (fail) {
@@ -901,12 +907,90 @@ static void t_spatial_waited(int at, const struct gsp_persist_job *j)
 	       "spatial: right behind it on its stream, one warp of the waiter for done_tasks >= ntasks");
 }
 
+/* A top-up's flags: GSP_PERSIST_LINGER under reserved, else none */
+static uint32_t sp_linger(void)
+{
+	const char *prot = getenv("FAKE_GSP_PROTECT");
+
+	return prot && !strcmp(prot, "reserved") ? GSP_PERSIST_LINGER : 0;
+}
+
 /* k1__gsp's shared memory per block: k1's 128 bytes, or all of K = 3's */
 static unsigned int sp_shmem(void)
 {
 	const char *fill = getenv("GSP_FILL");
 
 	return fill && !strcmp(fill, "0") ? 128 : 77824 - 1024;
+}
+
+/* t_spatial()'s reserved part (see there); the ctls its jobs took go in @seen */
+static void t_spatial_reserved(CUfunction k1, uint64_t *req, uint64_t e,
+			       uint64_t seen[3])
+{
+	struct gsp_persist_job oj;
+	struct fake_call c;
+	int idx[16], ok;
+	unsigned int n;
+
+	fake_hold(1);
+	fake_trace_reset();
+	launch_g(k1, S1, 43);
+	cuCtxSynchronize();
+	n = launches_of("k1__gsp", 0, idx, 16);
+	memset(&oj, 0, sizeof(oj));
+	if (n == 1) {
+		struct gsp_persist_ctl *ctl;
+
+		oj = job_of((unsigned int)idx[0]);
+		ctl = (void *)(uintptr_t)oj.ctl;
+		seen[0] = oj.ctl;
+		__atomic_store_n(&ctl->next_task, 5, __ATOMIC_RELEASE);
+		__atomic_store_n(&ctl->done_tasks, 5, __ATOMIC_RELEASE);
+		__atomic_store_n(&ctl->live, 0, __ATOMIC_RELEASE);
+	}
+	usleep(40000);
+	n = launches_of("k1__gsp", 0, idx, 16);
+	ok = n == 2;
+	if (ok) {
+		struct gsp_persist_job t = job_of((unsigned int)idx[1]);
+
+		fake_trace_get((unsigned int)idx[1], &c);
+		ok = t.flags == sp_linger() && t.ctl == oj.ctl && c.grid[0] == 12 &&
+		     c.stream != (uintptr_t)S1 && c.payload == 43;
+	}
+	tap_ok(ok, "spatial: reserved: a job with no block left and 15 of 20 tasks to hand out is topped up by the watcher with every slot, once (launches %u)",
+	       n);
+	fake_hold(0);
+	cuCtxSynchronize();
+	usleep(20000);
+
+	fake_hold(1);
+	fake_trace_reset();
+	launch_g(k1, S1, 44);
+	launch_g(k1, S1, 45);
+	cuCtxSynchronize();
+	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 11), __ATOMIC_RELEASE);
+	usleep(20000);
+	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 12), __ATOMIC_RELEASE);
+	usleep(30000);
+	n = launches_of("k1__gsp", 0, idx, 16);
+	ok = n == 3;
+	if (ok) {
+		struct fake_call p1, p2, tu;
+
+		fake_trace_get((unsigned int)idx[0], &p1);
+		fake_trace_get((unsigned int)idx[1], &p2);
+		fake_trace_get((unsigned int)idx[2], &tu);
+		seen[1] = job_of((unsigned int)idx[0]).ctl;
+		seen[2] = job_of((unsigned int)idx[1]).ctl;
+		ok = p1.payload == 44 && p2.payload == 45 && tu.payload == 44 &&
+		     tu.stream != (uintptr_t)S1;
+	}
+	tap_ok(ok, "spatial: reserved: a shrink while a second job waits behind the first on its stream tops up the first only (launches %u)",
+	       n);
+	fake_hold(0);
+	cuCtxSynchronize();
+	usleep(20000);
 }
 
 static void t_spatial(void)
@@ -921,9 +1005,9 @@ static void t_spatial(void)
 	CUlibrary lib;
 	int idx[16], at, ok;
 	unsigned int n, i;
-	struct gsp_persist_job j, oj;
+	struct gsp_persist_job j;
 	struct fake_call c;
-	uint64_t *req, e, qctl[2] = { 0, 0 }, nctl;
+	uint64_t *req, e, seen[3] = { 0, 0, 0 }, nctl;
 
 	if (!board) {
 		tap_ok(0, "spatial: the fake libgsp is loaded");
@@ -993,12 +1077,12 @@ static void t_spatial(void)
 		struct gsp_persist_job t = job_of((unsigned int)idx[1]);
 
 		fake_trace_get((unsigned int)idx[1], &c);
-		ok = t.flags == 0 && t.ctl == j.ctl && t.ntasks == 20 &&
+		ok = t.flags == sp_linger() && t.ctl == j.ctl && t.ntasks == 20 &&
 		     c.stream != (uintptr_t)S1 && c.stream && c.grid[0] == 2 &&
 		     c.shmem == sp_shmem() &&
 		     c.payload == 42 && t.word == GSP_BOARD_REQ(0, 0, e + 2);
 	}
-	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up of the 2 x 1 slots given up, flags 0, the dropped request, same ctl, argument and shared memory, on another stream (launches %u)",
+	tap_ok(ok, "spatial: the request raised and dropped while it runs: one top-up of the 2 x 1 slots given up, not primary, the dropped request, same ctl, argument and shared memory, on another stream (launches %u)",
 	       n);
 	fake_hold(0);		/* it completes */
 	usleep(20000);
@@ -1014,73 +1098,16 @@ static void t_spatial(void)
 	       n);
 
 	/*
-	 * Orphaned: no block holds a slot and tasks are left to hand out
+	 * Under reserved (the request never falls while the LC runs), an
+	 * orphaned job: no block holds a slot and tasks are left to hand out
 	 * (the fake's launch marks every task run; undo that), with no
-	 * change of the request: the watcher tops it up by itself.
-	 */
-	fake_hold(1);
-	fake_trace_reset();
-	launch_g(k1, S1, 43);
-	cuCtxSynchronize();
-	n = launches_of("k1__gsp", 0, idx, 16);
-	oj = j;
-	if (n == 1) {
-		struct gsp_persist_ctl *ctl;
-
-		oj = job_of((unsigned int)idx[0]);
-		ctl = (void *)(uintptr_t)oj.ctl;
-		__atomic_store_n(&ctl->next_task, 5, __ATOMIC_RELEASE);
-		__atomic_store_n(&ctl->done_tasks, 5, __ATOMIC_RELEASE);
-		__atomic_store_n(&ctl->live, 0, __ATOMIC_RELEASE);
-	}
-	usleep(40000);
-	n = launches_of("k1__gsp", 0, idx, 16);
-	ok = n == 2;
-	if (ok) {
-		struct gsp_persist_job t = job_of((unsigned int)idx[1]);
-
-		fake_trace_get((unsigned int)idx[1], &c);
-		ok = t.flags == 0 && t.ctl == oj.ctl && c.grid[0] == 12 &&
-		     c.stream != (uintptr_t)S1 && c.payload == 43;
-	}
-	tap_ok(ok, "spatial: a job with no block left and 15 of 20 tasks to hand out is topped up by the watcher with every slot, once (launches %u)",
-	       n);
-	fake_hold(0);
-	cuCtxSynchronize();
-	usleep(20000);
-
-	/*
-	 * Two jobs on S1, the second queued behind the first: a shrink tops
-	 * up the first only. The second's tasks must not start before the
+	 * change of the request: the watcher tops it up by itself. Then two
+	 * jobs on S1, the second queued behind the first: a shrink tops up
+	 * the first only, since the second's tasks must not start before the
 	 * work ahead of it on its stream is done.
 	 */
-	fake_hold(1);
-	fake_trace_reset();
-	launch_g(k1, S1, 44);
-	launch_g(k1, S1, 45);
-	cuCtxSynchronize();
-	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 11), __ATOMIC_RELEASE);
-	usleep(20000);
-	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 12), __ATOMIC_RELEASE);
-	usleep(30000);
-	n = launches_of("k1__gsp", 0, idx, 16);
-	ok = n == 3;
-	if (ok) {
-		struct fake_call p1, p2, tu;
-
-		fake_trace_get((unsigned int)idx[0], &p1);
-		fake_trace_get((unsigned int)idx[1], &p2);
-		fake_trace_get((unsigned int)idx[2], &tu);
-		qctl[0] = job_of((unsigned int)idx[0]).ctl;
-		qctl[1] = job_of((unsigned int)idx[1]).ctl;
-		ok = p1.payload == 44 && p2.payload == 45 && tu.payload == 44 &&
-		     tu.stream != (uintptr_t)S1;
-	}
-	tap_ok(ok, "spatial: a shrink while a second job waits behind the first on its stream tops up the first only (launches %u)",
-	       n);
-	fake_hold(0);
-	cuCtxSynchronize();
-	usleep(20000);
+	if (sp_linger())
+		t_spatial_reserved(k1, req, e, seen);
 
 	/* One wave: unchanged while nothing is asked, unless GSP_ONE_WAVE=0. */
 	fake_trace_reset();
@@ -1106,8 +1133,8 @@ static void t_spatial(void)
 		fake_trace_get((unsigned int)idx[0], &c);
 		nctl = job_of((unsigned int)idx[0]).ctl;
 		tap_ok(c.ctl_zero && !memsets_on(S1, 0, (unsigned int)idx[0], 0) &&
-		       (nctl == j.ctl || nctl == oj.ctl || nctl == qctl[0] ||
-			nctl == qctl[1]),
+		       (nctl == j.ctl || nctl == seen[0] || nctl == seen[1] ||
+			nctl == seen[2]),
 		       "spatial: the next job takes an ended job's ctl, reset off its stream");
 	}
 	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 6), __ATOMIC_RELEASE);
@@ -1187,7 +1214,7 @@ static void t_spatial(void)
 			     t.grid[0] == 2 && t.block[0] == 64 &&
 			     c.shmem == sp_shmem() && t.shmem == sp_shmem() &&
 			     t.stream != (uintptr_t)S1 &&
-			     job_of((unsigned int)idx[1]).flags == 0;
+			     job_of((unsigned int)idx[1]).flags == sp_linger();
 		}
 		tap_ok(ok, "spatial: a cuLaunchKernelEx job keeps both attributes and gets the same shared memory as a plain launch; its top-up repeats the priority and the shared memory, not the programmatic serialization (launches %u)",
 		       n);

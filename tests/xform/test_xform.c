@@ -250,8 +250,9 @@ static void test_rewrite(void)
 	       "xform: done_tasks gets one add per block on leaving, a top-up's "
 	       "after a fence (the other access is the leaving blocks' wait)");
 	tap_ok(strstr(clone, "$__gsp_end:\n"
-			     "\tld.shared.u32 %__gsp_w10, [__gsp_sh+64];\n"
-			     "\tmov.u32 %__gsp_w9, 5;\n") &&
+			     "\tld.param.u32 %__gsp_w9, [k__gsp_param_job+48];\n"
+			     "\tand.b32 %__gsp_w9, %__gsp_w9, 4;\n"
+			     "\tor.b32 %__gsp_w9, %__gsp_w9, 1;\n") &&
 	       strstr(clone, "$__gsp_wait:\n"
 			     "\tld.volatile.global.u64 %__gsp_x8, [%__gsp_x0+128];\n"
 			     "\tsetp.ge.u64 %__gsp_p1, %__gsp_x8, %__gsp_x10;\n"
@@ -259,8 +260,9 @@ static void test_rewrite(void)
 			     "\tshl.b32 %__gsp_w1, %__gsp_w1, 1;\n"
 			     "\tmin.u32 %__gsp_w1, %__gsp_w1, 16384;\n"
 			     "\tnanosleep.u32 %__gsp_w1;\n"),
-	       "xform: a block with no task left adds its tasks and holds its "
-	       "slot until the job's last task has run, polling with back-off");
+	       "xform: a block with no task left adds its tasks and, with "
+	       "GSP_PERSIST_LINGER, holds its slot until the job's last task "
+	       "has run, polling with back-off");
 	{
 		const char *next = strstr(clone, "$__gsp_next:\n"
 						 "\tadd.u32 %__gsp_cur, %__gsp_cur, 12;\n"
