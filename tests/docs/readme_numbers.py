@@ -24,8 +24,7 @@ import sys
 from decimal import Decimal, ROUND_HALF_UP
 
 RES = "bench/results"
-KEEP = "2026-11-26-h200-lcprotect"
-WAIT = "2026-11-26-h200-lcprotect-waiter"
+SWEEP = "2026-11-26-h200-lcprotect-sweep"
 KEY = ("shape", "lc", "arrival", "mechanism", "setting")
 
 # A figure: a number with an optional range end, then an optional "x".
@@ -44,14 +43,8 @@ def rows(path):
 
 
 def lcprotect():
-    """The current cells: the waited run's where it has them (22 and
-    220 us blocks, one wave of 94 ms blocks), the kept run's otherwise,
-    as README's "Which protection to pick" says."""
-    cells = {}
-    for folder in (KEEP, WAIT):
-        for r in rows(folder + "/pareto.csv"):
-            cells[tuple(r[k] for k in KEY)] = r
-    return list(cells.values())
+    """The LC-protection cells README's "Which protection to pick" quotes."""
+    return rows(SWEEP + "/pareto.csv")
 
 
 METRIC = {
@@ -60,8 +53,7 @@ METRIC = {
     "be": lambda r: float(r["be_per_s"]) / float(r["be_solo_per_s"]),
 }
 
-SHORT = ("2us-compute-many-sync|10us-compute-many-sync|"
-         "22us-compute-many-sync|50us-compute-many-sync|"
+SHORT = ("2us-compute-many-sync|22us-compute-many-sync|"
          "220us-compute-many-sync|22us-memory-many-sync|"
          "220us-compute-many-nosync")
 PAIR = "22us-compute-many-sync|220us-compute-many-sync"
@@ -128,39 +120,40 @@ FIGURES = [
     ("lone BE over the time plane, range", "2026-11-21-h200-even-join", be_cost),
     ("lone BE over the time plane, mean", "2026-11-21-h200-even-join", mean(be_cost)),
     # Which protection to pick: a periodic LC
-    ("predictive, lead 500 us: LC", WAIT, sel("p99", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32")),
-    ("predictive, lead 500 us: BE", WAIT, sel("be", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32")),
-    ("predictive, lead 300 us: LC", WAIT, sel("p99", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32-lead300us")),
-    ("predictive, lead 300 us: BE", WAIT, sel("be", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32-lead300us")),
-    ("MPS 25 %: LC", WAIT, sel("p99", shape=PAIR, arrival="periodic", mechanism="mps-cap", setting="25")),
-    ("MPS 25 %: BE", WAIT, sel("be", shape=PAIR, arrival="periodic", mechanism="mps-cap", setting="25")),
+    ("predictive, lead 300 us: LC", SWEEP, sel("p99", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32-lead300us")),
+    ("predictive, lead 300 us: BE", SWEEP, sel("be", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32-lead300us")),
+    ("predictive, lead 500 us: LC", SWEEP, sel("p99", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32")),
+    ("predictive, lead 500 us: BE", SWEEP, sel("be", shape=PAIR, arrival="periodic", mechanism=RP, setting="132x32")),
+    ("MPS 25 %: LC", SWEEP, sel("p99", shape=PAIR, arrival="periodic", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %: BE", SWEEP, sel("be", shape=PAIR, arrival="periodic", mechanism="mps-cap", setting="25")),
     # irregular LC, short blocks
-    ("time plane: LC", KEEP, sel("p99", shape=SHORT, mechanism="gspace-time")),
-    ("time plane: BE", KEEP, sel("be", shape=SHORT, mechanism="gspace-time")),
-    ("time plane over priority", KEEP, against("p99", "gspace-time", "default", "priority", "mps")),
-    ("reactive, Poisson: LC", WAIT, sel("p99", shape=PAIR, arrival="poisson", mechanism="gspace-reactive", setting="132x32")),
+    ("time plane: LC", SWEEP, sel("p99", shape=SHORT, mechanism="gspace-time")),
+    ("time plane: BE", SWEEP, sel("be", shape=SHORT, mechanism="gspace-time")),
+    ("time plane over priority", SWEEP, against("p99", "gspace-time", "default", "priority", "mps", shape=SHORT)),
+    ("reactive, Poisson: LC", SWEEP, sel("p99", shape=PAIR, arrival="poisson", mechanism="gspace-reactive", setting="132x32")),
     # blocks of milliseconds in many waves
-    ("reserved 66x32, 2 ms", KEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("reserved 66x32, 20 ms", KEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("reserved 66x32, 100 ms", KEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("reserved 66x32: BE", KEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("MPS 25 %, 2 ms", KEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("MPS 25 %, 20 ms", KEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("MPS 25 %, 100 ms", KEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("MPS 25 %: BE", KEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("time plane, 2 ms", KEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-time")),
-    ("time plane, 20 ms", KEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-time")),
-    ("time plane, 100 ms", KEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-time")),
+    ("reserved 33x32, 2 ms", SWEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
+    ("reserved 33x32, 20 ms", SWEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
+    ("reserved 33x32, 100 ms", SWEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
+    ("reserved 33x32: BE", SWEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
+    ("MPS 25 %, 2 ms", SWEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %, 20 ms", SWEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %, 100 ms", SWEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("MPS 25 %: BE", SWEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="mps-cap", setting="25")),
+    ("time plane, 2 ms", SWEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-time")),
+    ("time plane, 20 ms", SWEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-time")),
+    ("time plane, 100 ms", SWEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-time")),
     # one wave of 94 ms blocks
-    ("one wave, MPS 25 %: LC", WAIT, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
-    ("one wave, MPS 25 %: BE", WAIT, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
-    ("one wave, reserved 66x32: p50", WAIT, sel("p50", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("one wave, reserved 66x32: p99", WAIT, sel("p99", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("one wave, reserved 66x32: BE", WAIT, sel("be", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("one wave, MPS 50 %: LC", WAIT, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="50")),
-    ("one wave, MPS 50 %: BE", WAIT, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="50")),
-    # no spare slot
-    ("reserved 33x32 beside short blocks: worst p99", KEEP, lambda: [max(sel("p99", shape=SHORT, mechanism="gspace-reserved", setting="33x32")())]),
+    ("one wave, reserved 33x32: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="33x32")),
+    ("one wave, reserved 33x32: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="33x32")),
+    ("one wave, reserved 66x32: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("one wave, reserved 66x32: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
+    ("one wave, MPS 25 %: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
+    ("one wave, MPS 25 %: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
+    ("one wave, MPS 75 %: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="75")),
+    ("one wave, MPS 75 %: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="75")),
+    # 33 SMs for the LC
+    ("reserved 33x32 beside short blocks: p99", SWEEP, sel("p99", shape=SHORT, mechanism="gspace-reserved", setting="33x32")),
 ]
 
 
