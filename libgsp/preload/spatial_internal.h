@@ -77,6 +77,16 @@ struct sp_ctx {
 	CUstream topup;		/* non-blocking: never waits on the legacy one */
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
 	CUfunction waiter;	/* gsp_wait_done, or NULL: jobs are kept */
+	/*
+	 * gsp_ctl_peek on its own stream, writing into mapped host memory
+	 * (peek_out: next_task, live, seq): the watcher's look at a job's
+	 * counters, with no copy engine (ctl_peek()); NULL: none.
+	 */
+	CUfunction peek;
+	CUstream peek_s;
+	volatile uint64_t *peek_out;
+	CUdeviceptr peek_dptr;
+	uint64_t peek_seq;	/* the watcher's alone */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
 	unsigned int board_gen;	/* spatial.board_gen that @ctrl was made for */
 	struct sp_ctl *ctls[CTL_MAX];
@@ -271,6 +281,7 @@ GSP_HIDDEN int ctl_zero(struct sp_ctl *t);
 GSP_HIDDEN struct sp_ctx *ctx_get(CUcontext ctx);
 GSP_HIDDEN int map_ctrl(struct sp_ctx *c);
 GSP_HIDDEN uint32_t req_nk(uint64_t w);
+GSP_HIDDEN int ctl_peek(struct sp_ctl *t, uint64_t *next, uint32_t *live);
 GSP_HIDDEN uint64_t req_now(void);
 
 /* spatial_jit.c */

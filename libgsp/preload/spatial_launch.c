@@ -511,9 +511,10 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
  * hardware started late or never) is orphaned: only a top-up finishes
  * it, and the watcher tops up only when the request shrinks, which under
  * reserved it never does while the LC runs. Every ORPHAN_NS of a
- * reserved job's life the watcher reads its counters (off the program's
- * streams) and tops such a job up with the slots the request leaves.
- * Elsewhere the request's fall tops it up. As topup().
+ * reserved job's life the watcher looks at its counters (ctl_peek(), off
+ * the program's streams and the copy engines) and tops such a job up
+ * with the slots the request leaves. Elsewhere the request's fall tops
+ * it up. As topup().
  */
 #define ORPHAN_NS	2000000ULL	/* 2 ms */
 
@@ -527,11 +528,7 @@ static int orphan_topup(struct sp_ctl *t, uint64_t word, uint32_t nk)
 		return 0;
 	t->looked_ns = now;
 	if (cudrv.ctx_set(c->ctx) || cudrv.ev_query(t->ev_s) != CUDA_SUCCESS ||
-	    cudrv.dtoh(&next, t->dptr + GSP_PERSIST_OFF_NEXT_TASK, sizeof(next),
-		       c->zero) ||
-	    cudrv.dtoh(&live, t->dptr + GSP_PERSIST_OFF_LIVE, sizeof(live),
-		       c->zero) ||
-	    cudrv.stream_sync(c->zero) || live || next >= t->job.ntasks)
+	    ctl_peek(t, &next, &live) || live || next >= t->job.ntasks)
 		return 0;
 	atomic_fetch_add_explicit(&spatial.orphans, 1, memory_order_relaxed);
 	gsp_log(1, "spatial: a job of %u blocks had none left and %llu of its %llu tasks to hand out: topped up",
