@@ -923,6 +923,18 @@ static unsigned int sp_shmem(void)
 	return fill && !strcmp(fill, "0") ? 128 : 77824 - 1024;
 }
 
+/*
+ * The LC raises the request to (2, 1) with epoch @ep and drops it (epoch
+ * @ep + 1), 20 ms after each, so the watcher sees both.
+ */
+static void req_pulse(uint64_t *req, uint64_t ep)
+{
+	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, ep), __ATOMIC_RELEASE);
+	usleep(20000);
+	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, ep + 1), __ATOMIC_RELEASE);
+	usleep(20000);
+}
+
 /* t_spatial()'s reserved part (see there); the ctls its jobs took go in @seen */
 static void t_spatial_reserved(CUfunction k1, uint64_t *req, uint64_t e,
 			       uint64_t seen[3])
@@ -969,10 +981,8 @@ static void t_spatial_reserved(CUfunction k1, uint64_t *req, uint64_t e,
 	launch_g(k1, S1, 44);
 	launch_g(k1, S1, 45);
 	cuCtxSynchronize();
-	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 11), __ATOMIC_RELEASE);
-	usleep(20000);
-	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 12), __ATOMIC_RELEASE);
-	usleep(30000);
+	req_pulse(req, e + 11);
+	usleep(10000);
 	n = launches_of("k1__gsp", 0, idx, 16);
 	ok = n == 3;
 	if (ok) {
@@ -1086,10 +1096,7 @@ static void t_spatial(void)
 	       n);
 	fake_hold(0);		/* it completes */
 	usleep(20000);
-	__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 3), __ATOMIC_RELEASE);
-	usleep(20000);
-	__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 4), __ATOMIC_RELEASE);
-	usleep(20000);
+	req_pulse(req, e + 3);
 	n = launches_of("k1__gsp", 0, idx, 16);
 	tap_ok(n == 2, "spatial: once it completed, no more top-ups (launches %u)", n);
 	n = memsets_on(NULL, 0, fake_trace_len(), j.ctl);
@@ -1197,10 +1204,7 @@ static void t_spatial(void)
 		fake_trace_reset();
 		cuLaunchKernelEx(&cfg, k1, p, NULL);
 		cuCtxSynchronize();
-		__atomic_store_n(req, GSP_BOARD_REQ(2, 1, e + 7), __ATOMIC_RELEASE);
-		usleep(20000);
-		__atomic_store_n(req, GSP_BOARD_REQ(0, 0, e + 8), __ATOMIC_RELEASE);
-		usleep(20000);
+		req_pulse(req, e + 7);
 		n = launches_of("k1__gsp", 0, idx, 16);
 		ok = n == 2;
 		if (ok) {
