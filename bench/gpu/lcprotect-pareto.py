@@ -11,7 +11,8 @@
   lcprotect-pareto.py --blocks BLOCKS.csv
       where the slow requests' blocks ran (lcprotect --block-trace): for
       requests over 3x the median latency, the SMs of their blocks that
-      took over 3x the median block, against those of all blocks; then,
+      took over 3x the median block, against those of all blocks, and
+      when the first 20 of them started; then,
       at the p50 and p99 of the requests, each of: the latency; "outside",
       the latency less the span from the first block's start to the last
       block's end (launch, queueing, the synchronise); "starts", the
@@ -103,6 +104,18 @@ def blocks(path, out):
         out.write("slow requests' long blocks by SM: " +
                   " ".join(f"{k}:{v}" for k, v in sorted(long_sms.items())) +
                   "\n")
+    if slow:
+        # when they came: a period in them names what they collide with
+        t0 = min(int(r["start_gt_ns"]) for r in rows)
+        first = {}
+        for r in rows:
+            q = int(r["req"])
+            if q in slow:
+                first[q] = min(first.get(q, 1 << 63), int(r["start_gt_ns"]))
+        out.write("slow requests start at, ms after the first block: " +
+                  " ".join(f"{(first[q] - t0) / 1e6:.2f}"
+                           for q in sorted(first)[:20]) +
+                  (" ..." if len(first) > 20 else "") + "\n")
     anatomy(rows, lat, out)
 
 

@@ -87,6 +87,9 @@ def main():
                     "SMs 10-13 (4 SMs)" in text and
                     "long blocks by SM: 13:1" in text,
                     "--blocks names the SM of a slow request's long block")
+        ok &= check("slow requests start at, ms after the first block: 0.00\n"
+                    in text,
+                    "--blocks says when each slow request started")
         fig = {ln.split()[0]: ln.split()[1:] for ln in text.splitlines()
                if ln.startswith("  ")}
         ok &= check(fig.get("pile") == ["p50", "1.0", "p99", "2.0"] and
