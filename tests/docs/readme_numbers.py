@@ -115,6 +115,24 @@ def mean(get):
 
 
 RP = "gspace-predictive"
+LONG = "(2|20|100)000us-compute-many-sync"
+
+
+def long_blocks(what, mech, setting):
+    """The LC's p99 beside 2, 20 and 100 ms blocks, one figure each."""
+    return [(f"{what}, {ms} ms", SWEEP,
+             sel("p99", shape=f"{ms}000us-compute-many-sync", mechanism=mech,
+                 setting=setting))
+            for ms in (2, 20, 100)]
+
+
+def one_wave(what, mech, setting):
+    """The LC's p99, then the BE's share, beside one wave of 94 ms blocks."""
+    m = dict(shape="94000us-compute-one-sync", mechanism=mech, setting=setting)
+    return [(f"one wave, {what}: LC", SWEEP, sel("p99", **m)),
+            (f"one wave, {what}: BE", SWEEP, sel("be", **m))]
+
+
 # (what, folder README names, values); README's order.
 FIGURES = [
     ("lone BE over the time plane, range", "2026-11-21-h200-even-join", be_cost),
@@ -132,26 +150,16 @@ FIGURES = [
     ("time plane over priority", SWEEP, against("p99", "gspace-time", "default", "priority", "mps", shape=SHORT)),
     ("reactive, Poisson: LC", SWEEP, sel("p99", shape=PAIR, arrival="poisson", mechanism="gspace-reactive", setting="132x32")),
     # blocks of milliseconds in many waves
-    ("reserved 33x32, 2 ms", SWEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
-    ("reserved 33x32, 20 ms", SWEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
-    ("reserved 33x32, 100 ms", SWEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
-    ("reserved 33x32: BE", SWEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="gspace-reserved", setting="33x32")),
-    ("MPS 25 %, 2 ms", SWEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("MPS 25 %, 20 ms", SWEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("MPS 25 %, 100 ms", SWEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("MPS 25 %: BE", SWEEP, sel("be", shape="(2|20|100)000us-compute-many-sync", mechanism="mps-cap", setting="25")),
-    ("time plane, 2 ms", SWEEP, sel("p99", shape="2000us-compute-many-sync", mechanism="gspace-time")),
-    ("time plane, 20 ms", SWEEP, sel("p99", shape="20000us-compute-many-sync", mechanism="gspace-time")),
-    ("time plane, 100 ms", SWEEP, sel("p99", shape="100000us-compute-many-sync", mechanism="gspace-time")),
+    *long_blocks("reserved 33x32", "gspace-reserved", "33x32"),
+    ("reserved 33x32: BE", SWEEP, sel("be", shape=LONG, mechanism="gspace-reserved", setting="33x32")),
+    *long_blocks("MPS 25 %", "mps-cap", "25"),
+    ("MPS 25 %: BE", SWEEP, sel("be", shape=LONG, mechanism="mps-cap", setting="25")),
+    *long_blocks("time plane", "gspace-time", "default"),
     # one wave of 94 ms blocks
-    ("one wave, reserved 33x32: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="33x32")),
-    ("one wave, reserved 33x32: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="33x32")),
-    ("one wave, reserved 66x32: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("one wave, reserved 66x32: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="gspace-reserved", setting="66x32")),
-    ("one wave, MPS 25 %: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
-    ("one wave, MPS 25 %: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="25")),
-    ("one wave, MPS 75 %: LC", SWEEP, sel("p99", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="75")),
-    ("one wave, MPS 75 %: BE", SWEEP, sel("be", shape="94000us-compute-one-sync", mechanism="mps-cap", setting="75")),
+    *one_wave("reserved 33x32", "gspace-reserved", "33x32"),
+    *one_wave("reserved 66x32", "gspace-reserved", "66x32"),
+    *one_wave("MPS 25 %", "mps-cap", "25"),
+    *one_wave("MPS 75 %", "mps-cap", "75"),
     # 33 SMs for the LC
     ("reserved 33x32 beside short blocks: p99", SWEEP, sel("p99", shape=SHORT, mechanism="gspace-reserved", setting="33x32")),
 ]
