@@ -29,7 +29,10 @@
  *   keeper.csv         (n, k) = (N, K): a kept job completes with no
  *                      top-up; a waited one keeps no block, its waiter
  *                      holds the stream, and a top-up completes it (row
- *                      waited-mid-run).
+ *                      waited-mid-run); a job of one and a half rounds
+ *                      of tasks keeps every slot in its second round with
+ *                      GSP_PERSIST_LINGER, half of them without (rows
+ *                      linger-on, linger-off).
  * Exit status: 0 when every test ran (failed checks are reported in the
  * CSV and as "CHECK FAILED" lines), 2 on harness errors (CUDA errors,
  * missing kernels, bad arguments), 3 when the GPU did not finish in time.
@@ -1143,6 +1146,56 @@ static void waited(struct dev *g, struct spin *sp, FILE *csv)
 	       bad ? "MISSING TASKS" : "every task");
 }
 
+/*
+ * GSP_PERSIST_LINGER: a job of 1.5 x N x K tasks of 20 ms, waited. In its
+ * second round only half the slots have a task; 30 ms after the launch,
+ * with the flag every block still holds its slot (they leave when the
+ * last task has run), without it about half of them have left. Every task
+ * runs once either way. Rows of keeper.csv.
+ */
+static void linger(struct dev *g, struct spin *sp, FILE *csv)
+{
+	uint32_t epoch = 70000, full = g->nsm * sp->k;
+	unsigned n = (unsigned)std::min((size_t)full * 3 / 2, sp->max_tasks);
+	unsigned live[2];
+	int ok[2];
+
+	for (int on = 0; on < 2; on++) {
+		struct gsp_persist_ctl c;
+		unsigned long long end;
+
+		set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+		sp->ns = 20000000ULL;
+		sp->grid[0] = n;
+		sp->grid[1] = sp->grid[2] = 1;
+		CU(cuMemsetD32Async(sp->count, 0, n, g->run));
+		CU(cuMemsetD32Async(sp->end, 0, 2, g->run));
+		struct gsp_persist_job j = job_of(g, sp->ctl, sp->grid, sp->k,
+						  g->refresh_ns, g->batch_ns,
+						  GSP_PERSIST_PRIMARY |
+						  (on ? GSP_PERSIST_LINGER : 0));
+		launch_x(g, sp->fx, sp->block, 0, sp->params, &j, g->run);
+		uint64_t t0 = mono_ns();
+
+		while (mono_ns() - t0 < 30000000)
+			;
+		ctl_read(g, sp->ctl, &c, GSP_PERSIST_RESET_BYTES);
+		live[on] = c.live;
+		ok[on] = spin_finish(g, sp, on ? "linger on" : "linger off", &c, &end);
+		fprintf(csv, "xf_spin(20ms),linger-%s,%u,%u,%u,%u,%u,%u,%u,%.2f,%d,%d\n",
+			on ? "on" : "off", g->nsm, sp->k, sp->k, n, live[on],
+			c.pauses, c.yields, 30.0, 1, ok[on]);
+	}
+	/* without it: the second round's blocks and at most a few more */
+	check(live[1] == full && live[0] < full * 3 / 4 && ok[0] && ok[1],
+	      "linger: mid second round %u of %u blocks live with "
+	      "GSP_PERSIST_LINGER (want all), %u without (want about half)",
+	      live[1], full, live[0]);
+	printf("linger xf_spin: %u tasks on %u slots, mid second round: %u blocks "
+	       "live with GSP_PERSIST_LINGER, %u without; tasks %s\n", n, full,
+	       live[1], live[0], ok[0] && ok[1] ? "once" : "WRONG");
+}
+
 static FILE *out_csv(const char *dir, const char *name)
 {
 	std::string p = std::string(dir) + "/" + name;
@@ -1302,6 +1355,7 @@ int main(int argc, char **argv)
 	FILE *kc = out_csv(out, "keeper.csv");
 	keeper(&g, mods, &specs[0], &sp, kc);
 	waited(&g, &sp, kc);
+	linger(&g, &sp, kc);
 	fclose(kc);
 
 	FILE *yc = out_csv(out, "yield.csv"), *ys = out_csv(out, "yield-summary.csv");
