@@ -161,6 +161,7 @@ struct sp_kfn {			/* NAME__gsp in one context */
 	unsigned int threads, shmem;	/* of the cached occupancy */
 	int k;
 	unsigned int pad;	/* dynamic shared memory added per block */
+	int maxsh;		/* its carveout preference is the most shared memory */
 	int capped;		/* kfn_regcap() looked: never again */
 };
 
@@ -290,6 +291,7 @@ GSP_HIDDEN struct sp_kfn *kfn_get(struct sp_kern *kn, struct sp_ctx *c,
 				  char *why, size_t n, const char **token);
 GSP_HIDDEN int kfn_k(struct sp_kfn *kf, CUfunction orig,
 		     unsigned int threads, unsigned int shmem);
+GSP_HIDDEN void kfn_carveout(struct sp_kfn *kf, int max);
 
 /* spatial_green.c */
 GSP_HIDDEN void green_drop(struct sp_green *l, int wait);

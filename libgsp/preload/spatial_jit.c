@@ -518,6 +518,21 @@ static int kfn_regcap(struct sp_kfn *kf, CUfunction orig,
 }
 
 /*
+ * @kf's carveout preference: the most shared memory (@max, for padded
+ * launches: K blocks must fit with their padding) or none (the L1 keeps
+ * what the driver gives it). Set only when it changes.
+ */
+void kfn_carveout(struct sp_kfn *kf, int max)
+{
+	if (kf->maxsh == max)
+		return;
+	if (!cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+			   max ? CU_SHAREDMEM_CARVEOUT_MAX_SHARED :
+				 CU_SHAREDMEM_CARVEOUT_DEFAULT))
+		kf->maxsh = max;
+}
+
+/*
  * The dynamic shared memory to add to each block of @kf so that K blocks
  * take all of an SM's shared memory (GSP_FILL): then no block of another
  * kernel fits on an SM where the job's blocks run (every block needs
@@ -546,12 +561,13 @@ static unsigned int kfn_pad(struct sp_kfn *kf, unsigned int threads,
 		    cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
 				  CU_SHAREDMEM_CARVEOUT_MAX_SHARED))
 			break;
-		if (fn_occ(kf->f, threads, per - have + shmem) == k)
+		if (fn_occ(kf->f, threads, per - have + shmem) == k) {
+			kf->maxsh = 1;
 			return per - have;
+		}
 	}
-	/* no preference again: the L1 keeps what the driver gives it */
-	cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-		      CU_SHAREDMEM_CARVEOUT_DEFAULT);
+	kf->maxsh = 1;		/* the tries may have set it */
+	kfn_carveout(kf, 0);
 	return 0;
 }
 

@@ -291,7 +291,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	struct sp_kern *kn = kf->kern;
 	struct sp_ctx *c = kf->c;
 	int pt = gsp_hooks[op->hook].pt == PT_PTDS;
-	unsigned int g[3], grid;
+	unsigned int g[3], grid, pad;
 	struct sp_ctl *t;
 	uint64_t word;
 	CUresult r;
@@ -355,6 +355,8 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		       (t->waited ? GSP_PERSIST_WAITED : 0) | job_linger();
 	t->reserved = (t->job.flags & GSP_PERSIST_LINGER) != 0;
 	t->job.word = word;
+	pad = launch_pad(c, kf);
+	kfn_carveout(kf, pad != 0);
 	t->f = kf->f;
 	t->grid = grid;
 	if (op->kind == OP_LAUNCH_EX) {
@@ -363,7 +365,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 		t->b[0] = cfg.blockDimX;
 		t->b[1] = cfg.blockDimY;
 		t->b[2] = cfg.blockDimZ;
-		cfg.sharedMemBytes += launch_pad(c, kf);
+		cfg.sharedMemBytes += pad;
 		t->shmem = cfg.sharedMemBytes;
 		topup_attrs(t, &cfg);
 		cfg.gridDimX = grid;
@@ -378,7 +380,7 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 			r = cudrv.launch_ex[pt](&cfg, t->f, t->params, NULL);
 	} else {
 		memcpy(t->b, op->u.k.b, sizeof(t->b));
-		t->shmem = op->u.k.shmem + launch_pad(c, kf);
+		t->shmem = op->u.k.shmem + pad;
 		t->nattrs = 0;
 		r = vars_copy(kf->md, pt, op->stream);
 		if (!r && !clean)

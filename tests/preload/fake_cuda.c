@@ -126,6 +126,7 @@ struct fake_func {
 	size_t size[MAX_FPARAMS];
 	char name[48];
 	int regs;		/* see ptx_regs(); 0: FAKE_OCC blocks per SM */
+	int carveout;		/* its preferred carveout, as last set */
 };
 #define MOD_VARS 8
 struct fake_mod {		/* PTX text, or NULL; its variables */
@@ -768,6 +769,7 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 	c->block[1] = by;
 	c->block[2] = bz;
 	c->shmem = sh;
+	c->carveout = f->carveout;
 	if (params && f->nparams > 0 &&
 	    f->size[f->nparams - 1] == sizeof(c->job)) {
 		uint64_t ctl;
@@ -1166,11 +1168,14 @@ EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a,
 
 EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
-	(void)f;
-	(void)a;
-	(void)v;
+	struct fake_func *ff = (struct fake_func *)f;
+
+	if (ff && a == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+		ff->carveout = v;
 	return CUDA_SUCCESS;
 }
+
+
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 {

@@ -17,6 +17,7 @@ struct fake_call {
 	/* launches */
 	char fn[48];		/* the function's name, if it has one */
 	unsigned int grid[3], block[3], shmem;
+	int carveout;		/* the function's preferred carveout; 0: never set */
 	int has_job;		/* last parameter of 64 bytes, copied: */
 	unsigned char job[64];	/* struct gsp_persist_job */
 	int ctl_zero;		/* its ctl was reset when it was launched */

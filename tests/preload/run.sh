@@ -194,7 +194,7 @@ count 'kernel kgs runs unchanged: grid-sync (line 22: reads %envreg1' 1 "spatial
 count 'kernel kelf runs unchanged: no PTX' 1 "spatial: a kernel of an ELF-only image launched twice is reported once"
 count 'kernel k1 runs unchanged: a cooperative launch' 1 "spatial: a cooperative launch is reported"
 count 'MPS is off' 0 "spatial: MPS on: no MPS warning"
-if grep -q '^spatial_launches 4$' "$tmp/stats" &&
+if grep -q '^spatial_launches 5$' "$tmp/stats" &&
    grep -q '^spatial_topups 2$' "$tmp/stats" &&
    grep -q '^spatial_orphans 0$' "$tmp/stats" &&
    grep -q '^spatial_one_wave 1$' "$tmp/stats" &&
@@ -206,7 +206,7 @@ else
 	echo "not ok - preload: spatial: GSP_STATS_FILE counts transformed, one-wave and top-up launches and fallbacks by reason"
 	sed 's/^/# /' "$tmp/stats"
 fi
-if grep -q '^spatial_waited 4$' "$tmp/stats"; then
+if grep -q '^spatial_waited 5$' "$tmp/stats"; then
 	echo "ok - preload: spatial: GSP_STATS_FILE counts the waited launches"
 else
 	echo "not ok - preload: spatial: GSP_STATS_FILE counts the waited launches"
@@ -229,7 +229,7 @@ scenario spatial arb FAKE_GSP_PART=2,1 GSP_FILL=0
 scenario spatial arb FAKE_GSP_PART=2,1 FAKE_CUDA_FAIL_FN=gsp_wait_done
 count 'cannot launch the waiter' 1 "spatial: a waiter that cannot be launched: said once"
 scenario spatial arb FAKE_GSP_PART=2,1 GSP_ONE_WAVE=0 GSP_STATS_FILE="$tmp/stats"
-if grep -q '^spatial_launches 5$' "$tmp/stats" &&
+if grep -q '^spatial_launches 6$' "$tmp/stats" &&
    grep -q '^spatial_one_wave 0$' "$tmp/stats"; then
 	echo "ok - preload: spatial: GSP_ONE_WAVE=0 counts no one-wave launch"
 else

@@ -1045,6 +1045,10 @@ static void t_spatial(void)
 	       c.stream == (uintptr_t)S1 && c.payload == 42,
 	       "spatial: k1__gsp runs N*K = 4*3 blocks of k1's block, on k1's stream, with k1's argument");
 	/* 3 blocks fill 233472 bytes: 77824 each, 1024 of them reserved */
+	tap_ok(c.carveout == (fill ? CU_SHAREDMEM_CARVEOUT_MAX_SHARED : 0),
+	       fill ? "spatial: a padded launch runs with the most shared memory as its carveout (%d)" :
+		      "spatial: GSP_FILL=0: no carveout preference is set (%d)",
+	       c.carveout);
 	tap_ok(c.shmem == sp_shmem(),
 	       fill ? "spatial: its blocks ask for k1's 128 bytes of shared memory and as much more as makes K = 3 of them fill an SM's (%u bytes, want %u)" :
 		      "spatial: GSP_FILL=0: its blocks ask for k1's 128 bytes of shared memory (%u bytes, want %u)",
@@ -1250,6 +1254,28 @@ static void t_spatial(void)
 		cuCtxSynchronize();
 		tap_ok(launches_of("kgs", 0, idx, 16) == 1,
 		       "spatial: the waiting one goes once the LC work is over");
+	}
+
+	/*
+	 * A partition of every SM: a request leaves the BE no SM, so the
+	 * launch is not padded and its carveout preference goes back to the
+	 * driver's default.
+	 */
+	if (sp_shmem() != 128) {
+		uint32_t pn = board()->dev[0].part_n;
+
+		__atomic_store_n(&board()->dev[0].part_n, 4, __ATOMIC_RELEASE);
+		fake_trace_reset();
+		launch_g(k1, S1, 52);
+		cuCtxSynchronize();
+		n = launches_of("k1__gsp", 0, idx, 16);
+		if (n == 1)
+			fake_trace_get((unsigned int)idx[0], &c);
+		tap_ok(n == 1 && c.shmem == 128 &&
+		       c.carveout == CU_SHAREDMEM_CARVEOUT_DEFAULT,
+		       "spatial: under a partition of every SM a launch asks for k1's shared memory alone, with no carveout preference (%u bytes, carveout %d)",
+		       c.shmem, c.carveout);
+		__atomic_store_n(&board()->dev[0].part_n, pn, __ATOMIC_RELEASE);
 	}
 	cuModuleUnload(m);
 	cuLibraryUnload(lib);
