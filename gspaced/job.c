@@ -14,8 +14,10 @@
  * because an epoll batch may still carry an event that names them.
  *
  * Over 800 lines: the daemon's counterpart of gspace.ko's gsp_job.c,
- * gsp_engine.c and gsp_ioctl.c in one file (its split is issue 33's
- * section 2).
+ * gsp_engine.c and gsp_ioctl.c in one file: its jobs, their engine and
+ * the requests that make and end them share one table, one lock-free
+ * loop (a single thread) and the graveyard above, which the module's
+ * split along its locks does not need here.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -116,7 +116,6 @@ struct sp_ctl {
 	 */
 	int clean, zeroing;
 	int waited;		/* its stream waits for its tasks: no keeper */
-	int reserved;		/* launched under reserved: see orphan_topup() */
 	atomic_int host_wait;	/* ev_p not recorded yet: job_wait_host() */
 	unsigned int topups;
 	uint64_t looked_ns;	/* launch, or the watcher's last orphan check */

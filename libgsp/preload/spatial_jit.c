@@ -555,18 +555,14 @@ static unsigned int kfn_pad(struct sp_kfn *kf, unsigned int threads,
 	if (per > c->smem_blk + c->smem_rsv)
 		per = c->smem_blk + c->smem_rsv;
 	have = c->smem_rsv + (unsigned int)st + shmem;
-	for (tries = 0; per > have && tries < 8; tries++, per -= 128) {
+	kfn_carveout(kf, 1);	/* as the padded launch will have it */
+	for (tries = 0; per > have && tries < 8 && kf->maxsh; tries++, per -= 128) {
 		if (cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-				  (int)(per - have + shmem)) ||
-		    cudrv.fn_attr(kf->f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-				  CU_SHAREDMEM_CARVEOUT_MAX_SHARED))
+				  (int)(per - have + shmem)))
 			break;
-		if (fn_occ(kf->f, threads, per - have + shmem) == k) {
-			kf->maxsh = 1;
+		if (fn_occ(kf->f, threads, per - have + shmem) == k)
 			return per - have;
-		}
 	}
-	kf->maxsh = 1;		/* the tries may have set it */
 	kfn_carveout(kf, 0);
 	return 0;
 }

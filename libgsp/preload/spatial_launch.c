@@ -240,6 +240,12 @@ static uint32_t job_linger(void)
 	       GSP_PROTECT_RESERVED ? GSP_PERSIST_LINGER : 0;
 }
 
+/* Launched under reserved: its flags (and its top-ups') linger. */
+static int job_reserved(const struct sp_ctl *t)
+{
+	return (t->job.flags & GSP_PERSIST_LINGER) != 0;
+}
+
 /*
  * GSP_FILL's shared memory (kfn_pad()), while the partition leaves the BE
  * some SMs (0 < n < N), where an LC block that fits beside the job's
@@ -353,7 +359,6 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
 	t->waited = job_waited(c);
 	t->job.flags = GSP_PERSIST_PRIMARY |
 		       (t->waited ? GSP_PERSIST_WAITED : 0) | job_linger();
-	t->reserved = (t->job.flags & GSP_PERSIST_LINGER) != 0;
 	t->job.word = word;
 	pad = launch_pad(c, kf);
 	kfn_carveout(kf, pad != 0);
@@ -479,7 +484,7 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
 
 	if (cudrv.ctx_set(c->ctx))
 		return 1;
-	if (t->reserved && cudrv.ev_query(t->ev_s) != CUDA_SUCCESS)
+	if (job_reserved(t) && cudrv.ev_query(t->ev_s) != CUDA_SUCCESS)
 		return 2;
 	t->job.flags &= GSP_PERSIST_LINGER;
 	t->job.word = word;
@@ -526,7 +531,7 @@ static int orphan_topup(struct sp_ctl *t, uint64_t word, uint32_t nk)
 	uint64_t now = now_ns(), next = 0;
 	uint32_t live = 1;
 
-	if (!t->reserved || now - t->looked_ns < ORPHAN_NS || nk >= t->grid)
+	if (!job_reserved(t) || now - t->looked_ns < ORPHAN_NS || nk >= t->grid)
 		return 0;
 	t->looked_ns = now;
 	if (cudrv.ctx_set(c->ctx) || cudrv.ev_query(t->ev_s) != CUDA_SUCCESS ||
