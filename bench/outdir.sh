@@ -3,12 +3,17 @@
 # Sourced by the bench scripts that write a results folder:
 #
 #   outdir_init NAME DIR   creates DIR, sets OUT to its absolute path and
-#                          empties OUT/commands.txt; if DIR cannot be
-#                          created, says so as NAME and exits 2
+#                          empties OUT/commands.txt; if DIR looks like an
+#                          option (--help, say) or cannot be created, says
+#                          so as NAME and exits 2
 #   log_cmd CMD...         appends CMD, shell-quoted, to OUT/commands.txt
 #   gpu_env FILE LINE...   writes FILE: the date, the GPU and its driver,
 #                          nvcc's version, the commit, then each LINE
 outdir_init() {
+	case $2 in
+	-*) echo "$1: $2 is not an output folder; the comment at the top of the script says how to run it" >&2
+	    exit 2 ;;
+	esac
 	mkdir -p "$2" || { echo "$1: cannot create $2" >&2; exit 2; }
 	OUT=$(cd "$2" && pwd)
 	: >"$OUT/commands.txt"
