@@ -2,7 +2,7 @@
 /*
  * xform-check: runs kernels as nvcc compiled them and as gsp-xform
  * transformed them (NAME and NAME__gsp of the same module, loaded with
- * cuModuleLoadData) on a GPU, against libgsp/include/gsp_persist.h ABI 5.
+ * cuModuleLoadData) on a GPU, against libgsp/include/gsp_persist.h ABI 6.
  *
  * Over 800 lines: one program on purpose: every check shares the module
  * loading, the control blocks and the clock calibration of one GPU
@@ -32,7 +32,12 @@
  *                      waited-mid-run); a job of one and a half rounds
  *                      of tasks keeps every slot in its second round with
  *                      GSP_PERSIST_LINGER, half of them without (rows
- *                      linger-on, linger-off).
+ *                      linger-on, linger-off); a ctl's override word
+ *                      asking every slot stops a waited job with tasks
+ *                      left while the board's word asks nothing, and a
+ *                      top-up after it is cleared completes it (rows
+ *                      override, override-refresh0; override-off: no
+ *                      override word, no yield).
  * Exit status: 0 when every test ran (failed checks are reported in the
  * CSV and as "CHECK FAILED" lines), 2 on harness errors (CUDA errors,
  * missing kernels, bad arguments), 3 when the GPU did not finish in time.
@@ -216,8 +221,9 @@ static CUfunction need(const std::vector<CUmodule> &mods, const char *name)
 	return f;
 }
 
-/* A job's control block: device memory, slot masks zero, ranks filled. */
-static CUdeviceptr ctl_create(struct dev *g)
+/* A job's control block: device memory, slot masks zero, ranks filled,
+ * the override word's address (0: none). */
+static CUdeviceptr ctl_create(struct dev *g, uint64_t ovr_ptr = 0)
 {
 	struct gsp_persist_ctl init;
 	CUdeviceptr ctl;
@@ -225,8 +231,10 @@ static CUdeviceptr ctl_create(struct dev *g)
 	memset(&init, 0, sizeof(init));
 	for (int s = 0; s < GSP_PERSIST_MAX_SM; s++)
 		init.sm[s].sm_rank = g->rank[s];
+	init.ovr_ptr = ovr_ptr;
 	CU(cuMemAlloc(&ctl, GSP_PERSIST_CTL_SIZE));
 	CU(cuMemcpyHtoD(ctl, &init, sizeof(init)));
+	CU(cuCtxSynchronize());	/* its DMA may still run (bufs_reset) */
 	return ctl;
 }
 
@@ -1196,6 +1204,91 @@ static void linger(struct dev *g, struct spin *sp, FILE *csv)
 	       live[1], live[0], ok[0] && ok[1] ? "once" : "WRONG");
 }
 
+/*
+ * The override word (gsp_persist.h, 2.): a waited spin job of 100 tasks
+ * of 20 us per slot on a ctl whose override word, in mapped host memory,
+ * asks every slot of every SM while the board's word asks nothing. With
+ * ovr_ptr 0 (the word set all the same) the job runs to its end without
+ * a yield (row override-off).
+ * With it, every block leaves with tasks left (job.word is the board's:
+ * only the kernel's reads of the override stop it), and once the word is
+ * cleared a top-up runs the rest without a yield, each task once; through
+ * the SMs' copies and the mirror (row override) and read at every
+ * boundary (refresh_ns = 0, row override-refresh0). Rows of keeper.csv.
+ */
+static void override_word(struct dev *g, struct spin *sp, FILE *csv)
+{
+	static const char *const when[] = { "override-off", "override",
+					    "override-refresh0" };
+	uint32_t epoch = 80000, full = g->nsm * sp->k;
+	unsigned n = (unsigned)std::min((size_t)full * 100, sp->max_tasks);
+	CUdeviceptr keep = sp->ctl, ovr_dev;
+	uint64_t *ovr;
+
+	CU(cuMemHostAlloc((void **)&ovr, 64, CU_MEMHOSTALLOC_DEVICEMAP));
+	CU(cuMemHostGetDevicePointer(&ovr_dev, ovr, 0));
+	for (int v = 0; v < 3; v++) {
+		struct gsp_persist_ctl c;
+		unsigned long long end;
+
+		/* a ctl of its own: ovr_ptr is set when a ctl is made */
+		sp->ctl = ctl_create(g, v ? ovr_dev : 0);
+		__atomic_store_n(ovr, GSP_PERSIST_CTRL(GSP_PERSIST_MAX_SM,
+						       GSP_PERSIST_MAX_K, 1),
+				 __ATOMIC_RELEASE);
+		set_word(g, GSP_PERSIST_CTRL(0, 0, ++epoch));
+		sp->ns = 20000;
+		sp->grid[0] = n;
+		sp->grid[1] = sp->grid[2] = 1;
+		CU(cuMemsetD32Async(sp->count, 0, n, g->run));
+		CU(cuMemsetD32Async(sp->end, 0, 2, g->run));
+		struct gsp_persist_job j = job_of(g, sp->ctl, sp->grid, sp->k,
+						  v == 2 ? 0 : g->refresh_ns,
+						  g->batch_ns, GSP_PERSIST_PRIMARY |
+						  GSP_PERSIST_WAITED);
+		uint64_t t0 = mono_ns();
+
+		launch_x(g, sp->fx, sp->block, 0, sp->params, &j, g->run);
+		/* no waiter behind it: the kernel ends with its last block */
+		wait_stream(g->run, 30, when[v]);
+		double held_ms = (mono_ns() - t0) / 1e6;
+
+		ctl_read(g, sp->ctl, &c, GSP_PERSIST_RESET_BYTES);
+		uint64_t done = c.done_tasks;
+		unsigned live = c.live, yields = c.yields;
+
+		/* the mirror and the SMs' copies still hold the override:
+		 * lift_and_top_up refreshes them */
+		__atomic_store_n(ovr, 0, __ATOMIC_RELEASE);
+		if (v)
+			lift_and_top_up(g, sp, &j, ++epoch);
+		int ok = spin_finish(g, sp, when[v], &c, &end);
+
+		if (v)
+			check(done < n && !live && yields && c.yields == yields && ok,
+			      "%s: %llu of %u tasks done, %u blocks live and %u "
+			      "yields when the override stopped the job (want some "
+			      "left, 0, some); %u yields in the top-up (want 0), "
+			      "tasks %s", when[v], (unsigned long long)done, n, live,
+			      yields, c.yields - yields, ok ? "once" : "wrong");
+		else
+			check(done == n && !yields && ok, "%s: %llu of %u tasks "
+			      "done, %u yields with ovr_ptr 0 (want all, 0)",
+			      when[v], (unsigned long long)done, n, yields);
+		fprintf(csv, "xf_spin(20us),%s,%u,%u,%u,%u,%u,%u,%u,%.2f,,%d\n",
+			when[v], v ? GSP_PERSIST_MAX_SM : 0, v ? GSP_PERSIST_MAX_K : 0,
+			sp->k, n, live, c.pauses, c.yields, held_ms, ok);
+		printf("override xf_spin (%s): the job alone ran %llu of %u tasks "
+		       "in %.2f ms, %u yields%s; tasks %s\n", when[v],
+		       (unsigned long long)done, n, held_ms, yields,
+		       v ? ", then a top-up with the override cleared" : "",
+		       ok ? "once" : "WRONG");
+		cuMemFree(sp->ctl);
+	}
+	sp->ctl = keep;
+	cuMemFreeHost(ovr);
+}
+
 static FILE *out_csv(const char *dir, const char *name)
 {
 	std::string p = std::string(dir) + "/" + name;
@@ -1356,6 +1449,7 @@ int main(int argc, char **argv)
 	keeper(&g, mods, &specs[0], &sp, kc);
 	waited(&g, &sp, kc);
 	linger(&g, &sp, kc);
+	override_word(&g, &sp, kc);
 	fclose(kc);
 
 	FILE *yc = out_csv(out, "yield.csv"), *ys = out_csv(out, "yield-summary.csv");

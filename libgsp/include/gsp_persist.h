@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The ABI of kernels that gsp-xform turned into persistent, SM-aware,
- * yieldable form (Documentation/xform.rst), version 5. Shared by the
+ * yieldable form (Documentation/xform.rst), version 6. Shared by the
  * transformer (libgsp/xform), which bakes the offsets below into the PTX
  * it writes, and by whoever launches a transformed kernel (the interposer,
  * the GPU harness). Plain C, also valid CUDA C++.
@@ -35,7 +35,15 @@
  *      for a fresh one at its next boundary, so no bus read delays a
  *      job's first tasks. A top-up's block, which may have been queued
  *      for a free slot since its launch, takes its SM's copy instead
- *      where that is younger than copy_ns;
+ *      where that is younger than copy_ns. Every read through ctrl_ptr
+ *      also reads the launcher's override word, *ovr_ptr (same layout),
+ *      where ovr_ptr is not 0; if its (n, k) is not (0, 0) it replaces
+ *      the board's word, epoch included, in every copy (mirror, SM's,
+ *      block's): one process can make its own blocks yield while the
+ *      board asks nothing of it. A launcher that sets the override must
+ *      expect its blocks to act on it within copy_ns (after the batch
+ *      they run), as on any change of the word; job.word is the word it
+ *      read, the override where that is set;
  *   3. else claims a batch of B consecutive tasks with one atom.add on
  *      next_task (B adapts per block so that a batch lasts about batch_ns;
  *      batch_ns = 0: B = 1) and runs them; it does not yield inside a
@@ -73,9 +81,10 @@
  *
  * Starting a job: zero the first GSP_PERSIST_RESET_BYTES of its ctl (one
  * cuMemsetD32Async on the launch's stream, before the launch). When the
- * ctl is made, zero all of it and fill sm[].sm_rank; the rest of it needs
- * nothing per job: slot_mask is all zero whenever no launch of the ctl
- * runs, and the word's copies are only ever as old as their stamps say.
+ * ctl is made, zero all of it and fill sm[].sm_rank and ovr_ptr; the rest
+ * of it needs nothing per job: slot_mask is all zero whenever no launch of
+ * the ctl runs, and the word's copies are only ever as old as their stamps
+ * say.
  * Top-up: launch NAME__gsp again with the same parameters and ctl, flags
  * without GSP_PERSIST_PRIMARY, no reset, on another stream, while the
  * primary runs: its blocks fill the slots that yields freed and continue
@@ -101,7 +110,7 @@
 
 #include <stdint.h>
 
-#define GSP_PERSIST_VERSION	5
+#define GSP_PERSIST_VERSION	6
 #define GSP_PERSIST_SUFFIX	"__gsp"	/* NAME -> NAME__gsp */
 #define GSP_PERSIST_REF_SUFFIX	"__gsp_ref"	/* .global V -> .const .u64 V__gsp_ref */
 #define GSP_PERSIST_MAX_SM	256	/* slot_mask/sm_rank entries, by %smid */
@@ -170,8 +179,8 @@ struct gsp_persist_sm {
  * is made). Each hot field has a 128-byte line of its own, so that claims,
  * counter updates and word reads of a thousand blocks do not queue behind
  * each other in one L2 slice. The first GSP_PERSIST_RESET_BYTES are the
- * job's; the mirror and the SM records outlive jobs (caches of the word,
- * and the launcher's ranks).
+ * job's; the rest outlives jobs (caches of the word, and the launcher's
+ * override pointer and ranks).
  */
 struct gsp_persist_ctl {
 	uint64_t next_task;	/* line 0: the next task to hand out */
@@ -187,10 +196,11 @@ struct gsp_persist_ctl {
 	uint32_t refreshes;	/* reads through ctrl_ptr */
 	uint32_t pauses;	/* pause loops of the last primary block */
 	uint64_t pad3[13];
-	uint64_t ctrl_mirror;	/* line 4: the word as last read via ctrl_ptr */
+	uint64_t ctrl_mirror;	/* line 4: the word last read via ctrl_ptr (2.) */
 	uint64_t refresh_at;	/* %globaltimer (ns, even) before that read */
 	uint64_t refresh_claim;	/* %globaltimer of the last claim to read */
-	uint64_t pad4[13];
+	uint64_t ovr_ptr;	/* launcher: the override word (2.); 0: none */
+	uint64_t pad4[12];
 	struct gsp_persist_sm sm[GSP_PERSIST_MAX_SM];
 };
 
@@ -221,6 +231,7 @@ struct gsp_persist_ctl {
 #define GSP_PERSIST_OFF_CTRL_MIRROR	512
 #define GSP_PERSIST_OFF_REFRESH_AT	520
 #define GSP_PERSIST_OFF_REFRESH_CLAIM	528
+#define GSP_PERSIST_OFF_OVR_PTR		536
 #define GSP_PERSIST_OFF_SM		640	/* sm[0] */
 #define GSP_PERSIST_SM_SIZE		32
 #define GSP_PERSIST_SM_SLOT_MASK	0	/* within a record */
@@ -252,6 +263,7 @@ GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(next_task) == GSP_PERSIST_OFF_NEXT_TASK, "ctl
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ctrl_mirror) == GSP_PERSIST_OFF_CTRL_MIRROR, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_at) == GSP_PERSIST_OFF_REFRESH_AT, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(refresh_claim) == GSP_PERSIST_OFF_REFRESH_CLAIM, "ctl");
+GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(ovr_ptr) == GSP_PERSIST_OFF_OVR_PTR, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(done_tasks) == GSP_PERSIST_OFF_DONE_TASKS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(last_yield_ns) == GSP_PERSIST_OFF_LAST_YIELD_NS, "ctl");
 GSP_PERSIST_ASSERT(GSP_PERSIST_OFF(live) == GSP_PERSIST_OFF_LIVE, "ctl");

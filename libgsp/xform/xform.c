@@ -39,7 +39,7 @@
 #include "xform.h"
 
 /* The templates (the .ptx files of templates/) hard-code these offsets. */
-_Static_assert(GSP_PERSIST_VERSION == 5, "template ABI");
+_Static_assert(GSP_PERSIST_VERSION == 6, "template ABI");
 _Static_assert(GSP_PERSIST_JOB_SIZE == 64, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTL == 0, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTRL_PTR == 8, "template offsets");
@@ -66,6 +66,7 @@ _Static_assert(GSP_PERSIST_OFF_PAUSES == 404, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_CTRL_MIRROR == 512, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_REFRESH_AT == 520, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_REFRESH_CLAIM == 528, "template offsets");
+_Static_assert(GSP_PERSIST_OFF_OVR_PTR == 536, "template offsets");
 _Static_assert(GSP_PERSIST_OFF_SM == 640 && GSP_PERSIST_SM_SIZE == 32,
 	       "template offsets");
 _Static_assert(GSP_PERSIST_OFF_SM + GSP_PERSIST_SM_SLOT_MASK == 640 &&

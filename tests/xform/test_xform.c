@@ -321,7 +321,8 @@ static void test_rewrite(void)
 			     "\tatom.global.cas.b64 %__gsp_x10, [%__gsp_x0+528], %__gsp_x11, %__gsp_x5;") &&
 	       count(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];") == 2 &&
 	       strstr(clone, "ld.volatile.global.u64 %__gsp_x6, [%__gsp_x6];\n"
-			     "\tand.b64 %__gsp_x7, %__gsp_x5, -2;\n"
+			     "\tand.b64 %__gsp_x7, %__gsp_x5, -2;\n") &&
+	       strstr(clone, "$__gsp_mirror:\n"
 			     "\tst.volatile.global.v2.u64 [%__gsp_x0+512], {%__gsp_x6, %__gsp_x7};\n"
 			     "\tred.global.add.u32 [%__gsp_x0+400], 1;\n") &&
 	       count(clone, "[%__gsp_x1+656]") == 3 &&
@@ -394,6 +395,71 @@ static void test_rewrite(void)
 			     "\t// gsp-xform: the original body, one task per pass\n"
 			     "\tld.param.u64 %rd1, [k_param_0];"),
 	       "xform: the prologue follows the leading declarations");
+	gsp_xform_result_free(&r);
+}
+
+/*
+ * Does every read of the word through ctrl_ptr (job+8) in the clone read
+ * the override word right after it: ovr_ptr (ctl+536) loaded, the rest
+ * skipped where it is 0, the word taken where its (n, k) is not (0, 0),
+ * and the skip landing on the label that follows the take? Returns the
+ * number of reads, or -1 at the first one that does not.
+ */
+static int override_reads(const char *clone)
+{
+	static const char ld[] = "\tld.global.u64 %__gsp_x10, [%__gsp_x0+536];\n"
+				 "\tsetp.eq.u64 %__gsp_p1, %__gsp_x10, 0;\n"
+				 "\t@%__gsp_p1 bra ";
+	static const char take[] = "\tcvta.to.global.u64 %__gsp_x10, %__gsp_x10;\n"
+				   "\tld.volatile.global.u64 %__gsp_x10, [%__gsp_x10];\n"
+				   "\tcvt.u32.u64 %__gsp_w13, %__gsp_x10;\n"
+				   "\tsetp.ne.u32 %__gsp_p1, %__gsp_w13, 0;\n"
+				   "\t@%__gsp_p1 mov.b64 %__gsp_x6, %__gsp_x10;\n";
+	const char *at = clone, *o, *label, *colon;
+	int n = 0;
+
+	while ((at = strstr(at, "[k__gsp_param_job+8];"))) {
+		label = strstr(at, "\n$");
+		o = strstr(at, ld);
+		if (!label || !o || o > label)
+			return -1;
+		label++;
+		colon = strchr(label, ':');
+		o += strlen(ld);
+		if (!colon || strncmp(o, label, colon - label) || o[colon - label] != ';' ||
+		    strncmp(o + (colon - label) + 2, take, strlen(take)) ||
+		    o + (colon - label) + 2 + strlen(take) != label)
+			return -1;
+		at = label;
+		n++;
+	}
+	return n;
+}
+
+static void test_override(void)
+{
+	int rc;
+	struct gsp_xform_result r = run(kernel, NULL, &rc);
+	const char *clone = rc ? NULL : strstr(r.out, ".entry k__gsp(");
+	char *cut, *o;
+
+	if (!clone) {
+		tap_ok(0, "xform: every read of the word over the bus reads the override");
+		return;
+	}
+	tap_ok(override_reads(clone) == 2 && count(clone, "[%__gsp_x0+536]") == 2,
+	       "xform: both reads of the word over the bus (the SM's refresher's, "
+	       "refresh_ns = 0's) read the override word, if any, and take it "
+	       "unless its (n, k) is (0, 0)");
+	/* the check itself: one site without its read fails it */
+	cut = strdup(clone);
+	o = cut ? strstr(cut, "\tld.global.u64 %__gsp_x10, [%__gsp_x0+536];\n") : NULL;
+	if (o)
+		memmove(o, strchr(o, '\n') + 1, strlen(strchr(o, '\n') + 1) + 1);
+	tap_ok(o && override_reads(cut) == -1,
+	       "xform: the override check fails a clone that does not load ovr_ptr "
+	       "at one of those reads");
+	free(cut);
 	gsp_xform_result_free(&r);
 }
 
@@ -1000,6 +1066,7 @@ int main(void)
 	test_parse();
 	test_parse_errors();
 	test_rewrite();
+	test_override();
 	test_idempotent();
 	test_reasons();
 	test_select_and_no_ptx();
