@@ -234,6 +234,28 @@ void gsp_board_lc_jobs_locked(struct gsp_device *gdev, int delta)
 	WRITE_ONCE(gsp_drv->board->dev[gdev->index].lc_jobs, gdev->lc_live);
 }
 
+/**
+ * gsp_board_waiting_locked - publish the jobs waiting for the compute engine
+ * @gdev: the device, after a change to its compute queue
+ *
+ * The count is the scheduler's own (gsp_engine_nr_queued()), so it cannot
+ * drift from the queue; @gdev->waiting keeps what the board holds, so that
+ * an unchanged count dirties no cache line that every tenant reads. Called
+ * after a job enters the scheduler, is granted, or leaves it without
+ * running (cancel, a dying tenant).
+ */
+void gsp_board_waiting_locked(struct gsp_device *gdev)
+{
+	u64 n;
+
+	lockdep_assert_held(&gdev->lock);
+	n = gsp_engine_nr_queued(&gdev->sched, GSP_ENGINE_COMPUTE);
+	if (n == gdev->waiting)
+		return;
+	gdev->waiting = n;
+	WRITE_ONCE(gsp_drv->board->dev[gdev->index].waiting, n);
+}
+
 /*
  * mmap of /dev/gspace: the board, read-only for BE tenants. The class is
  * read without ctx->lock, which would nest inside mmap_lock while ioctls

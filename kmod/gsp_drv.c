@@ -23,7 +23,7 @@
  * - 1.1 - the board (mmap), STATS.lc_slot.
  * - 1.2 - the board's partition plane (dev[].part_req).
  * - 1.3 - lease renewal (GSPACE_COMPLETE_PROGRESS), protection modes.
- * - 1.4 - protection mode preemptive.
+ * - 1.4 - protection mode preemptive, the board's dev[].waiting.
  */
 
 struct gspace *gsp_drv;

@@ -356,6 +356,7 @@ TEST_F(protect, preemptive_asks_for_the_whole_device)
 
 	if (!self->info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
+	ASSERT_TRUE(self->info.v.features & GSPACE_FEAT_PREEMPT);
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "preemptive"));
 	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREEMPTIVE));

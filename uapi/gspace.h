@@ -320,7 +320,7 @@ struct gspace_stats {
  * without a request:
  *
  * - The arbiter fills the header and, per device, @lc_jobs: the LC jobs
- *   submitted and not yet ended.
+ *   submitted and not yet ended, and @waiting (ABI 1.4, below).
  * - An LC tenant owns one slot of @lc (STATS reports which). It writes
  *   @inflight (its GPU operations not yet seen done) and @stamp_ns
  *   (CLOCK_MONOTONIC of its last issue) there with plain atomic stores,
@@ -371,6 +371,17 @@ struct gspace_stats {
  *   its next task boundary while LC work is in flight (the time plane
  *   made preemptive). A partition must still be set: with @part_n and
  *   @part_k 0 the request is (0, 0), as in every mode.
+ *
+ * - Waiting jobs (ABI 1.4, GSPACE_FEAT_PREEMPT): @waiting counts the jobs
+ *   of the device that wait for its GSPACE_ENGINE_COMPUTE: queued in the
+ *   arbiter with their dependencies met, not yet granted. A job still
+ *   waiting for its in-fence or its chained predecessor is not counted
+ *   until it is queued. The arbiter stores it whenever it changes (a
+ *   job queued, granted, cancelled, or ended with its tenant), so a BE
+ *   lease holder whose quantum is over reads, without a request, whether
+ *   anyone waits for the engine: if so it makes its transformed kernels
+ *   yield at their next task boundary, COMPLETEs the lease and submits
+ *   again. Jobs of every tenant count, the reader's own included.
  *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
  * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
@@ -426,6 +437,8 @@ struct gspace_stats {
  * @part_req: ABI 1.2: the live request (GSPACE_BOARD_REQ()), see above
  * @protect: ABI 1.3: GSPACE_PROTECT_*
  * @pad: 0
+ * @waiting: ABI 1.4: jobs queued for the device's GSPACE_ENGINE_COMPUTE
+ *	and not yet granted, see above; 0 from older arbiters
  * @reserved: 0
  *
  * Written by the arbiter; @part_req also by LC tenants, by the rule above.
@@ -438,7 +451,8 @@ struct gspace_board_dev {
 	__aligned_u64 part_req;
 	__u32 protect;
 	__u32 pad;
-	__aligned_u64 reserved[3];
+	__aligned_u64 waiting;
+	__aligned_u64 reserved[2];
 };
 
 /**

@@ -6,8 +6,8 @@
  * (gsp_board_load/store below), so C and C++ see the same layout.
  *
  * Who writes what:
- * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch and
- *   dev[].protect: the arbiter;
+ * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch,
+ *   dev[].protect and dev[].waiting: the arbiter;
  * - dev[].part_req: whoever changes what it depends on (an LC tenant's
  *   inflight leaving or reaching 0 or its reserve changing, the arbiter
  *   giving out or clearing a slot or changing the partition or the
@@ -47,7 +47,8 @@ struct gsp_board_dev {
 	uint64_t part_req;	/* the live request (gsp_board_part_update) */
 	uint32_t protect;	/* GSP_PROTECT_*: which slots claim part_req */
 	uint32_t pad;
-	uint64_t reserved[3];
+	uint64_t waiting;	/* compute jobs queued, not yet granted */
+	uint64_t reserved[2];
 };
 
 /* One LC tenant's slot. 64 bytes. */
@@ -94,6 +95,8 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 	       offsetof(struct gspace_board, predict_lead_ns) &&
 	       offsetof(struct gsp_board, dev[1].protect) ==
 	       offsetof(struct gspace_board, dev[1].protect) &&
+	       offsetof(struct gsp_board, dev[1].waiting) ==
+	       offsetof(struct gspace_board, dev[1].waiting) &&
 	       offsetof(struct gsp_board, dev[1].reserved) ==
 	       offsetof(struct gspace_board, dev[1].reserved) &&
 	       offsetof(struct gsp_board, lc[1].reserve) ==
@@ -275,6 +278,18 @@ static inline int gsp_board_lc_confine(const struct gsp_board *b,
 	return (mode == GSP_PROTECT_RESERVED ||
 		mode == GSP_PROTECT_PREDICTIVE) &&
 	       GSP_BOARD_REQ_N(gsp_board_load(&b->dev[device].part_req));
+}
+
+/*
+ * Jobs queued for @device's compute engine and not yet granted (uapi
+ * dev[].waiting, ABI 1.4): a BE lease holder past its quantum yields
+ * when it is nonzero. 0 for a device the board lacks.
+ */
+static inline uint64_t gsp_board_waiting(const struct gsp_board *b,
+					 uint32_t device)
+{
+	return device < GSP_BOARD_MAX_DEVICES ?
+	       gsp_board_load(&b->dev[device].waiting) : 0;
 }
 
 #endif /* GSP_BOARD_H */

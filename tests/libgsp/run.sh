@@ -315,9 +315,11 @@ check "$(grep -q '^features:.* protect' "$tmp/out" &&
 "$GSPCTL" set protect preemptive 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get protect)" = preemptive ] &&
 	"$GSPCTL" status >"$tmp/out" 2>"$tmp/err"
-check "$(grep -qE '^ +0 +8,2 +[0-9]+ +preemptive +0,0 ' "$tmp/out" &&
+check "$(grep -q '^features:.* preempt' "$tmp/out" &&
+	 grep -qE '^ +DEV +PARTITION .* LC_JOBS +WAITING$' "$tmp/out" &&
+	 grep -qE '^ +0 +8,2 +[0-9]+ +preemptive +0,0 +[0-9]+ +0 +0$' "$tmp/out" &&
 	 grep -qE '^ +protect +preemptive$' "$tmp/out"; echo $?)" \
-	"gspctl set protect preemptive: get says so; status: the knob, and preemptive per device"
+	"gspctl set protect preemptive: get says so; status: the preempt feature, preemptive per device, LC_JOBS and WAITING 0"
 "$GSPCTL" set predict_lead_us 900 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get predict_lead_us)" = 900 ]
 check $? "gspctl set predict_lead_us 900, get: 900"

@@ -3,7 +3,8 @@
  * The board's rules in gsp_board.h, on a board in memory: the partition
  * request (gsp_board_part_update()) under each protection mode, what a
  * BE tenant counts as LC activity (gsp_board_lc_active()), when it
- * confines kernels that cannot yield (gsp_board_lc_confine()). The
+ * confines kernels that cannot yield (gsp_board_lc_confine()), and the
+ * layout of dev[].waiting (gsp_board_waiting()). The
  * module has its own copy of the request rule (kmod/gsp_board.c); the
  * selftests run the same cases against it.
  */
@@ -290,6 +291,20 @@ static void test_matrix(void)
 	tap_ok(ok, "every mode, 16 devices: in flight, reserving and held slots ask exactly what the mode says");
 }
 
+/* dev[].waiting: the arbiter's, read where the uapi puts it. */
+static void test_waiting(void)
+{
+	reset(GSP_PROTECT_PREEMPTIVE);
+	board.dev[3].waiting = 2;
+	tap_ok(gsp_board_waiting(&board, 3) == 2 &&
+	       !gsp_board_waiting(&board, 2) &&
+	       !gsp_board_waiting(&board, GSP_BOARD_MAX_DEVICES) &&
+	       offsetof(struct gsp_board_dev, waiting) == 40 &&
+	       offsetof(struct gspace_board_dev, waiting) == 40 &&
+	       sizeof(((struct gspace_board_dev *)0)->reserved) == 16,
+	       "waiting: dev[].waiting at offset 40 of each 64-byte entry, 0 beyond the board");
+}
+
 int main(void)
 {
 	test_names();
@@ -300,5 +315,6 @@ int main(void)
 	test_lc_active();
 	test_confine();
 	test_matrix();
+	test_waiting();
 	return tap_done();
 }
