@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The board (gsp_board.h): a memfd page that every tenant maps. gspaced
- * writes the header and dev[].lc_jobs; an LC tenant writes its own slot,
- * which gspaced zeroes when the tenant stops being LC or goes away.
+ * writes the header, dev[].lc_jobs and dev[].waiting; an LC tenant
+ * writes its own slot, which gspaced zeroes when the tenant stops being
+ * LC or goes away.
  *
  * Each tenant gets its own open file of the memfd, re-opened through
  * /proc/self/fd: read-write for the holder of an LC slot, read-only for
@@ -91,6 +92,22 @@ void gd_board_lc_jobs(struct gd_dev *d)
 	if (gd_state.board)
 		gsp_board_store(&gd_state.board->dev[d->index].lc_jobs,
 				d->lc_jobs);
+}
+
+/*
+ * gsp_board_waiting_locked(): the scheduler's count of jobs queued for
+ * the compute engine, so it cannot drift from the queue; stored only when
+ * it changed, since every tenant reads that line.
+ */
+void gd_board_waiting(struct gd_dev *d)
+{
+	uint64_t n = gsp_engine_nr_queued(&d->sched, GSP_ENGINE_COMPUTE);
+
+	if (n == d->waiting)
+		return;
+	d->waiting = n;
+	if (gd_state.board)
+		gsp_board_store(&gd_state.board->dev[d->index].waiting, n);
 }
 
 void gd_board_partition(void)

@@ -310,8 +310,11 @@ int gd_config_load(const char *path, bool must_exist)
 			goto err;
 		}
 		if (r && !strcmp(key, "protect")) {
-			gd_log(GD_LOG_ERR, "%s:%d: protect = '%s': write reactive, reserved or predictive\n",
-			       path, n, val);
+			char modes[96];
+
+			gsp_knob_range(GSP_KNOB_protect, modes, sizeof(modes));
+			gd_log(GD_LOG_ERR, "%s:%d: protect = '%s': write %s\n",
+			       path, n, val, modes);
 			goto err;
 		}
 		if (r && !strcmp(key, "partition")) {

@@ -136,11 +136,18 @@ struct gd_engine {
 	uint64_t retry_ns;	/* BAND hold: pick again then; 0 none */
 };
 
+/*
+ * One device. @lc_jobs: live LC jobs, mirrored on the board. @waiting:
+ * jobs queued for the compute engine, not yet granted, as last mirrored
+ * on the board; @sched holds the count itself (gd_board_waiting()). The
+ * loop's one thread owns both.
+ */
 struct gd_dev {
 	uint32_t index;
 	struct gsp_sched sched;
 	struct gd_engine eng[GSP_ENGINE_COUNT];
-	uint64_t lc_jobs;	/* live LC jobs, mirrored on the board */
+	uint64_t lc_jobs;
+	uint64_t waiting;
 };
 
 /**
@@ -252,6 +259,8 @@ int gd_board_init(void);
 void gd_board_fini(void);
 void gd_board_update_knobs(void);
 void gd_board_lc_jobs(struct gd_dev *d);
+/* After a change to @d's compute queue: its count on the board. */
+void gd_board_waiting(struct gd_dev *d);
 /* Publishes the configured partition on every device (a new epoch each). */
 void gd_board_partition(void);
 /* Publishes the configured protection mode on every device. */

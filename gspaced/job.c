@@ -297,6 +297,8 @@ static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
 				   now);
 	if (was_running)
 		eng->running = NULL;
+	else
+		gd_board_waiting(d);	/* a queued job left without running */
 	if (job->acct.lc) {
 		d->lc_jobs--;
 		gd_board_lc_jobs(d);
@@ -353,6 +355,8 @@ static void job_ready(struct gd_job *job, uint64_t now)
 	job->state = GSP_AJOB_QUEUED;
 	gsp_sched_enqueue(&job->dev->sched, &job->base, now);
 	engine_kick(&job->dev->eng[job->base.engine], now);
+	/* After the kick: a job granted at once never shows as waiting. */
+	gd_board_waiting(job->dev);
 }
 
 /* gsp_engine_kick_locked(): start the next job if the engine is idle. */
@@ -373,6 +377,7 @@ static void engine_kick(struct gd_engine *eng, uint64_t now)
 	job->state = GSP_AJOB_RUNNING;
 	gsp_ajob_started(&job->acct, &job->t->acct, now);
 	eng->running = job;
+	gd_board_waiting(d);
 	if (gd_dev_is_lease(d))
 		eng->deadline_ns = now + gd_state.cfg.watchdog_ns;
 	else

@@ -55,7 +55,8 @@ static void gsp_board_clear_slot(struct gspace_board_lc *s)
 /*
  * Whether some LC slot of @dev claims the partition under protection mode
  * @mode: in flight (every mode), held at all (GSPACE_PROTECT_RESERVED), or
- * reserving (GSPACE_PROTECT_PREDICTIVE).
+ * reserving (GSPACE_PROTECT_PREDICTIVE). GSPACE_PROTECT_PREEMPTIVE claims
+ * as reactive does, but the whole device.
  */
 static bool gsp_board_lc_claims(const struct gspace_board *b, u32 dev,
 				u32 mode)
@@ -83,23 +84,29 @@ static bool gsp_board_lc_claims(const struct gspace_board *b, u32 dev,
  * new epoch by compare-and-swap on the word read, rescanning if another
  * writer got there first. n, k and the protection mode come from our own
  * copies, not the board's, and are read after the word: a writer that
- * changes one stores it before its own swap.
+ * changes one stores it before its own swap. Under
+ * GSPACE_PROTECT_PREEMPTIVE a claim asks for the whole device, if a
+ * partition is set at all.
  */
 static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 {
 	struct gspace_board_dev *d = &gsp->board->dev[dev];
 	u64 old, want;
-	u32 n, k;
+	u32 mode, n, k;
 
 	/* Pairs with the writers' CAS: their slot changes are seen below. */
 	old = smp_load_acquire(&d->part_req);
 	for (;;) {
 		n = 0;
 		k = 0;
-		if (gsp_board_lc_claims(gsp->board, dev,
-					READ_ONCE(gsp->protect))) {
+		mode = READ_ONCE(gsp->protect);
+		if (gsp_board_lc_claims(gsp->board, dev, mode)) {
 			n = READ_ONCE(gsp->part_n);
 			k = READ_ONCE(gsp->part_k);
+			if (mode == GSPACE_PROTECT_PREEMPTIVE && n && k) {
+				n = GSPACE_PART_MAX_N;
+				k = GSPACE_PART_MAX_K;
+			}
 		}
 		want = GSPACE_BOARD_REQ(n, k, GSPACE_BOARD_REQ_EPOCH(old) + 1);
 		if (cmpxchg64(&d->part_req, old, want) == old)
@@ -225,6 +232,28 @@ void gsp_board_lc_jobs_locked(struct gsp_device *gdev, int delta)
 	lockdep_assert_held(&gdev->lock);
 	gdev->lc_live += delta;
 	WRITE_ONCE(gsp_drv->board->dev[gdev->index].lc_jobs, gdev->lc_live);
+}
+
+/**
+ * gsp_board_waiting_locked - publish the jobs waiting for the compute engine
+ * @gdev: the device, after a change to its compute queue
+ *
+ * The count is the scheduler's own (gsp_engine_nr_queued()), so it cannot
+ * drift from the queue; @gdev->waiting keeps what the board holds, so that
+ * an unchanged count dirties no cache line that every tenant reads. Called
+ * after a job enters the scheduler, is granted, or leaves it without
+ * running (cancel, a dying tenant).
+ */
+void gsp_board_waiting_locked(struct gsp_device *gdev)
+{
+	u64 n;
+
+	lockdep_assert_held(&gdev->lock);
+	n = gsp_engine_nr_queued(&gdev->sched, GSP_ENGINE_COMPUTE);
+	if (n == gdev->waiting)
+		return;
+	gdev->waiting = n;
+	WRITE_ONCE(gsp_drv->board->dev[gdev->index].waiting, n);
 }
 
 /*

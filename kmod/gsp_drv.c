@@ -20,6 +20,10 @@
  * gspace ABI versions (uapi/gspace.h):
  * - 1.0 - initial interface: VERSION, CTX_SET, SUBMIT, WAIT, COMPLETE,
  *         CANCEL, STATS; sim and lease engines; FIFO, CREDIT, BAND.
+ * - 1.1 - the board (mmap), STATS.lc_slot.
+ * - 1.2 - the board's partition plane (dev[].part_req).
+ * - 1.3 - lease renewal (GSPACE_COMPLETE_PROGRESS), protection modes.
+ * - 1.4 - protection mode preemptive, the board's dev[].waiting.
  */
 
 struct gspace *gsp_drv;

@@ -89,6 +89,9 @@ struct gsp_dev_engine {
  * @ready_work: moves @ready jobs into the scheduler
  * @lc_live: LC jobs submitted and not ended, published on the board.
  *	Protected by @lock.
+ * @waiting: jobs queued for the compute engine and not yet granted, as
+ *	last published on the board (dev[].waiting); @sched holds the
+ *	count itself. Protected by @lock.
  */
 struct gsp_device {
 	u32 index;
@@ -100,6 +103,7 @@ struct gsp_device {
 	struct llist_head ready;
 	struct work_struct ready_work;
 	u64 lc_live;
+	u64 waiting;
 };
 
 /**
@@ -256,6 +260,7 @@ void gsp_board_fini(struct gspace *gsp);
 void gsp_board_set_devices(struct gspace *gsp);
 void gsp_board_update_slot(struct gsp_ctx *ctx);
 void gsp_board_lc_jobs_locked(struct gsp_device *gdev, int delta);
+void gsp_board_waiting_locked(struct gsp_device *gdev);
 void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k);
 void gsp_board_set_protect(struct gspace *gsp, u32 mode);
 int gsp_board_mmap(struct file *file, struct vm_area_struct *vma);

@@ -116,6 +116,7 @@ void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now)
 	WRITE_ONCE(job->state, GSP_AJOB_RUNNING);
 	gsp_ajob_started(&job->acct, &job->ctx->acct, now);
 	eng->running = job;
+	gsp_board_waiting_locked(gdev);
 	if (gdev->backend == GSP_BACKEND_SIM)
 		eng->deadline_ns = now + job->base.cost_ns;
 	else

@@ -135,6 +135,9 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 	if (was_running) {
 		eng->running = NULL;
 		hrtimer_try_to_cancel(&eng->timer);
+	} else {
+		/* A queued job left the queue without running. */
+		gsp_board_waiting_locked(gdev);
 	}
 	if (job->acct.lc)
 		gsp_board_lc_jobs_locked(gdev, -1);
@@ -186,6 +189,8 @@ static void gsp_job_ready_locked(struct gsp_kjob *job, u64 now)
 	job->state = GSP_AJOB_QUEUED;
 	gsp_sched_enqueue(&gdev->sched, &job->base, now);
 	gsp_engine_kick_locked(&gdev->eng[job->base.engine], now);
+	/* After the kick: a job granted at once never shows as waiting. */
+	gsp_board_waiting_locked(gdev);
 }
 
 void gsp_device_ready_work(struct work_struct *work)

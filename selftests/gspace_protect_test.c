@@ -4,9 +4,11 @@
  * predict_lead_us, published on the board, and the partition request
  * under each mode: reserved asks for the partition while an LC tenant
  * holds a slot, in flight or not, from the moment the slot is given out;
- * predictive while a slot is in flight or has its reserve set; every
- * change of the mode recomputes the request at once; a slot is zeroed,
- * reserve included, when its owner goes.
+ * predictive while a slot is in flight or has its reserve set;
+ * preemptive (ABI 1.4, GSPACE_FEAT_PREEMPT) while a slot is in flight,
+ * and then for the whole device; every change of the mode recomputes the
+ * request at once; a slot is zeroed, reserve included, when its owner
+ * goes.
  *
  * Runs on both transports: it maps the board through the transport, like
  * gspace_board_test's "partition" fixture. The arbiters under test are
@@ -21,6 +23,8 @@
 #include "../libgsp/include/gsp_board.h"
 
 #define REQ_NK(n, k)	GSP_BOARD_REQ_NK(GSP_BOARD_REQ((n), (k), 0))
+/* What preemptive asks for: the whole device. */
+#define REQ_ALL		REQ_NK(GSPACE_PART_MAX_N, GSPACE_PART_MAX_K)
 
 static uint64_t part_req(const struct gspace_board *b, uint32_t dev)
 {
@@ -174,7 +178,8 @@ TEST_F(protect, knob_validated_and_published)
 {
 	static const char *const bad[] = {
 		"\n", "reserve", "Reserved", "reactive2", "1", " reserved",
-		"reserved ", "reserved\n\n", "predictive,", "off",
+		"reserved ", "reserved\n\n", "predictive,", "off", "preempt",
+		"Preemptive", "3",
 	};
 	size_t i;
 
@@ -184,6 +189,9 @@ TEST_F(protect, knob_validated_and_published)
 	ASSERT_EQ(0, knob_write("protect", "reserved\n"));
 	expect_knob(_metadata, "protect", "reserved");
 	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_RESERVED));
+	ASSERT_EQ(0, knob_write("protect", "preemptive\n"));
+	expect_knob(_metadata, "protect", "preemptive");
+	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREEMPTIVE));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
 	expect_knob(_metadata, "protect", "predictive");
 	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREDICTIVE));
@@ -339,6 +347,59 @@ TEST_F(protect, predictive_follows_reserve)
 	slot_freed(_metadata, self->b, self->lc[0].slot);
 	ASSERT_EQ(0, req_nk(self->b, 0));
 	ASSERT_EQ(0, self->b->lc[self->lc[0].slot].reserve);
+}
+
+/* preemptive: in flight, as reactive, but the whole device. */
+TEST_F(protect, preemptive_asks_for_the_whole_device)
+{
+	uint64_t w;
+
+	if (!self->info.v.lc_allowed)
+		SKIP("this caller may not use GSPACE_CLASS_LC");
+	ASSERT_TRUE(self->info.v.features & GSPACE_FEAT_PREEMPT);
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
+	ASSERT_EQ(0, knob_write("protect", "preemptive"));
+	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREEMPTIVE));
+
+	/* A slot held, idle or reserving, asks for nothing. */
+	lc_open(_metadata, &self->lc[0], 0);
+	ASSERT_EQ(0, req_nk(self->b, 0));
+	lc_reserve(&self->lc[0], 1);
+	ASSERT_EQ(0, req_nk(self->b, 0));
+	lc_reserve(&self->lc[0], 0);
+
+	/* In flight: the whole device, seen by the BE's read-only mapping. */
+	w = lc_inflight(&self->lc[0], 1);
+	ASSERT_EQ(w, part_req(self->b, 0));
+	ASSERT_EQ(REQ_ALL, GSP_BOARD_REQ_NK(w));
+	ASSERT_EQ(GSPACE_PART_MAX_N, GSP_BOARD_REQ_N(w));
+	ASSERT_EQ(GSPACE_PART_MAX_K, GSP_BOARD_REQ_K(w));
+	if (self->info.num_devices > 1)
+		EXPECT_EQ(0, req_nk(self->b, 1));
+
+	/* The arbiter's own recomputation follows the same rule. */
+	ASSERT_EQ(0, knob_write("protect", "reactive"));
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	ASSERT_EQ(0, knob_write("protect", "preemptive"));
+	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	ASSERT_EQ(0, knob_write("partition", "4,1"));
+	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	/* Spatial sharing off is off, in flight or not. */
+	ASSERT_EQ(0, knob_write("partition", "0,0"));
+	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(0, knob_write("partition", "8,2"));
+	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+
+	/* Done: withdrawn. A second tenant keeps it up while in flight. */
+	lc_inflight(&self->lc[0], 0);
+	ASSERT_EQ(0, req_nk(self->b, 0));
+	lc_open(_metadata, &self->lc[1], 0);
+	lc_inflight(&self->lc[1], 2);
+	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	/* Its slot goes with its file: withdrawn by the arbiter. */
+	lc_close(&self->lc[1]);
+	slot_freed(_metadata, self->b, self->lc[1].slot);
+	ASSERT_EQ(0, req_nk(self->b, 0));
 }
 
 /* A reserving LC tenant killed must not leave BE kernels partitioned. */

@@ -37,7 +37,7 @@ extern "C" {
  */
 
 #define GSPACE_ABI_MAJOR	1
-#define GSPACE_ABI_MINOR	3
+#define GSPACE_ABI_MINOR	4
 
 /* Not in Documentation/userspace-api/ioctl/ioctl-number.rst: out of tree. */
 #define GSPACE_IOCTL_TYPE	0xB9
@@ -66,6 +66,7 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_PARTITION		(1ULL << 9)	/* ABI 1.2: part_req */
 #define GSPACE_FEAT_PROTECT		(1ULL << 11)	/* ABI 1.3: protect */
 #define GSPACE_FEAT_LEASE_PROGRESS	(1ULL << 10)	/* ABI 1.3: renewals */
+#define GSPACE_FEAT_PREEMPT		(1ULL << 12)	/* ABI 1.4: waiting */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -319,7 +320,7 @@ struct gspace_stats {
  * without a request:
  *
  * - The arbiter fills the header and, per device, @lc_jobs: the LC jobs
- *   submitted and not yet ended.
+ *   submitted and not yet ended, and @waiting (ABI 1.4, below).
  * - An LC tenant owns one slot of @lc (STATS reports which). It writes
  *   @inflight (its GPU operations not yet seen done) and @stamp_ns
  *   (CLOCK_MONOTONIC of its last issue) there with plain atomic stores,
@@ -341,8 +342,8 @@ struct gspace_stats {
  *   transformed kernels' control word (GSPACE_BOARD_REQ()): bits 0-15
  *   n, 16-31 k, 32-63 an epoch bumped on every change. It holds
  *   (@part_n, @part_k) while an LC slot of the device claims it (see
- *   Protection modes; by default, while one has @inflight > 0), else
- *   (0, 0). Every writer (an LC tenant when its @inflight leaves or
+ *   Protection modes; by default, while one has @inflight > 0; the whole
+ *   device under PREEMPTIVE), else (0, 0). Every writer (an LC tenant when its @inflight leaves or
  *   reaches 0 or its @reserve changes; the arbiter when it gives out,
  *   clears or moves a slot, or changes the partition or @protect)
  *   recomputes it from the slots and stores it, with a new epoch even
@@ -363,6 +364,24 @@ struct gspace_stats {
  *   started or did not come. Under PREDICTIVE a BE tenant also treats LC
  *   work as active on the device while a slot of it has a @reserve
  *   younger than @lc_max_ns. The arbiter zeroes @reserve with the slot.
+ *   GSPACE_PROTECT_PREEMPTIVE (ABI 1.4, GSPACE_FEAT_PREEMPT): the slots
+ *   in flight claim, as under REACTIVE, but what they claim is the whole
+ *   device, GSPACE_BOARD_REQ(GSPACE_PART_MAX_N, GSPACE_PART_MAX_K,
+ *   epoch), not (@part_n, @part_k): every transformed BE block leaves at
+ *   its next task boundary while LC work is in flight (the time plane
+ *   made preemptive). A partition must still be set: with @part_n and
+ *   @part_k 0 the request is (0, 0), as in every mode.
+ *
+ * - Waiting jobs (ABI 1.4, GSPACE_FEAT_PREEMPT): @waiting counts the jobs
+ *   of the device that wait for its GSPACE_ENGINE_COMPUTE: queued in the
+ *   arbiter with their dependencies met, not yet granted. A job still
+ *   waiting for its in-fence or its chained predecessor is not counted
+ *   until it is queued. The arbiter stores it whenever it changes (a
+ *   job queued, granted, cancelled, or ended with its tenant), so a BE
+ *   lease holder whose quantum is over reads, without a request, whether
+ *   anyone waits for the engine: if so it makes its transformed kernels
+ *   yield at their next task boundary, COMPLETEs the lease and submits
+ *   again. Jobs of every tenant count, the reader's own included.
  *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
  * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
@@ -399,11 +418,15 @@ struct gspace_stats {
 #define GSPACE_BOARD_REQ_NK(w)		((__u32)(w))
 #define GSPACE_BOARD_REQ_EPOCH(w)	((__u32)((w) >> 32))
 
-/* &gspace_board_dev.protect: when @part_req holds the partition. */
+/*
+ * &gspace_board_dev.protect: when @part_req holds the partition (ABI 1.3),
+ * or the whole device (PREEMPTIVE, ABI 1.4).
+ */
 #define GSPACE_PROTECT_REACTIVE		0	/* an LC slot in flight */
 #define GSPACE_PROTECT_RESERVED		1	/* an LC slot held */
 #define GSPACE_PROTECT_PREDICTIVE	2	/* in flight or reserving */
-#define GSPACE_PROTECT_COUNT		3
+#define GSPACE_PROTECT_PREEMPTIVE	3	/* in flight; the whole GPU */
+#define GSPACE_PROTECT_COUNT		4
 
 /**
  * struct gspace_board_dev - one device's part of the board
@@ -414,6 +437,8 @@ struct gspace_stats {
  * @part_req: ABI 1.2: the live request (GSPACE_BOARD_REQ()), see above
  * @protect: ABI 1.3: GSPACE_PROTECT_*
  * @pad: 0
+ * @waiting: ABI 1.4: jobs queued for the device's GSPACE_ENGINE_COMPUTE
+ *	and not yet granted, see above; 0 from older arbiters
  * @reserved: 0
  *
  * Written by the arbiter; @part_req also by LC tenants, by the rule above.
@@ -426,7 +451,8 @@ struct gspace_board_dev {
 	__aligned_u64 part_req;
 	__u32 protect;
 	__u32 pad;
-	__aligned_u64 reserved[3];
+	__aligned_u64 waiting;
+	__aligned_u64 reserved[2];
 };
 
 /**

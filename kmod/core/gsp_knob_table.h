@@ -36,7 +36,7 @@ GSP_KNOB(partition, GSP_KNOB_PARTITION, "", 1, 0, 0, 0,
 	 "board: BE kernels give up K block slots on N SMs while LC work runs")
 GSP_KNOB(protect, GSP_KNOB_PROTECT, "", 1, 0, GSPACE_PROTECT_COUNT - 1,
 	 GSPACE_PROTECT_REACTIVE,
-	 "board: when BE kernels give up the partition (LC work in flight, an LC tenant registered, or in flight or forecast)")
+	 "board: when BE kernels give up the partition: LC work in flight (reactive), an LC tenant registered (reserved), in flight or forecast (predictive); preemptive: the whole GPU while LC work is in flight")
 GSP_KNOB(predict_lead_us, GSP_KNOB_UINT, "us", 1000, 1, 100000, 500,
 	 "board: a predictive LC tenant reserves this long before its forecast work")
 

@@ -33,6 +33,7 @@ const char *const gsp_protect_names[GSPACE_PROTECT_COUNT] = {
 	[GSPACE_PROTECT_REACTIVE] = "reactive",
 	[GSPACE_PROTECT_RESERVED] = "reserved",
 	[GSPACE_PROTECT_PREDICTIVE] = "predictive",
+	[GSPACE_PROTECT_PREEMPTIVE] = "preemptive",
 };
 
 /* sysfs_streq() for a written @s: @name, or @name and a newline. */
@@ -155,18 +156,39 @@ int gsp_knob_format(enum gsp_knob_id id, const struct gsp_knob_val *v,
 	}
 }
 
+/* "a, b or c": every name of @names, for messages and the docs. */
+static int gsp_knob_names(char *buf, size_t size, const char *const *names,
+			  u32 n)
+{
+	size_t len = 0;
+	u32 i;
+	int r;
+
+	if (size)
+		buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		/* Past the end, snprintf() only counts. */
+		r = snprintf(len < size ? buf + len : NULL,
+			     len < size ? size - len : 0, "%s%s",
+			     !i ? "" : i + 1 < n ? ", " : " or ", names[i]);
+		if (r < 0)
+			return r;
+		len += r;
+	}
+	return (int)len;
+}
+
 int gsp_knob_range(enum gsp_knob_id id, char *buf, size_t size)
 {
 	const struct gsp_knob *kn = &gsp_knobs[id];
 
 	switch (kn->type) {
 	case GSP_KNOB_POLICY:
-		return snprintf(buf, size, "%s, %s or %s", gsp_policy_names[0],
-				gsp_policy_names[1], gsp_policy_names[2]);
+		return gsp_knob_names(buf, size, gsp_policy_names,
+				      GSP_POLICY_COUNT);
 	case GSP_KNOB_PROTECT:
-		return snprintf(buf, size, "%s, %s or %s",
-				gsp_protect_names[0], gsp_protect_names[1],
-				gsp_protect_names[2]);
+		return gsp_knob_names(buf, size, gsp_protect_names,
+				      GSPACE_PROTECT_COUNT);
 	case GSP_KNOB_PARTITION:
 		return snprintf(buf, size,
 				"N,K: N 1..%u SMs, K 1..%u slots, or 0,0 (off)",

@@ -6,8 +6,8 @@
  * (gsp_board_load/store below), so C and C++ see the same layout.
  *
  * Who writes what:
- * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch and
- *   dev[].protect: the arbiter;
+ * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch,
+ *   dev[].protect and dev[].waiting: the arbiter;
  * - dev[].part_req: whoever changes what it depends on (an LC tenant's
  *   inflight leaving or reaching 0 or its reserve changing, the arbiter
  *   giving out or clearing a slot or changing the partition or the
@@ -47,7 +47,8 @@ struct gsp_board_dev {
 	uint64_t part_req;	/* the live request (gsp_board_part_update) */
 	uint32_t protect;	/* GSP_PROTECT_*: which slots claim part_req */
 	uint32_t pad;
-	uint64_t reserved[3];
+	uint64_t waiting;	/* compute jobs queued, not yet granted */
+	uint64_t reserved[2];
 };
 
 /* One LC tenant's slot. 64 bytes. */
@@ -94,6 +95,8 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 	       offsetof(struct gspace_board, predict_lead_ns) &&
 	       offsetof(struct gsp_board, dev[1].protect) ==
 	       offsetof(struct gspace_board, dev[1].protect) &&
+	       offsetof(struct gsp_board, dev[1].waiting) ==
+	       offsetof(struct gspace_board, dev[1].waiting) &&
 	       offsetof(struct gsp_board, dev[1].reserved) ==
 	       offsetof(struct gspace_board, dev[1].reserved) &&
 	       offsetof(struct gsp_board, lc[1].reserve) ==
@@ -108,10 +111,12 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 #define GSP_PROTECT_REACTIVE	0	/* part_req while an LC slot is in flight */
 #define GSP_PROTECT_RESERVED	1	/* ... while an LC slot is held */
 #define GSP_PROTECT_PREDICTIVE	2	/* ... in flight or reserving */
-#define GSP_PROTECT_COUNT	3
+#define GSP_PROTECT_PREEMPTIVE	3	/* the whole GPU while in flight */
+#define GSP_PROTECT_COUNT	4
 _Static_assert(GSP_PROTECT_REACTIVE == GSPACE_PROTECT_REACTIVE &&
 	       GSP_PROTECT_RESERVED == GSPACE_PROTECT_RESERVED &&
 	       GSP_PROTECT_PREDICTIVE == GSPACE_PROTECT_PREDICTIVE &&
+	       GSP_PROTECT_PREEMPTIVE == GSPACE_PROTECT_PREEMPTIVE &&
 	       GSP_PROTECT_COUNT == GSPACE_PROTECT_COUNT,
 	       "GSP_PROTECT_* match uapi GSPACE_PROTECT_*");
 
@@ -125,6 +130,8 @@ static inline const char *gsp_protect_name(uint32_t mode)
 		return "reserved";
 	case GSP_PROTECT_PREDICTIVE:
 		return "predictive";
+	case GSP_PROTECT_PREEMPTIVE:
+		return "preemptive";
 	}
 	return NULL;
 }
@@ -183,6 +190,8 @@ static inline int gsp_board_lc_active(const struct gsp_board *b,
  * 1 if some LC slot of @device claims the partition under protection mode
  * @mode: it is in flight (every mode), it is held at all
  * (GSP_PROTECT_RESERVED), or it reserves (GSP_PROTECT_PREDICTIVE).
+ * GSP_PROTECT_PREEMPTIVE claims as reactive does; gsp_board_part_update()
+ * says what is claimed.
  */
 static inline int gsp_board_lc_claims(const struct gsp_board *b,
 				      uint32_t device, uint32_t mode)
@@ -209,8 +218,14 @@ static inline int gsp_board_lc_claims(const struct gsp_board *b,
  * and the protection mode, and stores it with a compare-and-swap on the
  * word it read, retrying when the word changed meanwhile (uapi/gspace.h,
  * "Partition plane"; the module's twin is gsp_board_part_update() in
- * kmod/gsp_board.c, with the same GSPACE_BOARD_REQ()). Call it after every change of what the word depends
- * on. Returns the word now in place.
+ * kmod/gsp_board.c, with the same GSPACE_BOARD_REQ()). Call it after
+ * every change of what the word depends on. Returns the word now in
+ * place.
+ *
+ * A claimed request is (part_n, part_k), or under GSP_PROTECT_PREEMPTIVE
+ * the whole device, (GSPACE_PART_MAX_N, GSPACE_PART_MAX_K), so that every
+ * transformed BE block leaves; with no partition set (0, 0) it is (0, 0)
+ * in every mode.
  *
  * It stores even when (n, k) is unchanged: the epoch it bumps is what
  * makes a concurrent writer's CAS, based on a scan that missed this
@@ -224,12 +239,15 @@ static inline uint64_t gsp_board_part_update(struct gsp_board *b,
 	uint64_t old = gsp_board_load(&d->part_req), want;
 
 	for (;;) {
-		uint32_t n = 0, k = 0;
+		uint32_t mode = gsp_board_load(&d->protect), n = 0, k = 0;
 
-		if (gsp_board_lc_claims(b, device,
-					gsp_board_load(&d->protect))) {
+		if (gsp_board_lc_claims(b, device, mode)) {
 			n = gsp_board_load(&d->part_n);
 			k = gsp_board_load(&d->part_k);
+			if (mode == GSP_PROTECT_PREEMPTIVE && n && k) {
+				n = GSPACE_PART_MAX_N;
+				k = GSPACE_PART_MAX_K;
+			}
 		}
 		want = GSP_BOARD_REQ(n, k, GSP_BOARD_REQ_EPOCH(old) + 1);
 		if (__atomic_compare_exchange_n(&d->part_req, &old, want, 0,
@@ -243,16 +261,35 @@ static inline uint64_t gsp_board_part_update(struct gsp_board *b,
  * 1 if a BE kernel that cannot give up its SMs should keep off the LC's
  * (run on a green context of the others, Documentation/spatial.rst) on
  * @device at @now_ns: while LC work is active, and under protect reserved
- * or predictive also while the request word asks for SMs.
+ * or predictive also while the request word asks for SMs. Under reactive
+ * and preemptive the word asks only while LC work is in flight, which
+ * gsp_board_lc_active() already sees, bounded by lc_max_ns.
  */
 static inline int gsp_board_lc_confine(const struct gsp_board *b,
 				       uint32_t device, uint64_t now_ns)
 {
+	uint32_t mode;
+
 	if (gsp_board_lc_active(b, device, now_ns))
 		return 1;
-	return device < GSP_BOARD_MAX_DEVICES &&
-	       gsp_board_protect(b, device) != GSP_PROTECT_REACTIVE &&
+	if (device >= GSP_BOARD_MAX_DEVICES)
+		return 0;
+	mode = gsp_board_protect(b, device);
+	return (mode == GSP_PROTECT_RESERVED ||
+		mode == GSP_PROTECT_PREDICTIVE) &&
 	       GSP_BOARD_REQ_N(gsp_board_load(&b->dev[device].part_req));
+}
+
+/*
+ * Jobs queued for @device's compute engine and not yet granted (uapi
+ * dev[].waiting, ABI 1.4): a BE lease holder past its quantum yields
+ * when it is nonzero. 0 for a device the board lacks.
+ */
+static inline uint64_t gsp_board_waiting(const struct gsp_board *b,
+					 uint32_t device)
+{
+	return device < GSP_BOARD_MAX_DEVICES ?
+	       gsp_board_load(&b->dev[device].waiting) : 0;
 }
 
 #endif /* GSP_BOARD_H */

@@ -592,7 +592,7 @@ static void print_features(uint64_t f)
 	static const char *const names[] = {
 		"sim", "lease", "sync_file", "fifo", "credit", "band",
 		"lc_priority", "reorder", "board", "partition", "lease_progress",
-		"protect",
+		"protect", "preempt",
 	};
 	size_t i;
 
@@ -606,7 +606,10 @@ static void print_features(uint64_t f)
 	}
 }
 
-/* Per device: the published partition and the live request (the board). */
+/*
+ * Per device: the published partition, the live request, and the jobs
+ * the board counts (LC jobs live; jobs waiting for the compute engine).
+ */
 static void print_partition(struct target *t, unsigned ndev)
 {
 	const struct gsp_board *b = t->g ? gsp_board(t->g) : NULL;
@@ -617,8 +620,9 @@ static void print_partition(struct target *t, unsigned ndev)
 		return;
 	}
 	printf("partition: per device, as published and as requested now\n");
-	printf("  %3s %9s %6s %10s %9s %10s %8s\n", "DEV", "PARTITION", "EPOCH",
-	       "PROTECT", "REQUEST", "REQ_EPOCH", "LC_JOBS");
+	printf("  %3s %9s %6s %10s %9s %10s %8s %8s\n", "DEV", "PARTITION",
+	       "EPOCH", "PROTECT", "REQUEST", "REQ_EPOCH", "LC_JOBS",
+	       "WAITING");
 	if (ndev > GSP_BOARD_MAX_DEVICES)
 		ndev = GSP_BOARD_MAX_DEVICES;
 	for (i = 0; i < ndev; i++) {
@@ -631,10 +635,11 @@ static void print_partition(struct target *t, unsigned ndev)
 			 gsp_board_load(&d->part_k));
 		snprintf(req, sizeof(req), "%u,%u", GSP_BOARD_REQ_N(w),
 			 GSP_BOARD_REQ_K(w));
-		printf("  %3u %9s %6" PRIu64 " %10s %9s %10u %8" PRIu64 "\n", i,
-		       part, gsp_board_load(&d->part_epoch), mode ? mode : "?",
-		       req, GSP_BOARD_REQ_EPOCH(w),
-		       gsp_board_load(&d->lc_jobs));
+		printf("  %3u %9s %6" PRIu64 " %10s %9s %10u %8" PRIu64
+		       " %8" PRIu64 "\n", i, part,
+		       gsp_board_load(&d->part_epoch), mode ? mode : "?", req,
+		       GSP_BOARD_REQ_EPOCH(w), gsp_board_load(&d->lc_jobs),
+		       gsp_board_load(&d->waiting));
 	}
 }
 

@@ -159,6 +159,7 @@ static void test_numbers(void)
 static void test_names(void)
 {
 	struct gsp_knob_val v;
+	char range[96];
 
 	tap_ok(parses(GSP_KNOB_policy, "band\n", &v) && v.u == GSP_POLICY_BAND &&
 	       !strcmp(reads(GSP_KNOB_policy, &v), "band") &&
@@ -171,6 +172,26 @@ static void test_names(void)
 	       !strcmp(reads(GSP_KNOB_protect, &v), "predictive") &&
 	       !parses(GSP_KNOB_protect, "Reserved", NULL),
 	       "protect: GSPACE_PROTECT_* by name");
+	tap_ok(parses(GSP_KNOB_protect, "preemptive\n", &v) &&
+	       v.u == GSPACE_PROTECT_PREEMPTIVE &&
+	       !strcmp(reads(GSP_KNOB_protect, &v), "preemptive") &&
+	       !parses(GSP_KNOB_protect, "preempt", NULL) &&
+	       !parses(GSP_KNOB_protect, "preemptive ", NULL),
+	       "protect: preemptive (ABI 1.4) by name, with or without a newline");
+	v.u = GSPACE_PROTECT_COUNT;
+	tap_ok(!strcmp(reads(GSP_KNOB_protect, &v), "?") &&
+	       gsp_knobs[GSP_KNOB_protect].max == GSPACE_PROTECT_COUNT - 1,
+	       "protect: every GSPACE_PROTECT_* has a name, none beyond");
+	tap_ok(gsp_knob_range(GSP_KNOB_protect, range, sizeof(range)) ==
+	       (int)strlen(range) &&
+	       !strcmp(range, "reactive, reserved, predictive or preemptive") &&
+	       gsp_knob_range(GSP_KNOB_policy, range, sizeof(range)) > 0 &&
+	       !strcmp(range, "fifo, credit or band") &&
+	       gsp_knob_range(GSP_KNOB_protect, range, 12) ==
+	       (int)strlen("reactive, reserved, predictive or preemptive") &&
+	       !strcmp(range, "reactive, r"),
+	       "the names a choice takes: every one, truncated safely ('%s')",
+	       range);
 	tap_ok(gsp_knob_find("partition\n") == GSP_KNOB_partition &&
 	       gsp_knob_find("nosuch") == -ENOENT,
 	       "knobs are found by name");

@@ -71,13 +71,14 @@ check "$([ $? = 2 ] && grep -q 'write N,K with N 1..256 SMs and K 1..32 slots, o
 	"config partition = 8,x: the message says how to write it"
 bad_conf "protect unknown" 1 'protect = always\n'
 bad_conf "protect in capitals" 1 'protect = Reserved\n'
+bad_conf "protect preempt, not preemptive" 2 '# ABI 1.4\nprotect = preempt\n'
 bad_conf "predict_lead_us 0" 1 'predict_lead_us = 0\n'
 bad_conf "predict_lead_us above 100 ms" 1 'predict_lead_us = 100001\n'
 printf 'protect = sometimes\n' >"$tmp/bad.conf"
 timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
 	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
-check "$([ $? = 2 ] && grep -q 'write reactive, reserved or predictive' "$tmp/err"; echo $?)" \
-	"config protect = sometimes: the message names the three modes"
+check "$([ $? = 2 ] && grep -q 'write reactive, reserved, predictive or preemptive$' "$tmp/err"; echo $?)" \
+	"config protect = sometimes: the message names the four modes"
 printf 'sim_devices = 0\nlease_devices = 0\n' >"$tmp/bad.conf"
 timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
 	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"

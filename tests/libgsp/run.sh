@@ -130,9 +130,10 @@ $GSPCTL set partition 0,2|or 0,0 for off
 $GSPCTL set partition -1,2|partition must be N,K
 $GSPCTL set partition 8,2,1|partition must be N,K
 $GSPCTL set partition 8;2|partition must be N,K
-$GSPCTL set protect always|protect must be reactive, reserved or predictive
-$GSPCTL set protect Reserved|protect must be reactive, reserved or predictive
-$GSPCTL set protect 1|protect must be reactive, reserved or predictive
+$GSPCTL set protect always|protect must be reactive, reserved, predictive or preemptive, not 'always'
+$GSPCTL set protect Reserved|protect must be reactive, reserved, predictive or preemptive
+$GSPCTL set protect 1|protect must be reactive, reserved, predictive or preemptive
+$GSPCTL set protect preempt|protect must be reactive, reserved, predictive or preemptive
 $GSPCTL set predict_lead_us 0|1..100000
 $GSPCTL set predict_lead_us 100001|1..100000
 $GSPCTL mps|mps takes one of start, stop or status
@@ -311,6 +312,14 @@ check "$(grep -q '^features:.* protect' "$tmp/out" &&
 	 grep -qE '^ +0 +8,2 +[0-9]+ +reserved +0,0 ' "$tmp/out" &&
 	 grep -qE '^ +protect +reserved$' "$tmp/out"; echo $?)" \
 	"gspctl set protect reserved: get says so; status: the feature, the knob, and reserved per device"
+"$GSPCTL" set protect preemptive 2>"$tmp/err" &&
+	[ "$("$GSPCTL" get protect)" = preemptive ] &&
+	"$GSPCTL" status >"$tmp/out" 2>"$tmp/err"
+check "$(grep -q '^features:.* preempt' "$tmp/out" &&
+	 grep -qE '^ +DEV +PARTITION .* LC_JOBS +WAITING$' "$tmp/out" &&
+	 grep -qE '^ +0 +8,2 +[0-9]+ +preemptive +0,0 +[0-9]+ +0 +0$' "$tmp/out" &&
+	 grep -qE '^ +protect +preemptive$' "$tmp/out"; echo $?)" \
+	"gspctl set protect preemptive: get says so; status: the preempt feature, preemptive per device, LC_JOBS and WAITING 0"
 "$GSPCTL" set predict_lead_us 900 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get predict_lead_us)" = 900 ]
 check $? "gspctl set predict_lead_us 900, get: 900"

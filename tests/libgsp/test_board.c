@@ -2,8 +2,9 @@
 /*
  * The board's rules in gsp_board.h, on a board in memory: the partition
  * request (gsp_board_part_update()) under each protection mode, what a
- * BE tenant counts as LC activity (gsp_board_lc_active()) and when it
- * confines kernels that cannot yield (gsp_board_lc_confine()). The
+ * BE tenant counts as LC activity (gsp_board_lc_active()), when it
+ * confines kernels that cannot yield (gsp_board_lc_confine()), and the
+ * layout of dev[].waiting (gsp_board_waiting()). The
  * module has its own copy of the request rule (kmod/gsp_board.c); the
  * selftests run the same cases against it.
  */
@@ -65,14 +66,19 @@ static uint32_t nk(uint32_t dev)
 }
 
 #define NK_ON	GSP_BOARD_REQ_NK(GSP_BOARD_REQ(8, 2, 0))
+/* What preemptive asks for: the whole device. */
+#define NK_ALL	GSP_BOARD_REQ_NK(GSP_BOARD_REQ(GSPACE_PART_MAX_N, \
+					       GSPACE_PART_MAX_K, 0))
 
 static void test_names(void)
 {
 	tap_ok(!strcmp(gsp_protect_name(GSP_PROTECT_REACTIVE), "reactive") &&
 	       !strcmp(gsp_protect_name(GSP_PROTECT_RESERVED), "reserved") &&
 	       !strcmp(gsp_protect_name(GSP_PROTECT_PREDICTIVE), "predictive") &&
+	       !strcmp(gsp_protect_name(GSP_PROTECT_PREEMPTIVE), "preemptive") &&
+	       GSP_PROTECT_PREEMPTIVE == 3 && GSP_PROTECT_COUNT == 4 &&
 	       !gsp_protect_name(GSP_PROTECT_COUNT),
-	       "protect names: reactive, reserved, predictive; none beyond");
+	       "protect names: reactive, reserved, predictive, preemptive; none beyond");
 }
 
 static void test_reactive(void)
@@ -147,6 +153,48 @@ static void test_predictive(void)
 	       "predictive: a reserve asks on its own device only");
 }
 
+static void test_preemptive(void)
+{
+	struct gsp_board_lc *s, *t;
+	uint64_t w0, w;
+
+	reset(GSP_PROTECT_PREEMPTIVE);
+	tap_ok(!nk(0), "preemptive: no LC slot: nothing asked");
+	s = slot(0, 0, 50 * MS);
+	w0 = gsp_board_part_update(&board, 0);
+	tap_ok(!GSP_BOARD_REQ_NK(w0),
+	       "preemptive: an idle LC slot asks for nothing (not reserved)");
+	s->reserve = NOW;
+	tap_ok(!nk(0), "preemptive: a reserve does not count (not predictive)");
+	s->reserve = 0;
+	s->inflight = 1;
+	w = gsp_board_part_update(&board, 0);
+	tap_ok(GSP_BOARD_REQ_NK(w) == NK_ALL &&
+	       GSP_BOARD_REQ_N(w) == GSPACE_PART_MAX_N &&
+	       GSP_BOARD_REQ_K(w) == GSPACE_PART_MAX_K &&
+	       GSP_BOARD_REQ_EPOCH(w) == GSP_BOARD_REQ_EPOCH(w0) + 2,
+	       "preemptive: in flight: the whole device (%u, %u), not (8, 2)",
+	       GSP_BOARD_REQ_N(w), GSP_BOARD_REQ_K(w));
+	tap_ok(!nk(1), "preemptive: another device is not asked");
+	t = slot(1, 0, 50 * MS);
+	t->inflight = 3;
+	s->inflight = 0;
+	tap_ok(nk(0) == NK_ALL, "preemptive: another slot in flight keeps it");
+	t->inflight = 0;
+	tap_ok(!nk(0), "preemptive: none in flight: (0, 0)");
+	t->inflight = 1;
+	board.dev[0].part_n = 0;
+	board.dev[0].part_k = 0;
+	tap_ok(!nk(0),
+	       "preemptive: partition off (0, 0): nothing asked, in flight or not");
+	board.dev[0].part_n = 8;
+	board.dev[0].part_k = 2;
+	tap_ok(nk(0) == NK_ALL, "preemptive: partition set again: the whole device");
+	board.dev[0].protect = GSP_PROTECT_REACTIVE;
+	tap_ok(nk(0) == NK_ON,
+	       "preemptive -> reactive, in flight: back to the partition (8, 2)");
+}
+
 static void test_lc_active(void)
 {
 	struct gsp_board_lc *s;
@@ -199,6 +247,14 @@ static void test_confine(void)
 	gsp_board_part_update(&board, 0);
 	tap_ok(gsp_board_lc_confine(&board, 0, NOW),
 	       "confine, predictive: a reserve confines");
+	reset(GSP_PROTECT_PREEMPTIVE);
+	slot(0, 0, 200 * MS)->inflight = 1;
+	tap_ok(nk(0) == NK_ALL && !gsp_board_lc_active(&board, 0, NOW) &&
+	       !gsp_board_lc_confine(&board, 0, NOW),
+	       "confine, preemptive: the word alone does not confine (a slot in flight past lc_max_ns, as reactive)");
+	board.lc[0].stamp_ns = NOW - MS;
+	tap_ok(gsp_board_lc_confine(&board, 0, NOW),
+	       "confine, preemptive: LC work active confines");
 	tap_ok(!gsp_board_lc_confine(&board, GSP_BOARD_MAX_DEVICES, NOW),
 	       "confine: a device beyond the board: nothing");
 }
@@ -210,23 +266,43 @@ static void test_matrix(void)
 	int ok = 1;
 
 	for (mode = 0; mode < GSP_PROTECT_COUNT; mode++) {
+		uint32_t on = mode == GSP_PROTECT_PREEMPTIVE ? NK_ALL : NK_ON;
+
 		reset(mode);
 		slot(0, 5, 50 * MS)->inflight = 1;
 		slot(1, 9, 50 * MS)->reserve = NOW;
 		slot(2, 12, 50 * MS);
 		for (d = 0; d < GSP_BOARD_MAX_DEVICES; d++) {
 			int want = d == 5 ||
-				   (d == 9 && mode != GSP_PROTECT_REACTIVE) ||
+				   (d == 9 && (mode == GSP_PROTECT_PREDICTIVE ||
+					       mode == GSP_PROTECT_RESERVED)) ||
 				   (d == 12 && mode == GSP_PROTECT_RESERVED);
+			uint32_t got = nk(d);
 
-			if (!!nk(d) != want) {
-				tap_diag("mode %s device %u: %s", gsp_protect_name(mode),
-					 d, want ? "not asked" : "asked");
+			if (got != (want ? on : 0)) {
+				tap_diag("mode %s device %u: asked (%u, %u)",
+					 gsp_protect_name(mode), d,
+					 GSP_BOARD_REQ_N(got),
+					 GSP_BOARD_REQ_K(got));
 				ok = 0;
 			}
 		}
 	}
-	tap_ok(ok, "every mode, 16 devices: in flight, reserving and held slots ask exactly as the mode says");
+	tap_ok(ok, "every mode, 16 devices: in flight, reserving and held slots ask exactly what the mode says");
+}
+
+/* dev[].waiting: the arbiter's, read where the uapi puts it. */
+static void test_waiting(void)
+{
+	reset(GSP_PROTECT_PREEMPTIVE);
+	board.dev[3].waiting = 2;
+	tap_ok(gsp_board_waiting(&board, 3) == 2 &&
+	       !gsp_board_waiting(&board, 2) &&
+	       !gsp_board_waiting(&board, GSP_BOARD_MAX_DEVICES) &&
+	       offsetof(struct gsp_board_dev, waiting) == 40 &&
+	       offsetof(struct gspace_board_dev, waiting) == 40 &&
+	       sizeof(((struct gspace_board_dev *)0)->reserved) == 16,
+	       "waiting: dev[].waiting at offset 40 of each 64-byte entry, 0 beyond the board");
 }
 
 int main(void)
@@ -235,8 +311,10 @@ int main(void)
 	test_reactive();
 	test_reserved();
 	test_predictive();
+	test_preemptive();
 	test_lc_active();
 	test_confine();
 	test_matrix();
+	test_waiting();
 	return tap_done();
 }
