@@ -214,6 +214,19 @@ static inline int gsp_board_lc_claims(const struct gsp_board *b,
 }
 
 /*
+ * The (n, k) a claimed request asks for under protection mode @mode, given
+ * the published partition (*@n, *@k): the partition, or under
+ * GSP_PROTECT_PREEMPTIVE the whole device; (0, 0) stays (0, 0).
+ */
+static inline void gsp_board_claim_nk(uint32_t mode, uint32_t *n, uint32_t *k)
+{
+	if (mode == GSP_PROTECT_PREEMPTIVE && *n && *k) {
+		*n = GSPACE_PART_MAX_N;
+		*k = GSPACE_PART_MAX_K;
+	}
+}
+
+/*
  * Recomputes dev[device].part_req from the slots, the published partition
  * and the protection mode, and stores it with a compare-and-swap on the
  * word it read, retrying when the word changed meanwhile (uapi/gspace.h,
@@ -244,10 +257,7 @@ static inline uint64_t gsp_board_part_update(struct gsp_board *b,
 		if (gsp_board_lc_claims(b, device, mode)) {
 			n = gsp_board_load(&d->part_n);
 			k = gsp_board_load(&d->part_k);
-			if (mode == GSP_PROTECT_PREEMPTIVE && n && k) {
-				n = GSPACE_PART_MAX_N;
-				k = GSPACE_PART_MAX_K;
-			}
+			gsp_board_claim_nk(mode, &n, &k);
 		}
 		want = GSP_BOARD_REQ(n, k, GSP_BOARD_REQ_EPOCH(old) + 1);
 		if (__atomic_compare_exchange_n(&d->part_req, &old, want, 0,

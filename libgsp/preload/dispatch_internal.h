@@ -33,6 +33,7 @@
 #define LC_SLOW_NS	2000000ULL	/* ... after 100 ms without LC work */
 #define LC_BUSY_NS	100000000ULL
 #define IDLE_LEASE_NS	200000ULL	/* keep an idle lease this long */
+#define PREEMPT_POLL_NS	100000ULL	/* BE: a gated call's preemption look */
 #define EXIT_DRAIN_NS	5000000000ULL	/* at exit, wait this long at most */
 #define LC_SAMPLE	16		/* time every 16th LC op of a key */
 #define LC_RING		4096

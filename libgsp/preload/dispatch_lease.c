@@ -25,6 +25,7 @@ static struct {
 	uint64_t handle, t0, est_ns, host_ns;
 	uint64_t renewed;		/* grant or last renewal, host time */
 	int renew_err;			/* a renewal failed: stop trying */
+	int preempted;			/* resumed after lease_preempt(): host-timed */
 	CUcontext ev_ctx;		/* events below belong to it */
 	/*
 	 * End events of the ops in flight, oldest at head. A ring of
@@ -35,6 +36,7 @@ static struct {
 	const void *rkey[RING];
 	uint64_t rcost[RING];		/* estimate of each, for ahead_ns */
 	unsigned int rgen[RING];	/* the lease (gen) that issued each */
+	char rskip[RING];		/* in flight across a preemption: untimed */
 	unsigned int gen;		/* this lease */
 	CUevent lprev;			/* last retired op of this lease */
 	uint64_t ahead_ns;		/* estimated GPU time in flight */
@@ -69,7 +71,7 @@ static uint64_t renew_every(void)
  * span adds. A failed renewal is left to lease_end(), whose COMPLETE
  * fails the same way.
  */
-static void lease_tick(void)
+static void lease_renew(void)
 {
 	struct gspace_complete c = { .size = sizeof(c) };
 	uint64_t now, every;
@@ -94,6 +96,15 @@ static void lease_tick(void)
 	atomic_fetch_add(&gsp_ctr.renewals, 1);
 	gsp_log(2, "lease %" PRIu64 " renewed, %llu ns so far", lease.handle,
 		(unsigned long long)c.gpu_ns);
+}
+
+static void lease_preempt(void);
+
+/* While the dispatcher waits on the GPU for the open lease's work. */
+static void lease_tick(void)
+{
+	lease_preempt();
+	lease_renew();
 }
 
 /* ev_wait() for an op of the open lease: renews it meanwhile. */
@@ -135,7 +146,7 @@ static void retire_one(void)
 	CUevent ev = lease.ring[lease.head];
 
 	lease_ev_wait(ev);
-	if (lease.prev && lease.rkey[lease.head])
+	if (lease.prev && lease.rkey[lease.head] && !lease.rskip[lease.head])
 		gsp_cost_put(lease.rkey[lease.head], elapsed_ns(lease.prev, ev));
 	lease.prev = ev;
 	if (lease.rgen[lease.head] == lease.gen)
@@ -166,6 +177,7 @@ static CUevent next_end_event(const void *key)
 	lease.rkey[slot] = key;
 	lease.rcost[slot] = c;
 	lease.rgen[slot] = lease.gen;
+	lease.rskip[slot] = 0;
 	lease.ahead_ns += c;
 	lease.count++;
 	return lease.ring[slot];
@@ -178,36 +190,12 @@ static void forget_last(void)
 	lease.ahead_ns -= lease.rcost[(lease.head + lease.count) % RING];
 }
 
-/*
- * Ends the lease. With @wait_all it first waits for all its ops: the
- * default, because the next tenant's events would otherwise time our tail
- * as theirs (on the H200, 4 BE tenants with 100 us and 1 ms kernels got
- * 4.5 % and 45 % instead of 25 % each). With GSP_OVERLAP=1, a lease that
- * ends for the quantum, another engine or context, or LC work leaves its
- * ops in flight, charged at their EWMA, so the GPU does not idle for the
- * arbiter round trips at the boundary: better for one tenant alone.
- */
-static void lease_end(int wait_all)
+/* COMPLETEs the lease's handle with @gpu ns; rejoins if the arbiter lost it. */
+static void lease_complete(uint64_t gpu)
 {
 	struct gspace_complete c = { .size = sizeof(c) };
-	uint64_t gpu = lease.host_ns;
-	unsigned int i;
 	int err;
 
-	if (!lease.open)
-		return;
-	if (wait_all)
-		while (lease.count)
-			retire_one();
-	if (lease.started && lease.lprev)
-		gpu += elapsed_ns(lease.start, lease.lprev);
-	for (i = 0; i < lease.count; i++) {
-		unsigned int slot = (lease.head + i) % RING;
-
-		if (lease.rgen[slot] == lease.gen && lease.rkey[slot])
-			gpu += cost_get(lease.rkey[slot]);
-	}
-	lease.open = 0;
 	if (gpu > GSPACE_COST_MAX_NS)
 		gpu = GSPACE_COST_MAX_NS;
 	c.handle = lease.handle;
@@ -222,6 +210,40 @@ static void lease_end(int wait_all)
 	} else if (err) {
 		rejoin(GSP_REJOIN_LOST, "COMPLETE", err);
 	}
+}
+
+/*
+ * Ends the lease. With @wait_all it first waits for all its ops: the
+ * default, because the next tenant's events would otherwise time our tail
+ * as theirs (on the H200, 4 BE tenants with 100 us and 1 ms kernels got
+ * 4.5 % and 45 % instead of 25 % each). With GSP_OVERLAP=1, a lease that
+ * ends for the quantum, another engine or context, or LC work leaves its
+ * ops in flight, charged at their EWMA, so the GPU does not idle for the
+ * arbiter round trips at the boundary: better for one tenant alone.
+ */
+static void lease_end(int wait_all)
+{
+	uint64_t gpu = lease.host_ns;
+	unsigned int i;
+
+	if (!lease.open)
+		return;
+	if (wait_all)
+		while (lease.count)
+			retire_one();
+	if (lease.started && lease.lprev)
+		gpu += elapsed_ns(lease.start, lease.lprev);
+	for (i = 0; i < lease.count; i++) {
+		unsigned int slot = (lease.head + i) % RING;
+
+		if (lease.rgen[slot] == lease.gen && lease.rkey[slot])
+			gpu += cost_get(lease.rkey[slot]);
+	}
+	/* Its events also span the time the engine was another's. */
+	if (lease.preempted)
+		gpu = now_ns() - lease.t0;
+	lease.open = 0;
+	lease_complete(gpu);
 }
 
 /*
@@ -301,8 +323,71 @@ static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 	lease.t0 = now_ns();
 	lease.renewed = lease.t0;
 	lease.renew_err = 0;
+	lease.preempted = 0;
 	lease_events(ctx);
 	return 0;
+}
+
+/*
+ * The preemptive time plane (protect preemptive): the open lease has run
+ * its quantum on the compute engine, another job waits for that engine,
+ * and transformed kernels of ours run. A plain kernel cannot give its
+ * slots back, so a lease whose work is only plain kernels runs on.
+ */
+static int lease_preemptible(void)
+{
+	const struct gsp_board *b = tenant.board;
+
+	return lease.open && lease.engine == GSPACE_ENGINE_COMPUTE && b &&
+	       gsp_sp_on() &&
+	       gsp_board_protect(b, tenant.device) == GSP_PROTECT_PREEMPTIVE &&
+	       now_ns() - lease.t0 >= tenant.quantum_ns &&
+	       gsp_board_waiting(b, tenant.device) &&
+	       gsp_sp_preemptible();
+}
+
+/*
+ * Gives the lease back before its kernels end: raises the override, so
+ * that every block of them leaves at its next task boundary, waits until
+ * none holds a slot (renewing meanwhile: a task may be long), COMPLETEs
+ * the lease for the host time it held the engine, then SUBMITs again
+ * and, once granted, drops the override: the watcher tops the jobs up,
+ * and the lease goes on under the new handle, host-timed (its events
+ * span the time the engine was another's, so they teach no cost either).
+ */
+static void lease_preempt(void)
+{
+	uint64_t handle, t0;
+	unsigned int i;
+	int err;
+
+	if (!lease_preemptible())
+		return;
+	t0 = now_ns();
+	gsp_sp_preempt(1);
+	while (!gsp_sp_drained() && gsp_sp_preemptible()) {
+		sleep_ns(POLL_NS);
+		lease_renew();
+	}
+	lease_complete(now_ns() - lease.t0);
+	err = job_granted(lease.engine, tenant.quantum_ns, &handle);
+	gsp_sp_preempt(0);
+	if (err) {
+		/* Passing through from now on: nothing to resume under. */
+		lease.open = 0;
+		return;
+	}
+	for (i = 0; i < lease.count; i++)
+		lease.rskip[(lease.head + i) % RING] = 1;
+	lease.handle = handle;
+	lease.t0 = now_ns();
+	lease.renewed = lease.t0;
+	lease.renew_err = 0;
+	lease.preempted = 1;
+	atomic_fetch_add(&gsp_ctr.leases, 1);
+	atomic_fetch_add(&gsp_ctr.preemptions, 1);
+	gsp_log(2, "lease preempted: the engine was another's for %" PRIu64 " ns; now lease %" PRIu64,
+		lease.t0 - t0, handle);
 }
 
 /* Does @op (@spatial: a transformed launch) fit in the open lease? */
@@ -322,18 +407,24 @@ static int lease_fits(const struct gsp_op *op, int spatial)
 
 /*
  * One wait of the dispatcher for a gated call (tenant.mu held): a synchronous
- * call can take long, and the lease is renewed as for GPU work.
+ * call can take long, and the lease is renewed as for GPU work, and under
+ * the preemptive time plane looked at every PREEMPT_POLL_NS.
  */
 static void gate_wait_renewing(void)
 {
-	uint64_t every = renew_every(), until;
+	uint64_t every = renew_every(), until = UINT64_MAX;
 	struct timespec ts;
 
-	if (!lease.open || lease.renew_err || !every) {
+	if (lease.open && !lease.renew_err && every)
+		until = lease.renewed + every;
+	if (lease.open && tenant.board &&
+	    gsp_board_protect(tenant.board, tenant.device) == GSP_PROTECT_PREEMPTIVE &&
+	    until > now_ns() + PREEMPT_POLL_NS)
+		until = now_ns() + PREEMPT_POLL_NS;
+	if (until == UINT64_MAX) {
 		pthread_cond_wait(&tenant.cv, &tenant.mu);
 		return;
 	}
-	until = lease.renewed + every;
 	ts.tv_sec = (time_t)(until / 1000000000ULL);
 	ts.tv_nsec = (long)(until % 1000000000ULL);
 	if (pthread_cond_timedwait(&tenant.cv, &tenant.mu, &ts) == ETIMEDOUT) {

@@ -74,6 +74,7 @@ struct gsp_stats_ctr {
 	atomic_ulong launches, copies, jobs, leases, passthroughs;
 	atomic_ulong deferred, drains, lc_ops, errors_sticky;
 	atomic_ulong renewals, rejoins, rejoin_why[GSP_REJOIN_N];
+	atomic_ulong preemptions;	/* leases given back before their kernels ended */
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;

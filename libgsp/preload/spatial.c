@@ -25,7 +25,8 @@
  * The parts, one file each: spatial_image.c (images and handles),
  * spatial_ctl.c (contexts and control blocks), spatial_jit.c
  * (transformation and JIT), spatial_green.c (green contexts),
- * spatial_launch.c (launch, top-ups and the watcher). What they share,
+ * spatial_launch.c (launch, top-ups and the watcher), spatial_preempt.c
+ * (the override word of the preemptive time plane). What they share,
  * and the locking rules, are in spatial_internal.h.
  */
 #define _GNU_SOURCE

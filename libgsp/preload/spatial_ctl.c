@@ -129,11 +129,17 @@ static void peek_setup(struct sp_ctx *c)
 
 /* Contexts (dispatcher thread, the context current) ----------------------- */
 
-/* The partition request as the board has it now. */
+/*
+ * The word this process's kernels act on now: the override while it is
+ * raised (spatial_preempt.c), else the board's partition request.
+ */
 uint64_t req_now(void)
 {
 	const struct gsp_board *b = spatial.cfg.board;
+	uint64_t o = ovr_word();
 
+	if (GSP_PERSIST_CTRL_N(o) && GSP_PERSIST_CTRL_K(o))
+		return o;
 	return gsp_board_load(&b->dev[spatial.cfg.device].part_req);
 }
 
@@ -322,6 +328,7 @@ static void ctx_setup(struct sp_ctx *c)
 	}
 	if (probe_ranks(c) || map_ctrl(c))
 		return;
+	ovr_map(c);
 	{
 		CUmodule m;
 
@@ -439,6 +446,7 @@ static struct sp_ctl *ctl_new(struct sp_ctx *c)
 	memset(&init, 0, sizeof(init));
 	for (i = 0; i < GSP_PERSIST_MAX_SM; i++)
 		init.sm[i].sm_rank = c->rank[i];
+	init.ovr_ptr = c->ovr;
 	r = cudrv.mem_alloc(&t->dptr, sizeof(init));
 	if (!r)
 		r = cudrv.htod(t->dptr, &init, sizeof(init), c->topup);

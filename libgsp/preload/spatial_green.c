@@ -20,6 +20,7 @@ const char *const gw_token[GW_N] = {
 	[GW_SMALL] = "small", [GW_NOREQ] = "no-request",
 	[GW_COOP] = "cooperative", [GW_CLUSTER] = "cluster",
 	[GW_CAPTURE] = "capture", [GW_LAUNCH] = "launch", [GW_ORDER] = "order",
+	[GW_TIME] = "preemptive",
 };
 
 /* Green contexts (dispatcher thread) ------------------------------------------ */
@@ -203,6 +204,10 @@ static int green_try(struct gsp_op *op, struct sp_green **g)
 	    (op->kind != OP_LAUNCH && op->kind != OP_LAUNCH_EX &&
 	     op->kind != OP_COOP))
 		return GW_NONE;
+	/* The LC has the whole GPU: a plain kernel waits, as in the time plane. */
+	if (gsp_board_protect(spatial.cfg.board, spatial.cfg.device) ==
+	    GSP_PROTECT_PREEMPTIVE)
+		return GW_TIME;
 	if (!spatial.green_api) {
 		green_warn(GW_API, "the CUDA driver (version %d) has no green contexts (12.4 or later)",
 			   spatial.drv_version);

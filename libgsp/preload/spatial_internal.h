@@ -44,7 +44,7 @@ enum sp_kind { SP_KFN, SP_GREEN };
 /* Why a launch ran without a green context while LC work was active. */
 enum {
 	GW_NONE, GW_API, GW_CONTEXT, GW_CREATE, GW_SMALL, GW_NOREQ, GW_COOP,
-	GW_CLUSTER, GW_CAPTURE, GW_LAUNCH, GW_ORDER, GW_N
+	GW_CLUSTER, GW_CAPTURE, GW_LAUNCH, GW_ORDER, GW_TIME, GW_N
 };
 
 extern const char *const gw_token[GW_N] GSP_HIDDEN;
@@ -88,6 +88,7 @@ struct sp_ctx {
 	CUdeviceptr peek_dptr;
 	uint64_t peek_seq;	/* the watcher's alone */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
+	CUdeviceptr ovr;	/* the override word, as the GPU sees it; 0: none */
 	unsigned int board_gen;	/* spatial.board_gen that @ctrl was made for */
 	struct sp_ctl *ctls[CTL_MAX];
 	unsigned int nctl;
@@ -232,6 +233,13 @@ struct sp_state {
 	 * dispatcher, with a release store; read with local_word()
 	 */
 	uint64_t *local;
+	/*
+	 * the override word (spatial_preempt.c): allocated once, by the
+	 * dispatcher, with a release store; read with ovr_word()
+	 */
+	uint64_t *ovr;
+	atomic_uint ovr_seq;		/* atomic: the dispatcher's last raise */
+	atomic_uint drained;		/* atomic: the raise the watcher saw done */
 	int board_mapped;	/* the board page is registered */
 	atomic_uint board_gen;	/* bumped when the board moves to a new page */
 	/* devices whose MPS state we looked at (dispatcher thread only) */
@@ -299,5 +307,11 @@ GSP_HIDDEN struct sp_green *green_take(int all);
 
 /* spatial_launch.c */
 GSP_HIDDEN const char *ex_attr_reason(const CUlaunchConfig *cfg);
+
+/* spatial_preempt.c */
+GSP_HIDDEN void ovr_map(struct sp_ctx *c);
+GSP_HIDDEN uint64_t ovr_word(void);
+GSP_HIDDEN void preempt_look(struct sp_ctl *const *batch, const int *done,
+			     unsigned int n, unsigned int all, uint64_t w);
 
 #endif /* GSP_SPATIAL_INTERNAL_H */

@@ -469,10 +469,10 @@ int gsp_sp_issue(struct gsp_op *op, CUresult *res)
  * which would be the top-up's, not the LC kernel's. Under reserved, not
  * before the work ahead of the primary on its stream (and its ctl's
  * reset) is done: the top-up's stream does not follow the program's, and
- * its blocks would run tasks early. (Elsewhere that gate is not yet
- * applied: with it, gsp-wl's cfd, nn and md hung under reactive and
- * predictive on an H200, cause not found; Documentation/spatial.rst,
- * "Limits".) -1 if its end cannot be seen (the ctl is then lost), 2 if
+ * its blocks would run tasks early. (Elsewhere that gate is not
+ * applied: with it, and it alone, gsp-wl's cfd hung under reactive on an
+ * H200, cause not found; Documentation/spatial.rst, "Limits of the
+ * modes".) -1 if its end cannot be seen (the ctl is then lost), 2 if
  * it is too early (the watcher tries again), 1 if it was not launched (a
  * waited job needs it: the watcher tries again), else 0.
  */
@@ -560,7 +560,7 @@ static void *watcher_main(void *arg)
 	pthread_mutex_lock(&spatial.mu);
 	for (;;) {
 		struct sp_img *dead = NULL;
-		unsigned int i, n = 0;
+		unsigned int i, n = 0, all;
 		const struct gsp_board_dev *dv = &spatial.cfg.board->dev[spatial.cfg.device];
 		uint64_t word, full_word;
 
@@ -573,6 +573,7 @@ static void *watcher_main(void *arg)
 				spatial.live[i]->claimed = 1;
 				batch[n++] = spatial.live[i];
 			}
+		all = spatial.nlive;
 		pthread_mutex_unlock(&spatial.mu);
 		word = req_now();
 		if (local_word())
@@ -615,6 +616,7 @@ static void *watcher_main(void *arg)
 			/* ended: reset now, off the program's streams */
 			zeroed[i] = done[i] && ctl_zero(t);
 		}
+		preempt_look(batch, done, n, all, word);
 		pthread_mutex_lock(&spatial.mu);
 		for (i = 0; i < n; i++) {
 			batch[i]->claimed = 0;

@@ -121,8 +121,7 @@ void psim_mode_board(const struct psim_cfg *c, uint32_t *protect,
 		*protect = GSP_PROTECT_PREDICTIVE;
 		break;
 	case PSIM_PREEMPTIVE:
-		*n = c->sms;
-		*k = c->slots;
+		*protect = GSP_PROTECT_PREEMPTIVE;
 		break;
 	case PSIM_REACTIVE:
 		break;

@@ -42,7 +42,7 @@ enum psim_mode {
 	PSIM_REACTIVE,		/* partition plane, protect reactive */
 	PSIM_RESERVED,		/* ... protect reserved */
 	PSIM_PREDICTIVE,	/* ... protect predictive */
-	PSIM_PREEMPTIVE,	/* reactive with (n, k) = (N, K) */
+	PSIM_PREEMPTIVE,	/* protect preemptive: the whole GPU while in flight */
 	PSIM_MODE_COUNT
 };
 

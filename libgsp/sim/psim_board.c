@@ -99,6 +99,7 @@ static int arb_setup(struct psim_board *pb, uint32_t protect, uint32_t n,
 		return -EIO;
 	}
 	got = GSP_BOARD_REQ_NK(gsp_board_load(&d->part_req));
+	gsp_board_claim_nk(protect, &n, &k);
 	want = gsp_board_lc_claims(pb->b, pb->device, protect) ?
 	       GSP_BOARD_REQ_NK(GSP_BOARD_REQ(n, k, 0)) : 0;
 	if (got != want) {

@@ -342,6 +342,13 @@ scenario protect arb FAKE_CUDA_SMS=132 FAKE_GSP_PART=60,1
 # The LC's charges wait for grants a BE lease withholds; its requests
 # must come down regardless.
 scenario charge arb GSP_CLASS=lc FAKE_GSP_PART=2,1
+# The preemptive time plane: a BE gives its lease back when a job waits.
+scenario preempt arb FAKE_GSP_PART=2,1 FAKE_GSP_PROTECT=preemptive \
+	GSP_QUANTUM_US=10 GSP_STATS_FILE="$tmp/stats"
+grep -q '^lease_preemptions [1-9]' "$tmp/stats" &&
+	echo "ok - preload: preempt: the stats count the preemption" ||
+	{ echo "not ok - preload: preempt: the stats count the preemption"; sed 's/^/# /' "$tmp/stats"; }
+scenario preempt arb FAKE_GSP_PART=2,1 GSP_QUANTUM_US=10
 prog=
 
 scenario nospatial arb FAKE_GSP_PART=2,1 GSP_SPATIAL=0

@@ -18,6 +18,15 @@
  *             reservation confines the first and holds the second back
  *             until it goes; under reactive neither does anything, as
  *             before.
+ *   preempt   a BE tenant with spatial sharing (partition 2,1) runs a
+ *             transformed kernel that stays in flight (fake_hold()),
+ *             quantum 10 us. Under FAKE_GSP_PROTECT=preemptive, once the
+ *             board says a job waits for the compute engine, it gives
+ *             its lease back: it raises its override word, COMPLETEs,
+ *             SUBMITs again and, while the grant is withheld, keeps the
+ *             word raised and tops nothing up; once granted, it drops
+ *             the word and tops the job up. Nothing of that with no job
+ *             waiting, or under reactive.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,8 +36,10 @@
 
 #include <cuda.h>
 #include <gsp_board.h>
+#include <gsp_persist.h>
 
 #include "fake_cuda.h"
+#include "fake_gsp.h"
 #include "tap.h"
 
 #define CTX	((CUcontext)0xc0)
@@ -309,10 +320,122 @@ static void t_protect(void)
 	cuModuleUnload(m);
 }
 
+/* k1 can be transformed: it reads %ctaid.x. */
+static const char k1_ptx[] =
+	".version 8.0\n.target sm_90\n.address_size 64\n\n"
+	".visible .entry k1(\n\t.param .u32 k1_param_0\n)\n{\n"
+	"\t.reg .b32 %r<4>;\n\tld.param.u32 %r1, [k1_param_0];\n"
+	"\tmov.u32 %r2, %ctaid.x;\n\tadd.s32 %r3, %r1, %r2;\n\tret;\n}\n";
+
+/* The fake libgsp's log: how many @op records from @from on. */
+static unsigned int gsp_ops(int op, unsigned int from)
+{
+	void *h = fake_gsp();
+	unsigned int (*len)(void);
+	struct fake_gsp_rec (*get)(unsigned int);
+	unsigned int i, n = 0;
+
+	*(void **)&len = h ? dlsym(h, "fake_gsp_len") : NULL;
+	*(void **)&get = h ? dlsym(h, "fake_gsp_get") : NULL;
+	if (!len || !get)
+		return 0;
+	for (i = from; i < len(); i++)
+		n += get(i).op == op;
+	return n;
+}
+
+/* Launches of k1's clone in the trace: how many, the first one's job. */
+static unsigned int k1_launches(struct gsp_persist_job *first)
+{
+	unsigned int i, k = 0, n = fake_trace_len();
+	struct fake_call x;
+
+	for (i = 0; i < n; i++) {
+		fake_trace_get(i, &x);
+		if (strncmp(x.name, "cuLaunch", 8) || strcmp(x.fn, "k1__gsp"))
+			continue;
+		if (!k++)
+			memcpy(first, x.job, sizeof(*first));
+	}
+	return k;
+}
+
+static void t_preempt(void)
+{
+	const char *mode = getenv("FAKE_GSP_PROTECT");
+	int on = mode && !strcmp(mode, "preemptive");
+	struct gsp_board *b = fake_board();
+	void *h = fake_gsp();
+	void (*hold)(int);
+	struct gsp_persist_job j;
+	const volatile uint64_t *ovr = NULL;
+	unsigned int submits;
+	uint64_t w = 0;
+	CUfunction k1;
+	CUmodule m;
+	int a = 5;
+	void *p[] = { &a };
+
+	*(void **)&hold = h ? dlsym(h, "fake_gsp_hold") : NULL;
+	if (!b || !hold) {
+		tap_ok(0, "preempt: the fake libgsp is loaded and can hold grants");
+		return;
+	}
+	cuCtxSetCurrent(CTX);
+	cuModuleLoadData(&m, k1_ptx);
+	cuModuleGetFunction(&k1, m, "k1");
+	fake_hold(1);		/* the kernel stays in flight */
+	fake_trace_reset();
+	cuLaunchKernel(k1, 10, 2, 1, 64, 1, 1, 0, S1, p, NULL);
+	usleep(30000);
+	submits = gsp_ops(FAKE_SUBMIT, 0);
+	tap_ok(k1_launches(&j) == 1 && submits == 1 &&
+	       !gsp_ops(FAKE_COMPLETE, 0),
+	       "preempt: no job waits for the engine: the lease holds on past its quantum (launches %u, SUBMITs %u)",
+	       k1_launches(&j), submits);
+	{
+		const struct gsp_persist_ctl *ctl = (const void *)(uintptr_t)j.ctl;
+
+		ovr = ctl ? (const volatile uint64_t *)(uintptr_t)ctl->ovr_ptr : NULL;
+	}
+	tap_ok(ovr && !*ovr,
+	       "preempt: the job's ctl carries the process's override word, down");
+	if (!ovr)
+		goto out;
+
+	hold(1);		/* the next grant is withheld */
+	gsp_board_store(&b->dev[0].waiting, 1);
+	usleep(30000);
+	w = *ovr;
+	if (on)
+		tap_ok(gsp_ops(FAKE_COMPLETE, 0) == 1 &&
+		       gsp_ops(FAKE_SUBMIT, 0) == 2 &&
+		       GSP_PERSIST_CTRL_N(w) == GSP_PERSIST_MAX_SM &&
+		       GSP_PERSIST_CTRL_K(w) == GSP_PERSIST_MAX_K &&
+		       k1_launches(&j) == 1,
+		       "preempt: a job waits: the lease is COMPLETEd and SUBMITted again, the override asks every slot back meanwhile, nothing is topped up (word %#llx)",
+		       (unsigned long long)w);
+	else
+		tap_ok(!gsp_ops(FAKE_COMPLETE, 0) && !w && k1_launches(&j) == 1,
+		       "preempt: under %s a waiting job changes nothing",
+		       mode ? mode : "reactive");
+	gsp_board_store(&b->dev[0].waiting, 0);
+	hold(0);
+	usleep(30000);
+	if (on)
+		tap_ok(!*ovr && k1_launches(&j) == 2,
+		       "preempt: granted again: the override is down and the job is topped up (launches %u)",
+		       k1_launches(&j));
+out:
+	fake_hold(0);
+	cuCtxSynchronize();
+	cuModuleUnload(m);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_protect predict|protect|charge\n");
+		fprintf(stderr, "usage: test_protect predict|protect|charge|preempt\n");
 		return 2;
 	}
 	cuInit(0);
@@ -323,6 +446,8 @@ int main(int argc, char **argv)
 		t_protect();
 	else if (!strcmp(argv[1], "charge"))
 		t_charge();
+	else if (!strcmp(argv[1], "preempt"))
+		t_preempt();
 	else {
 		fprintf(stderr, "test_protect: unknown scenario %s\n", argv[1]);
 		return 2;
