@@ -51,6 +51,16 @@ expect2 "run-be-cost.sh without OUT" bash bench/run-be-cost.sh
 expect2 "run-lcprotect.sh without OUT" bash bench/run-lcprotect.sh
 expect2 "run-lcprotect.sh unknown option" bash bench/run-lcprotect.sh --bogus /nonexistent/x
 expect2 "run-lcprotect.sh --measure-s 0" bash bench/run-lcprotect.sh --measure-s 0 /nonexistent/x
+expect2 "run-lcprotect.sh --help (an option where OUT goes)" bash bench/run-lcprotect.sh --help
+if [ -e ./--help ] || [ -e bench/--help ]; then
+	echo "not ok - cli: run-lcprotect.sh --help created a folder"
+else
+	echo "ok - cli: run-lcprotect.sh --help creates nothing"
+fi
+expect2 "run-preempt.sh without OUT" bash bench/run-preempt.sh
+expect2 "run-preempt.sh --help" bash bench/run-preempt.sh --help
+expect2 "run-preempt.sh unknown option" bash bench/run-preempt.sh --bogus /nonexistent/x
+expect2 "run-preempt.sh --measure-s 0" bash bench/run-preempt.sh --measure-s 0 /nonexistent/x
 expect2 "run-be-cost.sh unknown mode" bash bench/run-be-cost.sh /nonexistent/x plain bogus
 expect2 "run-be-cost.sh @BUILD without gsp-run" bash bench/run-be-cost.sh /nonexistent/x spatial@/nonexistent/build
 if [ -e /nonexistent/x ]; then

@@ -349,7 +349,8 @@ static int lease_preemptible(void)
 /*
  * Gives the lease back before its kernels end: raises the override, so
  * that every block of them leaves at its next task boundary, waits until
- * none holds a slot (renewing meanwhile: a task may be long), COMPLETEs
+ * none holds a slot, for one more quantum at most (a task may be long:
+ * the next tenant's blocks then start beside the last of them), COMPLETEs
  * the lease for the host time it held the engine, then SUBMITs again
  * and, once granted, drops the override: the watcher tops the jobs up,
  * and the lease goes on under the new handle, host-timed (its events
@@ -365,10 +366,12 @@ static void lease_preempt(void)
 		return;
 	t0 = now_ns();
 	gsp_sp_preempt(1);
-	while (!gsp_sp_drained() && gsp_sp_preemptible()) {
+	while (!gsp_sp_drained() && gsp_sp_preemptible() &&
+	       now_ns() - t0 < tenant.quantum_ns) {
 		sleep_ns(POLL_NS);
 		lease_renew();
 	}
+	gsp_sp_drain_end();
 	lease_complete(now_ns() - lease.t0);
 	err = job_granted(lease.engine, tenant.quantum_ns, &handle);
 	gsp_sp_preempt(0);

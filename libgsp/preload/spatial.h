@@ -90,12 +90,14 @@ GSP_HIDDEN void gsp_sp_board_moved(void);
  * The preemptive time plane (dispatcher thread): whether a live
  * transformed job could be preempted; raise (@on) or drop the override
  * that makes every block of this process's transformed kernels leave at
- * its next task boundary; and whether, since the last raise, none of
- * them holds a slot (the watcher looked).
+ * its next task boundary; whether, since the last raise, none of them
+ * holds a slot (the watcher looks from the raise until
+ * gsp_sp_drain_end()).
  */
 GSP_HIDDEN int gsp_sp_preemptible(void);
 GSP_HIDDEN void gsp_sp_preempt(int on);
 GSP_HIDDEN int gsp_sp_drained(void);
+GSP_HIDDEN void gsp_sp_drain_end(void);
 
 GSP_HIDDEN void gsp_sp_stats(FILE *f);
 /*

@@ -84,24 +84,39 @@ _Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 0 && GSP_PERSIST_OFF_LIVE == 256,
 /* How long the watcher waits for a look to land before it goes on. */
 #define PEEK_WAIT_NS	200000ULL
 
+/* Waits up to PEEK_WAIT_NS for @c's last look to land: 1 if it has. */
+static int peek_landed(struct sp_ctx *c)
+{
+	uint64_t t0 = now_ns();
+
+	while (__atomic_load_n(&c->peek_out[2], __ATOMIC_ACQUIRE) != c->peek_seq) {
+		if (now_ns() - t0 > PEEK_WAIT_NS)
+			return 0;
+		sleep_ns(10000);
+	}
+	return 1;
+}
+
 /*
  * Job @t's next_task and live, read by gsp_ctl_peek (watcher thread, @t's
  * context current): 0, or -1 if the look cannot be had or has not landed
- * within PEEK_WAIT_NS (a later one overwrites it).
+ * within PEEK_WAIT_NS. One look at most is in flight per context: the
+ * kernel needs a slot, and while other kernels fill the GPU looks that
+ * did not land would only queue up behind each other; a new one is
+ * launched once the last has landed.
  */
 int ctl_peek(struct sp_ctl *t, uint64_t *next, uint32_t *live)
 {
 	struct sp_ctx *c = t->c;
-	uint64_t seq = ++c->peek_seq, t0;
+	uint64_t seq = c->peek_seq + 1;
 	void *p[] = { &t->dptr, &c->peek_dptr, &seq };
 
-	if (!c->peek ||
+	if (!c->peek || !peek_landed(c) ||
 	    cudrv.launch[0](c->peek, 1, 1, 1, 1, 1, 1, 0, c->peek_s, p, NULL))
 		return -1;
-	for (t0 = now_ns(); __atomic_load_n(&c->peek_out[2], __ATOMIC_ACQUIRE) != seq;
-	     sleep_ns(10000))
-		if (now_ns() - t0 > PEEK_WAIT_NS)
-			return -1;
+	c->peek_seq = seq;
+	if (!peek_landed(c))
+		return -1;
 	*next = c->peek_out[0];
 	*live = (uint32_t)c->peek_out[1];
 	return 0;

@@ -86,7 +86,7 @@ struct sp_ctx {
 	CUstream peek_s;
 	volatile uint64_t *peek_out;
 	CUdeviceptr peek_dptr;
-	uint64_t peek_seq;	/* the watcher's alone */
+	uint64_t peek_seq;	/* the last one launched; the watcher's alone */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
 	CUdeviceptr ovr;	/* the override word, as the GPU sees it; 0: none */
 	unsigned int board_gen;	/* spatial.board_gen that @ctrl was made for */
@@ -240,6 +240,7 @@ struct sp_state {
 	uint64_t *ovr;
 	atomic_uint ovr_seq;		/* atomic: the dispatcher's last raise */
 	atomic_uint drained;		/* atomic: the raise the watcher saw done */
+	atomic_uint look;		/* atomic: the raise to look at; 0: none */
 	int board_mapped;	/* the board page is registered */
 	atomic_uint board_gen;	/* bumped when the board moves to a new page */
 	/* devices whose MPS state we looked at (dispatcher thread only) */

@@ -72,6 +72,7 @@ void gsp_sp_preempt(int on)
 		return;
 	}
 	seq = atomic_fetch_add(&spatial.ovr_seq, 1) + 1;
+	atomic_store(&spatial.look, seq);
 	/* Every SM by rank, every slot: k > K empties an SM. */
 	__atomic_store_n(w, GSP_PERSIST_CTRL(GSP_PERSIST_MAX_SM,
 					     GSP_PERSIST_MAX_K, seq),
@@ -84,6 +85,16 @@ int gsp_sp_drained(void)
 }
 
 /*
+ * The dispatcher stopped waiting for the drain: the watcher looks no
+ * more. A look is a kernel that needs a slot, and while another tenant's
+ * kernels fill the GPU it would only queue.
+ */
+void gsp_sp_drain_end(void)
+{
+	atomic_store(&spatial.look, 0);
+}
+
+/*
  * The watcher, after it looked at @n of the @all live jobs under the
  * word @w (done[i]: batch[i] has ended): if @w is the override and none
  * of those jobs has a block holding a slot, the override has done its
@@ -91,14 +102,15 @@ int gsp_sp_drained(void)
  * stays, paused, and takes no task; a context that cannot look at its
  * counters (no gsp_ctl_peek) counts as left, since nothing could say
  * more. A look that fails or sees a block is tried again at the next
- * poll.
+ * poll, while the dispatcher still waits (spatial.look).
  */
 void preempt_look(struct sp_ctl *const *batch, const int *done,
 		  unsigned int n, unsigned int all, uint64_t w)
 {
 	unsigned int i;
 
-	if (!GSP_PERSIST_CTRL_N(w) || w != ovr_word() || n < all)
+	if (!GSP_PERSIST_CTRL_N(w) || w != ovr_word() || n < all ||
+	    atomic_load(&spatial.look) != GSP_PERSIST_CTRL_EPOCH(w))
 		return;
 	for (i = 0; i < n; i++) {
 		struct sp_ctl *t = batch[i];
