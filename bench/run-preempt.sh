@@ -4,7 +4,8 @@
 # The preemptive time plane's benchmark on a GPU host, from a bare
 # checkout (root, nvcc and the MPS binaries in PATH):
 #
-#   bench/run-preempt.sh [--measure-s S] [--no-lc] OUT
+#   bench/run-preempt.sh [--measure-s S] [--no-lc] [--mech REGEX]
+#                        [--quantum-us Q] OUT
 #
 # Two BE programs share the GPU under BAND beside a periodic LC: A runs
 # kernels of about 200 ms (909 waves of 220 us blocks), B kernels of about
@@ -23,8 +24,8 @@
 #
 # Writes OUT/preempt.csv:
 #
-#   mechanism,weights,a_per_s,a_solo_per_s,b_per_s,b_solo_per_s,
-#   b_share,lc_p50_us,lc_p99_us,lc_solo_p99_us,preemptions,gpu
+#   mechanism,weights,quantum_us,a_per_s,a_solo_per_s,b_per_s,
+#   b_solo_per_s,b_share,lc_p50_us,lc_p99_us,lc_solo_p99_us,preemptions,gpu
 #
 # b_share is B's part of the two BEs' work, each as a fraction of its
 # solo throughput: (b/b_solo) / (a/a_solo + b/b_solo); BAND's target is
@@ -32,21 +33,27 @@
 # (their stats files). Also OUT/logs.tgz (every program's output and
 # stats, gspaced's log), OUT/calib.txt, OUT/env.txt, OUT/commands.txt.
 # A cell lasts about 3 + 1 + S seconds (S = 6 by default, so that A ends
-# a dozen kernels in it). --no-lc leaves the LC out.
+# a dozen kernels in it). --no-lc leaves the LC out; --mech keeps the
+# mechanisms that match REGEX (the solo runs always run); --quantum-us
+# sets the BE leases' quantum (gsp-run --quantum-us; default the
+# interposer's, 2000). Rows append to OUT/preempt.csv.
 set -uo pipefail
-measure=6 with_lc=1
+measure=6 with_lc=1 mechs=. quantum=2000
 while [ $# -gt 1 ]; do
 	case $1 in
 	--measure-s) measure=$2; shift ;;
 	--no-lc) with_lc=0 ;;
+	--mech) mechs=$2; shift ;;
+	--quantum-us) quantum=$2; shift ;;
 	*) echo "run-preempt: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
 case ${1:-} in
-''|-*) echo "usage: $0 [--measure-s S] [--no-lc] OUT" >&2; exit 2 ;;
+''|-*) echo "usage: $0 [--measure-s S] [--no-lc] [--mech REGEX] [--quantum-us Q] OUT" >&2; exit 2 ;;
 esac
 case $measure in ''|*[!0-9]*|0) echo "run-preempt: --measure-s needs a whole number of seconds >= 1" >&2; exit 2 ;; esac
+case $quantum in ''|*[!0-9]*) echo "run-preempt: --quantum-us needs a whole number of us (10..10000000)" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 
@@ -63,7 +70,7 @@ make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-preempt.sh measure_s=$measure lc=$with_lc"
+gpu_env "$OUT/env.txt" "bench: run-preempt.sh measure_s=$measure lc=$with_lc mech=$mechs quantum_us=$quantum"
 
 CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) || exit 1
 export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY=$LOGS/mps
@@ -149,33 +156,38 @@ A_SOLO=$(val solo.a be)
 B_SOLO=$(val solo.b be)
 LC_SOLO=$(awk '$1 == "lc" { print $5 }' "$LOGS/solo.lc.out" 2>/dev/null)
 
-echo "mechanism,weights,a_per_s,a_solo_per_s,b_per_s,b_solo_per_s,b_share,lc_p50_us,lc_p99_us,lc_solo_p99_us,preemptions,gpu" \
-	>"$OUT/preempt.csv"
+[ -s "$OUT/preempt.csv" ] ||
+	echo "mechanism,weights,quantum_us,a_per_s,a_solo_per_s,b_per_s,b_solo_per_s,b_share,lc_p50_us,lc_p99_us,lc_solo_p99_us,preemptions,gpu" \
+		>"$OUT/preempt.csv"
 G="$BUILD/gsp-run --arbiter daemon --socket $sockdir/s"
+Q="--quantum-us $quantum"
 for mech in mps gspace-time gspace-reactive gspace-preemptive; do
+	[[ $mech =~ $mechs ]] || continue
 	for w in 100:100 100:300; do
 		[ "$mech" = mps ] && [ "$w" != 100:100 ] && continue
 		wa=${w%:*} wb=${w#*:}
-		tag=$mech.${wa}_$wb
+		tag=$mech.${wa}_$wb.q$quantum
 		case $mech in
 		mps) run3 "$tag" "" "" "" ;;
 		gspace-time)
 			gctl set partition 0,0
 			gctl set protect reactive
-			run3 "$tag" "$G --class be --no-spatial --weight $wa --" \
-				"$G --class be --no-spatial --weight $wb --" "$G --class lc --" ;;
+			run3 "$tag" "$G --class be --no-spatial $Q --weight $wa --" \
+				"$G --class be --no-spatial $Q --weight $wb --" "$G --class lc --" ;;
 		*)
 			gctl set partition 132,32
 			gctl set protect "${mech#gspace-}"
-			run3 "$tag" "$G --class be --spatial --weight $wa --" \
-				"$G --class be --spatial --weight $wb --" "$G --class lc --" ;;
+			run3 "$tag" "$G --class be --spatial $Q --weight $wa --" \
+				"$G --class be --spatial $Q --weight $wb --" "$G --class lc --" ;;
 		esac
 		a=$(val "$tag.a" be) b=$(val "$tag.b" be)
 		share=$(awk -v a="$a" -v as="$A_SOLO" -v b="$b" -v bs="$B_SOLO" \
 			'BEGIN { if (a == "" || b == "" || as <= 0 || bs <= 0) print ""; else printf "%.3f", (b / bs) / (a / as + b / bs) }')
 		pre=$(cat "$LOGS/$tag".[ab].stats 2>/dev/null |
 			awk '$1 == "lease_preemptions" { n += $2 } END { print n + 0 }')
-		echo "$mech,$wa:$wb,$a,$A_SOLO,$b,$B_SOLO,$share,$(lcval "$tag" 3),$(lcval "$tag" 5),$LC_SOLO,$pre,$GPU" >>"$OUT/preempt.csv"
+		q=$quantum
+		[ "$mech" = mps ] && q=
+		echo "$mech,$wa:$wb,$q,$a,$A_SOLO,$b,$B_SOLO,$share,$(lcval "$tag" 3),$(lcval "$tag" 5),$LC_SOLO,$pre,$GPU" >>"$OUT/preempt.csv"
 		echo "run-preempt: $tag: a ${a:-failed} b ${b:-failed} share ${share:--} lc p99 $(lcval "$tag" 5) preemptions $pre" >&2
 	done
 done
