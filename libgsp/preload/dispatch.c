@@ -190,7 +190,7 @@ static void write_stats(void)
 		"passthroughs %lu\ndeferred %lu\ndrains %lu\nlc_ops %lu\n"
 		"sticky_errors %lu\nlease_renewals %lu\nrejoins %lu\n"
 		"rejoin_watchdog %lu\nrejoin_hung %lu\nrejoin_lost %lu\n"
-		"lease_preemptions %lu\n",
+		"lease_preemptions %lu\nlease_preempt_unseen %lu\n",
 		atomic_load(&gsp_ctr.launches), atomic_load(&gsp_ctr.copies),
 		atomic_load(&gsp_ctr.jobs), atomic_load(&gsp_ctr.leases),
 		atomic_load(&gsp_ctr.passthroughs),
@@ -201,7 +201,8 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_WATCHDOG]),
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_HUNG]),
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_LOST]),
-		atomic_load(&gsp_ctr.preemptions));
+		atomic_load(&gsp_ctr.preemptions),
+		atomic_load(&gsp_ctr.preempt_unseen));
 	gsp_sp_stats(f);
 	gsp_lcprio_stats(f);
 	fclose(f);

@@ -371,6 +371,8 @@ static void lease_preempt(void)
 		sleep_ns(POLL_NS);
 		lease_renew();
 	}
+	if (!gsp_sp_drained())
+		atomic_fetch_add(&gsp_ctr.preempt_unseen, 1);
 	gsp_sp_drain_end();
 	lease_complete(now_ns() - lease.t0);
 	err = job_granted(lease.engine, tenant.quantum_ns, &handle);

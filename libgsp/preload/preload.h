@@ -75,6 +75,7 @@ struct gsp_stats_ctr {
 	atomic_ulong deferred, drains, lc_ops, errors_sticky;
 	atomic_ulong renewals, rejoins, rejoin_why[GSP_REJOIN_N];
 	atomic_ulong preemptions;	/* leases given back before their kernels ended */
+	atomic_ulong preempt_unseen;	/* ... whose drain no look saw in a quantum */
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;

@@ -54,42 +54,23 @@ static const char waiter_ptx[] =
 	"\tnanosleep.u32 2000;\n"
 	"\tbra.uni LOOP;\n"
 	"DONE:\n\tret;\n}\n";
-/*
- * A look at a job's next_task and live for the watcher: one thread on a
- * stream of its own writes them into mapped host memory, then @seq. Not
- * a copy: a device-to-host copy may queue in a copy engine behind the
- * program's own copy, which waits behind the job's waiter for the very
- * top-up the watcher would launch.
- */
-static const char peek_ptx[] =
-	".version 7.0\n.target sm_70\n.address_size 64\n"
-	".visible .entry gsp_ctl_peek(.param .u64 gsp_ctl_peek_ctl,\n"
-	"\t.param .u64 gsp_ctl_peek_out, .param .u64 gsp_ctl_peek_seq)\n{\n"
-	"\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<6>;\n"
-	"\tld.param.u64 %rd1, [gsp_ctl_peek_ctl];\n"
-	"\tcvta.to.global.u64 %rd1, %rd1;\n"
-	"\tld.param.u64 %rd2, [gsp_ctl_peek_out];\n"
-	"\tcvta.to.global.u64 %rd2, %rd2;\n"
-	"\tld.param.u64 %rd3, [gsp_ctl_peek_seq];\n"
-	"\tld.volatile.global.u64 %rd4, [%rd1];\n"	/* next_task */
-	"\tld.volatile.global.u32 %r1, [%rd1+256];\n"	/* live */
-	"\tcvt.u64.u32 %rd5, %r1;\n"
-	"\tst.volatile.global.v2.u64 [%rd2], {%rd4, %rd5};\n"
-	"\tmembar.sys;\n"
-	"\tst.volatile.global.u64 [%rd2+16], %rd3;\n"
-	"\tret;\n}\n";
-_Static_assert(GSP_PERSIST_OFF_NEXT_TASK == 0 && GSP_PERSIST_OFF_LIVE == 256,
-	       "peek_ptx's offsets");
-
 /* How long the watcher waits for a look to land before it goes on. */
 #define PEEK_WAIT_NS	200000ULL
+/* A look copies next_task through live. */
+#define PEEK_BYTES	(GSP_PERSIST_OFF_LIVE + 4)
 
-/* Waits up to PEEK_WAIT_NS for @c's last look to land: 1 if it has. */
+/* Waits up to PEEK_WAIT_NS for @c's copy in flight to land: 1 if it has. */
 static int peek_landed(struct sp_ctx *c)
 {
 	uint64_t t0 = now_ns();
 
-	while (__atomic_load_n(&c->peek_out[2], __ATOMIC_ACQUIRE) != c->peek_seq) {
+	while (c->peek_busy) {
+		CUresult r = cudrv.ev_query(c->peek_ev);
+
+		if (r != CUDA_ERROR_NOT_READY) {
+			c->peek_busy = 0;
+			return r == CUDA_SUCCESS;
+		}
 		if (now_ns() - t0 > PEEK_WAIT_NS)
 			return 0;
 		sleep_ns(10000);
@@ -98,48 +79,42 @@ static int peek_landed(struct sp_ctx *c)
 }
 
 /*
- * Job @t's next_task and live, read by gsp_ctl_peek (watcher thread, @t's
- * context current): 0, or -1 if the look cannot be had or has not landed
- * within PEEK_WAIT_NS. One look at most is in flight per context: the
- * kernel needs a slot, and while other kernels fill the GPU looks that
- * did not land would only queue up behind each other; a new one is
- * launched once the last has landed.
+ * Job @t's next_task and live (watcher thread, @t's context current): 0,
+ * or -1 if the look cannot be had or has not landed within PEEK_WAIT_NS.
+ * A copy, not a kernel: a one-thread kernel needs a slot, and on an H200
+ * beside a periodic LC most such looks did not land within a quantum,
+ * even at the greatest stream priority, where a copy landed in 30 to 60
+ * us. One copy at most is in flight per context; the next is issued once
+ * it has landed.
  */
 int ctl_peek(struct sp_ctl *t, uint64_t *next, uint32_t *live)
 {
 	struct sp_ctx *c = t->c;
-	uint64_t seq = c->peek_seq + 1;
-	void *p[] = { &t->dptr, &c->peek_dptr, &seq };
 
-	if (!c->peek || !peek_landed(c) ||
-	    cudrv.launch[0](c->peek, 1, 1, 1, 1, 1, 1, 0, c->peek_s, p, NULL))
+	if (!c->peek_buf || !peek_landed(c) ||
+	    cudrv.dtoh(c->peek_buf, t->dptr, PEEK_BYTES, c->peek_s) ||
+	    cudrv.ev_record[0](c->peek_ev, c->peek_s))
 		return -1;
-	c->peek_seq = seq;
+	c->peek_busy = 1;
 	if (!peek_landed(c))
 		return -1;
-	*next = c->peek_out[0];
-	*live = (uint32_t)c->peek_out[1];
+	memcpy(next, c->peek_buf + GSP_PERSIST_OFF_NEXT_TASK, sizeof(*next));
+	memcpy(live, c->peek_buf + GSP_PERSIST_OFF_LIVE, sizeof(*live));
 	return 0;
 }
 
-/* gsp_ctl_peek, its stream and its mapped words; none if any fails. */
+/* The look's stream, event and pinned buffer; none if any fails. */
 static void peek_setup(struct sp_ctx *c)
 {
-	CUmodule m;
 	void *w = NULL;
 
-	if (cudrv.mod_load(&m, peek_ptx) ||
-	    cudrv.mod_fn(&c->peek, m, "gsp_ctl_peek") ||
-	    cudrv.stream_create_sym(&c->peek_s, CU_STREAM_NON_BLOCKING) ||
-	    cudrv.host_alloc(&w, 64, CU_MEMHOSTALLOC_PORTABLE |
-			     CU_MEMHOSTALLOC_DEVICEMAP) ||
-	    cudrv.host_dptr(&c->peek_dptr, w, 0)) {
-		c->peek = NULL;
-		gsp_log(1, "spatial: no gsp_ctl_peek in this context: jobs left with no block are not looked for");
+	if (cudrv.stream_create_sym(&c->peek_s, CU_STREAM_NON_BLOCKING) ||
+	    cudrv.ev_create(&c->peek_ev, CU_EVENT_DISABLE_TIMING) ||
+	    cudrv.host_alloc(&w, PEEK_BYTES, CU_MEMHOSTALLOC_PORTABLE)) {
+		gsp_log(1, "spatial: no look at jobs' counters in this context: jobs left with no block are not looked for");
 		return;
 	}
-	memset(w, 0, 64);
-	c->peek_out = w;
+	c->peek_buf = w;
 }
 
 /* Contexts (dispatcher thread, the context current) ----------------------- */

@@ -78,15 +78,14 @@ struct sp_ctx {
 	CUstream zero;		/* non-blocking: ended jobs' ctls are reset here */
 	CUfunction waiter;	/* gsp_wait_done, or NULL: jobs are kept */
 	/*
-	 * gsp_ctl_peek on its own stream, writing into mapped host memory
-	 * (peek_out: next_task, live, seq): the watcher's look at a job's
-	 * counters, with no copy engine (ctl_peek()); NULL: none.
+	 * The watcher's look at a job's counters (ctl_peek()): a copy of the
+	 * ctl's first PEEK_BYTES into pinned host memory on a stream of its
+	 * own, an event behind it; peek_buf NULL: none. The watcher's alone.
 	 */
-	CUfunction peek;
 	CUstream peek_s;
-	volatile uint64_t *peek_out;
-	CUdeviceptr peek_dptr;
-	uint64_t peek_seq;	/* the last one launched; the watcher's alone */
+	CUevent peek_ev;
+	unsigned char *peek_buf;
+	int peek_busy;		/* a copy not yet seen landed */
 	CUdeviceptr ctrl;	/* the control word, as the GPU sees it */
 	CUdeviceptr ovr;	/* the override word, as the GPU sees it; 0: none */
 	unsigned int board_gen;	/* spatial.board_gen that @ctrl was made for */

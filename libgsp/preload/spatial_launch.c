@@ -519,7 +519,7 @@ static int topup(struct sp_ctl *t, uint64_t word, uint32_t blocks)
  * it, and the watcher tops up only when the request shrinks, which under
  * reserved it never does while the LC runs. Every ORPHAN_NS of a
  * reserved job's life the watcher looks at its counters (ctl_peek(), off
- * the program's streams and the copy engines) and tops such a job up
+ * the program's streams) and tops such a job up
  * with the slots the request leaves. Elsewhere the request's fall tops
  * it up. As topup().
  */

@@ -100,7 +100,7 @@ void gsp_sp_drain_end(void)
  * of those jobs has a block holding a slot, the override has done its
  * work, and gsp_sp_drained() says so. A kept job's last primary block
  * stays, paused, and takes no task; a context that cannot look at its
- * counters (no gsp_ctl_peek) counts as left, since nothing could say
+ * counters (ctl_peek()) counts as left, since nothing could say
  * more. A look that fails or sees a block is tried again at the next
  * poll, while the dispatcher still waits (spatial.look).
  */
@@ -117,7 +117,7 @@ void preempt_look(struct sp_ctl *const *batch, const int *done,
 		uint64_t next;
 		uint32_t live;
 
-		if (done[i] || !t->c->peek)
+		if (done[i] || !t->c->peek_buf)
 			continue;
 		if (cudrv.ctx_set(t->c->ctx) || ctl_peek(t, &next, &live) ||
 		    live > (t->waited ? 0u : 1u))

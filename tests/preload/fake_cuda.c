@@ -791,23 +791,6 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 			       c->job + offsetof(struct gsp_persist_job, ntasks), 8);
 		}
 	}
-	if (params && !strcmp(f->name, "gsp_ctl_peek")) {
-		/* the watcher's look at a ctl: next_task, live, then seq */
-		uint64_t ctl, out, seq;
-		uint32_t live;
-
-		memcpy(&ctl, params[0], sizeof(ctl));
-		memcpy(&out, params[1], sizeof(out));
-		memcpy(&seq, params[2], sizeof(seq));
-		if (is_alloc((uintptr_t)ctl, GSP_PERSIST_RESET_BYTES)) {
-			uint64_t *o = (uint64_t *)(uintptr_t)out;
-
-			memcpy(&o[0], (void *)(uintptr_t)(ctl + GSP_PERSIST_OFF_NEXT_TASK), 8);
-			memcpy(&live, (void *)(uintptr_t)(ctl + GSP_PERSIST_OFF_LIVE), 4);
-			o[1] = live;
-			__atomic_store_n(&o[2], seq, __ATOMIC_RELEASE);
-		}
-	}
 	if (params && !strcmp(f->name, "gsp_sm_probe")) {
 		uint32_t *out;
 		int i;
