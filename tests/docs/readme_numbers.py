@@ -133,6 +133,26 @@ def one_wave(what, mech, setting):
             (f"one wave, {what}: BE", SWEEP, sel("be", **m))]
 
 
+PREEMPT = "2026-11-26-h200-preempt"
+
+
+def preempt(metric, mech, weights):
+    """Two BE programs without an LC (preempt-nolc.csv): B's part of the
+    work ("share") or both programs' throughput over alone ("sum")."""
+    def get():
+        out = []
+        for r in rows(PREEMPT + "/preempt-nolc.csv"):
+            if r["mechanism"] != mech or not re.fullmatch(weights, r["weights"]):
+                continue
+            if metric == "share":
+                out.append(float(r["b_share"]))
+            else:
+                out.append(float(r["a_per_s"]) / float(r["a_solo_per_s"]) +
+                           float(r["b_per_s"]) / float(r["b_solo_per_s"]))
+        return out
+    return get
+
+
 # (what, folder README names, values); README's order.
 FIGURES = [
     ("lone BE over the time plane, range", "2026-11-21-h200-even-join", be_cost),
@@ -160,6 +180,13 @@ FIGURES = [
     *one_wave("reserved 66x32", "gspace-reserved", "66x32"),
     *one_wave("MPS 25 %", "mps-cap", "25"),
     *one_wave("MPS 75 %", "mps-cap", "75"),
+    # several BE programs by weight
+    ("preemptive 1:1: B's part", PREEMPT, preempt("share", "gspace-preemptive", "100:100")),
+    ("preemptive 1:3: B's part", PREEMPT, preempt("share", "gspace-preemptive", "100:300")),
+    ("time plane 1:1: B's part", PREEMPT, preempt("share", "gspace-time", "100:100")),
+    ("time plane 1:3: B's part", PREEMPT, preempt("share", "gspace-time", "100:300")),
+    ("preemptive: both BEs", PREEMPT, preempt("sum", "gspace-preemptive", ".*")),
+    ("time plane: both BEs", PREEMPT, preempt("sum", "gspace-time", ".*")),
     # 33 SMs for the LC
     ("reserved 33x32 beside short blocks: p99", SWEEP, sel("p99", shape=SHORT, mechanism="gspace-reserved", setting="33x32")),
 ]
