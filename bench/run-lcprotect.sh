@@ -83,17 +83,14 @@ gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only lc=$lcs_
 	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE"
 
 # --- MPS for every cell ------------------------------------------------------
-CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) || exit 1	# short: it holds sockets
-export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY=$LOGS/mps
-mkdir -p "$CUDA_MPS_LOG_DIRECTORY"
-log_cmd "$BUILD/gspctl" mps start
-"$BUILD/gspctl" mps start || { echo "run-lcprotect: MPS did not start" >&2; exit 1; }
+# shellcheck source=bench/mps.sh
+. bench/mps.sh
+mps_up run-lcprotect "$LOGS/mps"
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
 finish() {
 	gspaced_cleanup
-	"$BUILD/gspctl" mps stop >/dev/null 2>&1
-	rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
+	mps_down
 }
 trap finish EXIT
 

@@ -72,17 +72,14 @@ TMO=(timeout -k 5 $((measure + 40)))
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 gpu_env "$OUT/env.txt" "bench: run-preempt.sh measure_s=$measure lc=$with_lc mech=$mechs quantum_us=$quantum"
 
-CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) || exit 1
-export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY=$LOGS/mps
-mkdir -p "$CUDA_MPS_LOG_DIRECTORY"
-log_cmd "$BUILD/gspctl" mps start
-"$BUILD/gspctl" mps start || { echo "run-preempt: MPS did not start" >&2; exit 1; }
+# shellcheck source=bench/mps.sh
+. bench/mps.sh
+mps_up run-preempt "$LOGS/mps"
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
 finish() {
 	gspaced_cleanup
-	"$BUILD/gspctl" mps stop >/dev/null 2>&1
-	rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
+	mps_down
 	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
 }
 trap finish EXIT
