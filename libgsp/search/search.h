@@ -17,8 +17,8 @@
  * cell: the greatest measured BE throughput among the cells whose
  * measured LC ratio is at most q, or, if none is, the least LC ratio.
  *
- * Every function returns 0 or a negative errno. A call that fails changes
- * nothing.
+ * Every function returns 0 (gsp_search_next(): GSP_SEARCH_RUN or
+ * GSP_SEARCH_DONE) or a negative errno. A call that fails changes nothing.
  */
 #ifndef GSP_SEARCH_H
 #define GSP_SEARCH_H

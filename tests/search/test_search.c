@@ -150,6 +150,15 @@ static int drive(struct gsp_search *s, const struct surface *f)
 	return 0;
 }
 
+/* gsp_search_next() once done names the cell the result chose. */
+static int same_answer(struct gsp_search *s, const struct gsp_search_result *r)
+{
+	struct gsp_cell c;
+
+	return gsp_search_next(s, &c) == GSP_SEARCH_DONE &&
+	       c.n == r->chosen.cell.n && c.k == r->chosen.cell.k;
+}
+
 static const char *const names[] = {
 	"ns", "gns", "srs", "nn_ns", "nn_gns", "nn_srs",
 };
@@ -184,7 +193,7 @@ static struct outcome run(enum gsp_search_method m, const struct surface *f,
 
 	rng = seed;
 	if (gsp_search_init(&S, &cfg) || drive(&S, f) ||
-	    gsp_search_result(&S, &o.r)) {
+	    gsp_search_result(&S, &o.r) || !same_answer(&S, &o.r)) {
 		o.ok = 0;
 		return o;
 	}
@@ -399,6 +408,12 @@ static void test_phase_change(void)
 	gsp_search_next(&S, &stale);
 	tap_ok(ok && S.ntried == 3 && S.nsamp == 1,
 	       "phase change: 10 invocations in, 3 cells measured and one begun");
+	memcpy(&S2, &S, sizeof(S));
+	ok = !gsp_search_restart(&S2, cfg.initial) &&
+	     gsp_search_next(&S2, &c) == GSP_SEARCH_RUN &&
+	     c.n == cfg.initial.n && c.k == cfg.initial.k;
+	tap_ok(ok, "phase change: a restart at a cell measured before measures it again (%u,%u)",
+	       c.n, c.k);
 
 	/* The model is read through model_ctx: change what it points to. */
 	live = phase2;
@@ -439,6 +454,232 @@ static void test_median(void)
 	tap_ok(ok && t.lc_ratio == 1.2 && t.be_rate == 8,
 	       "samples (1.0, 9), (40, 0.5), (1.2, 8): medians %.1f and %.1f",
 	       t.lc_ratio, t.be_rate);
+}
+
+/*
+ * Scripted cases on a small grid (n and k in 1..5, steps of 1, one
+ * sample a cell), where every value is set by hand: a table of what
+ * each cell measures, which is also the model where one is needed.
+ */
+struct table {
+	double lc[6][6], be[6][6];	/* [n][k] */
+};
+
+static struct table tab;
+
+static void table_fill(double lc, double be)
+{
+	int n, k;
+
+	for (n = 0; n < 6; n++)
+		for (k = 0; k < 6; k++) {
+			tab.lc[n][k] = lc;
+			tab.be[n][k] = be;
+		}
+}
+
+static void table_model(const void *ctx, struct gsp_cell c,
+			struct gsp_search_pred *out)
+{
+	const struct table *t = ctx;
+
+	out->lc_ratio = t->lc[c.n][c.k];
+	out->be_rate = t->be[c.n][c.k];
+}
+
+static int table_run(enum gsp_search_method m, unsigned int n_max,
+		     unsigned int k_max, double q, struct gsp_cell initial,
+		     struct gsp_search_result *r)
+{
+	struct gsp_search_cfg cfg = {
+		.n_max = n_max, .k_max = k_max, .n_step = 1, .k_step = 1,
+		.q = q, .method = m, .initial = initial, .samples = 1,
+		.model = table_model, .model_ctx = &tab,
+	};
+	struct gsp_cell c;
+
+	if (gsp_search_init(&S, &cfg))
+		return -1;
+	while (gsp_search_next(&S, &c) == GSP_SEARCH_RUN)
+		if (gsp_search_report(&S, c, tab.lc[c.n][c.k],
+				      tab.be[c.n][c.k]))
+			return -1;
+	return gsp_search_result(&S, r) || !same_answer(&S, r) ? -1 : 0;
+}
+
+static int tried_is(unsigned int i, unsigned int n, unsigned int k)
+{
+	struct gsp_search_sample t;
+
+	return !gsp_search_tried(&S, i, &t) && t.cell.n == n && t.cell.k == k;
+}
+
+/*
+ * NS's region rule from a violating anchor, (3,3): the neighbour with
+ * the least LC ratio, (4,4), not the one of the greatest BE rate that
+ * also meets q, (2,2). The answer is still the best cell measured, (2,2),
+ * not the last anchor.
+ */
+static void test_rule_violating(void)
+{
+	struct gsp_search_result r;
+	int ok;
+
+	table_fill(5, 1);
+	tab.lc[3][3] = 3;
+	tab.lc[2][2] = 1.9;
+	tab.be[2][2] = 10;
+	tab.lc[4][4] = 1;
+	tab.be[4][4] = 0.1;
+	ok = !table_run(GSP_SEARCH_NN_NS, 5, 5, 2, (struct gsp_cell){ 3, 3 },
+			&r);
+	tab.lc[3][3] = 3;
+	tap_ok(ok && tried_is(9, 3, 5) && r.cells_tried == 14,
+	       "violating anchor (3,3): NS moves to the least LC ratio (4,4) and measures its new neighbours from (3,5)");
+	tap_ok(ok && r.chosen.cell.n == 2 && r.chosen.cell.k == 2 &&
+	       r.qos_met && r.end == GSP_SEARCH_CONVERGED,
+	       "violating anchor (3,3): the answer is the best cell measured, (2,2) (%u,%u), not the last anchor (4,4)",
+	       r.chosen.cell.n, r.chosen.cell.k);
+}
+
+/*
+ * NS's region rule from an anchor meeting q: the greatest BE rate among
+ * neighbours that meet q, not (2,2)'s greater rate over q; and ties go
+ * to the neighbour giving the BE more SMs, then more slots.
+ */
+static void test_rule_meeting(void)
+{
+	struct gsp_search_result r;
+	int ok;
+
+	table_fill(5, 0);
+	tab.lc[3][3] = 1.5;
+	tab.be[3][3] = 1;
+	tab.lc[2][2] = 2.5;
+	tab.be[2][2] = 10;
+	tab.lc[2][4] = 1.2;
+	tab.be[2][4] = 2;
+	tab.lc[4][2] = 1.2;
+	tab.be[4][2] = 2;
+	ok = !table_run(GSP_SEARCH_NN_NS, 5, 5, 2, (struct gsp_cell){ 3, 3 },
+			&r);
+	tap_ok(ok && tried_is(9, 1, 3) && r.chosen.cell.n == 2 &&
+	       r.chosen.cell.k == 4,
+	       "anchor meeting q (3,3): NS skips (2,2) over q and takes (2,4) of the tie with (4,2), fewer SMs to the LC first (%u,%u)",
+	       r.chosen.cell.n, r.chosen.cell.k);
+}
+
+/*
+ * SRS on a row of 5 cells (K = 1), model LC 1.0, 1.4, 1.8, 2.2, 2.6 and
+ * BE 0..4 from n = 5 down to 1, q = 2: the model's optimum is n = 3.
+ */
+static void srs_row(double lc3, double lc2)
+{
+	int n;
+
+	table_fill(9, 0);
+	for (n = 1; n <= 5; n++) {
+		tab.lc[n][1] = 1 + 0.4 * (5 - n);
+		tab.be[n][1] = 5 - n;
+	}
+	/* What n = 3 and n = 2 measure; the model keeps its values. */
+	tab.lc[0][0] = lc3;
+	tab.lc[0][1] = lc2;
+}
+
+static void srs_measured(void)
+{
+	double m3 = tab.lc[0][0], m2 = tab.lc[0][1];
+	struct gsp_cell c;
+
+	while (gsp_search_next(&S, &c) == GSP_SEARCH_RUN)
+		gsp_search_report(&S, c, c.n == 3 ? m3 : c.n == 2 ? m2 :
+				  tab.lc[c.n][1], tab.be[c.n][1]);
+}
+
+static void test_srs_rules(void)
+{
+	struct gsp_search_cfg cfg = {
+		.n_max = 5, .k_max = 1, .n_step = 1, .q = 2,
+		.method = GSP_SEARCH_SRS, .samples = 1,
+		.model = table_model, .model_ctx = &tab,
+	};
+	struct gsp_search_result r;
+	int ok;
+
+	/* 1.9 at n = 3: gamma 1.026, the optimum under 2.05 is n = 3 again. */
+	srs_row(1.9, 9);
+	ok = !gsp_search_init(&S, &cfg);
+	srs_measured();
+	ok = ok && !gsp_search_result(&S, &r);
+	tap_ok(ok && r.srs_iter == 1 && fabs(r.gamma - sqrt(2 / 1.9)) < 1e-9 &&
+	       r.chosen.cell.n == 3 && r.cells_tried == 3,
+	       "srs: n = 3 measures 1.9, gamma %.4f = (2/1.9)^0.5, its optimum repeats: 1 SRS cell, NS measures n = 4 and 2",
+	       r.gamma);
+
+	/*
+	 * 1.5 at n = 3: gamma 1.155, n = 2; 2.3 there: gamma 1.004, n = 3
+	 * again, a cycle: SRS stops after 2 cells and never measures n = 3
+	 * twice.
+	 */
+	srs_row(1.5, 2.3);
+	ok = !gsp_search_init(&S, &cfg);
+	srs_measured();
+	ok = ok && !gsp_search_result(&S, &r);
+	tap_ok(ok && r.srs_iter == 2 && r.cells_tried == 3 &&
+	       r.invocations == 3 && r.chosen.cell.n == 3,
+	       "srs: n = 3 (1.5), n = 2 (2.3), back to n = 3 is a cycle: 2 SRS cells, 3 cells and 3 invocations in all (%u, %u, %u)",
+	       r.srs_iter, r.cells_tried, r.invocations);
+
+	/*
+	 * 100 at n = 3: gamma 0.02, clamped to gamma_min; nothing is
+	 * predicted under 0.25, so the least predicted LC ratio, n = 5,
+	 * measures 1.0: gamma 0.125 * 2^0.5, n = 5 repeats; NS moves to
+	 * n = 4, the best that meets q.
+	 */
+	srs_row(100, 9);
+	ok = !gsp_search_init(&S, &cfg);
+	srs_measured();
+	ok = ok && !gsp_search_result(&S, &r);
+	tap_ok(ok && fabs(r.gamma - GSP_SEARCH_GAMMA_MIN * sqrt(2)) < 1e-9 &&
+	       r.srs_iter == 2 && r.chosen.cell.n == 4 && r.qos_met,
+	       "srs: n = 3 measures 100, gamma clamps at %.3f, then n = 5 (1.0) lifts it to %.4f; NS ends at n = 4",
+	       GSP_SEARCH_GAMMA_MIN, r.gamma);
+}
+
+/*
+ * Plateaus of exact ties in both metrics (each in coarse steps): no
+ * method may cycle, and NS from (5,5) stays there, since a move needs a
+ * strictly better cell and its neighbours tie with it.
+ */
+static void test_plateau(void)
+{
+	enum gsp_search_method m;
+	struct gsp_search_result r;
+	struct gsp_cell c;
+	double u, v;
+	int n, k, ok;
+
+	for (n = 1; n <= 5; n++)
+		for (k = 1; k <= 5; k++) {
+			u = 1 - n / 5.0;
+			v = 1 - k / 5.0;
+			tab.lc[n][k] = 1 + floor(1.25 * (u + v)) / 2;
+			tab.be[n][k] = floor(2 * (u + v));
+		}
+	for (m = 0; m < GSP_SEARCH_NR_METHODS; m++) {
+		c = (struct gsp_cell){ 0, 0 };
+		if (m >= GSP_SEARCH_NN_NS)
+			c = (struct gsp_cell){ 3, 3 };
+		ok = !table_run(m, 5, 5, 1.6, c, &r) && tried_consistent(&S, &r);
+		tap_ok(ok && r.end == GSP_SEARCH_CONVERGED && r.qos_met &&
+		       r.invocations <= 25 &&
+		       (m != GSP_SEARCH_NS ||
+			(r.chosen.cell.n == 5 && r.chosen.cell.k == 5)),
+		       "plateaus, %s: converges at (%u,%u), BE rate %.0f, each cell once, %u invocations",
+		       names[m], r.chosen.cell.n, r.chosen.cell.k,
+		       r.chosen.be_rate, r.invocations);
+	}
 }
 
 /* The cap: a cell is begun only if all its samples fit under it. */
@@ -570,6 +811,10 @@ int main(void)
 	test_rejects();
 	test_median();
 	test_cap();
+	test_rule_violating();
+	test_rule_meeting();
+	test_srs_rules();
+	test_plateau();
 	test_smooth();
 	test_noisy();
 	test_bumpy();
