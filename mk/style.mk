@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Kernel style: checkpatch over the module, the core and the uapi header.
+# Kernel style: checkpatch over the module, the core, the uapi header and
+# the partition search.
 
-STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch]) uapi/gspace.h
+STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch] libgsp/search/*.[ch]) \
+	uapi/gspace.h
 
 CHECK_SUITES += style
 .PHONY: check-style

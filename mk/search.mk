@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The online partition search (libgsp/search: NS, GNS, SRS and their NN_
+# hybrids), pure C, tested alone against simulated response surfaces.
+# No GPU, no CUDA.
+#
+#   make check-search   test_search under ASan and UBSan, TAP only (a
+#                       search that cycles hangs: 120 s, then not ok)
+
+SEARCH_SRCS := libgsp/search/search.c
+CFLAGS_tests/search := -Ilibgsp/search -Itests
+SEARCH_TEST_DIR := $(BUILD)/tests/search
+
+CHECK_SUITES += search
+
+.PHONY: check-search
+
+$(SEARCH_TEST_DIR)/test_search: $(call objs,san,tests/search/test_search.c \
+		$(SEARCH_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
+
+check-search: $(SEARCH_TEST_DIR)/test_search
+	@timeout 120 $(SEARCH_TEST_DIR)/test_search || \
+		echo "not ok - test_search exited with status $$?"
