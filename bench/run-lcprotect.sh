@@ -119,18 +119,8 @@ LC_MORE_ON="22us-compute-many-sync 220us-compute-many-sync"
 LC_BLOCKS=264
 
 # --- calibration (kept in OUT/calib.txt) ---------------------------------------
-touch "$OUT/calib.txt"
-calib() {	# KEY ARGS...: the --iters for KEY, measured once
-	local key=$1 v
-	shift
-	v=$(awk -v k="$key" '$1 == k { print $2 }' "$OUT/calib.txt")
-	if [ -z "$v" ]; then
-		log_cmd "$LCP" calibrate "$@"
-		v=$("$LCP" calibrate "$@") || { echo "run-lcprotect: calibrate $* failed" >&2; exit 1; }
-		echo "$key $v" >>"$OUT/calib.txt"
-	fi
-	echo "$v"
-}
+# shellcheck source=bench/calib.sh
+. bench/calib.sh
 
 # --- one cell -------------------------------------------------------------------
 [ -s "$OUT/raw.csv" ] ||
@@ -280,7 +270,7 @@ solo_lc() {
 lc_args() {	# NAME:US:KERNELS:PERIOD ARRIVAL -> the LC's options
 	local us k p it
 	IFS=: read -r _ us k p <<<"$1"
-	it=$(calib "lc-$us" --body compute --target-us "$us" --blocks "$LC_BLOCKS")
+	it=$(calib run-lcprotect "lc-$us" --body compute --target-us "$us" --blocks "$LC_BLOCKS")
 	echo "--lc-iters $it --lc-blocks $LC_BLOCKS --kernels $k --period-us $p --arrival $2"
 }
 declare -A LC_SOLO_DONE
@@ -290,7 +280,7 @@ for shape in $BE_SHAPES; do
 	if ! [[ $shape =~ ^(wl|torch)- ]]; then
 		IFS=- read -r us body waves sync <<<"$shape"
 		us=${us%us}
-		it=$(calib "be-$body-$us" --body "$body" --target-us "$us")
+		it=$(calib run-lcprotect "be-$body-$us" --body "$body" --target-us "$us")
 		if [ "$waves" = one ]; then w=0; else w=$((14000 / us)); [ "$w" -lt 4 ] && w=4; fi
 		beargs="--body $body --iters $it --waves $w --sync $([ "$sync" = sync ] && echo 1 || echo 0)"
 	fi

@@ -95,21 +95,11 @@ gctl() {
 gctl set protect preemptive ||
 	{ echo "run-preempt: gspaced has no protect preemptive" >&2; exit 1; }
 
-touch "$OUT/calib.txt"
-calib() {	# KEY ARGS...
-	local key=$1 v
-	shift
-	v=$(awk -v k="$key" '$1 == k { print $2 }' "$OUT/calib.txt")
-	if [ -z "$v" ]; then
-		log_cmd "$LCP" calibrate "$@"
-		v=$("$LCP" calibrate "$@") || { echo "run-preempt: calibrate $* failed" >&2; exit 1; }
-		echo "$key $v" >>"$OUT/calib.txt"
-	fi
-	echo "$v"
-}
-A_ARGS="be --body compute --iters $(calib be-compute-220 --body compute --target-us 220) --waves 909 --sync 1"
-B_ARGS="be --body compute --iters $(calib be-compute-22 --body compute --target-us 22) --waves 64 --sync 1"
-LC_ARGS="lc --iters $(calib lc-100 --body compute --target-us 100 --blocks 264) --blocks 264 --period-us 2000"
+# shellcheck source=bench/calib.sh
+. bench/calib.sh
+A_ARGS="be --body compute --iters $(calib run-preempt be-compute-220 --body compute --target-us 220) --waves 909 --sync 1"
+B_ARGS="be --body compute --iters $(calib run-preempt be-compute-22 --body compute --target-us 22) --waves 64 --sync 1"
+LC_ARGS="lc --iters $(calib run-preempt lc-100 --body compute --target-us 100 --blocks 264) --blocks 264 --period-us 2000"
 
 # run TAG PREFIX_A PREFIX_B PREFIX_LC: the three side by side
 run3() {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "predict.h"
+#include "prng.h"
 #include "tap.h"
 
 #define US	1000ULL
@@ -19,19 +20,10 @@
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
-/* xorshift64*: the same sequence on every run. */
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
-}
-
-/* Uniform in [0, 1). */
+/* Uniform in [0, 1), from the file's one PRNG. */
 static double unif(void)
 {
-	return (double)(rnd() >> 11) / 9007199254740992.0;
+	return prng_unif(&rng);
 }
 
 /* Feeds @n arrivals @period apart after @t; returns the last one. */

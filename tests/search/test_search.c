@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "search.h"
+#include "prng.h"
 #include "tap.h"
 
 #define N	132
@@ -25,19 +26,10 @@
 /* The simulator's one PRNG, reseeded by each case that draws noise. */
 static uint64_t rng;
 
-/* xorshift64*: the same sequence on every run. */
-static uint64_t rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
-}
-
-/* Uniform in [0, 1). */
+/* Uniform in [0, 1), from the file's one PRNG. */
 static double unif(void)
 {
-	return (double)(rnd() >> 11) / 9007199254740992.0;
+	return prng_unif(&rng);
 }
 
 /*
