@@ -426,6 +426,37 @@ static void test_errors(void)
 	       lin.lc_all, nn.lc_all, lin.be_all, nn.be_all);
 }
 
+/*
+ * The error's definition by hand: every measured LC ratio twice the
+ * predicted one and every BE rate half of it is |p - m| / max(p, m) =
+ * 0.5 on each cell, but 0 on the one cell of BE rate 0 (0 against 0).
+ */
+static void test_error_def(void)
+{
+	static const double hf[1][NF];
+	static const struct gsp_search_pred ht[9] = {
+		{ 1.0, 0.0 }, { 1.2, 0.3 }, { 1.6, 0.9 },
+		{ 1.3, 0.5 }, { 1.4, 0.5 }, { 2.0, 1.0 },
+		{ 1.7, 0.8 }, { 2.2, 1.1 }, { 3.0, 1.5 },
+	};
+	struct gsp_select_set hs = { 1, hf, { 3, 3, 1, 1 }, ht };
+	struct gsp_search_pred hm[9];
+	struct gsp_select_pair hp = { .measured = hm };
+	struct gsp_select_err e;
+	int i, ok;
+
+	for (i = 0; i < 9; i++) {
+		hm[i].lc_ratio = 2 * ht[i].lc_ratio;
+		hm[i].be_rate = ht[i].be_rate / 2;
+	}
+	ok = !gsp_select_error(GSP_SELECT_NN, &hs, NULL, &hp, 1, 1.5, &e);
+	tap_ok(ok && fabs(e.lc_pick - 0.5) < 1e-12 &&
+	       fabs(e.be_pick - 0.5) < 1e-12 && fabs(e.lc_all - 0.5) < 1e-12 &&
+	       fabs(e.be_all - 4.0 / 9) < 1e-12,
+	       "error: |p - m| / max(p, m), LC 0.5 at the pick and over all cells, BE 0.5 and 4/9 (%g %g %g %g)",
+	       e.lc_pick, e.be_pick, e.lc_all, e.be_all);
+}
+
 /* The hand-made real pair the search runs on. */
 static const double *run_lc, *run_be;
 
@@ -576,6 +607,7 @@ int main(void)
 	test_nearest();
 	test_pick();
 	test_lr_linear();
+	test_error_def();
 	test_errors();
 	test_plug();
 	test_rejects();
