@@ -4,10 +4,11 @@
 # hybrids), pure C, tested alone against simulated response surfaces.
 # No GPU, no CUDA.
 #
-#   make check-search   test_search under ASan and UBSan, TAP only (a
-#                       search that cycles hangs: 120 s, then not ok)
+#   make check-search   test_search and test_select under ASan and UBSan,
+#                       TAP only (a search that cycles hangs: 120 s, then
+#                       not ok)
 
-SEARCH_SRCS := libgsp/search/search.c
+SEARCH_SRCS := libgsp/search/search.c libgsp/search/select.c
 CFLAGS_tests/search := -Ilibgsp/search -Itests
 SEARCH_TEST_DIR := $(BUILD)/tests/search
 
@@ -20,6 +21,13 @@ $(SEARCH_TEST_DIR)/test_search: $(call objs,san,tests/search/test_search.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-check-search: $(SEARCH_TEST_DIR)/test_search
+$(SEARCH_TEST_DIR)/test_select: $(call objs,san,tests/search/test_select.c \
+		$(SEARCH_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
+
+check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select
 	@timeout 120 $(SEARCH_TEST_DIR)/test_search || \
 		echo "not ok - test_search exited with status $$?"
+	@timeout 120 $(SEARCH_TEST_DIR)/test_select || \
+		echo "not ok - test_select exited with status $$?"

@@ -22,16 +22,9 @@ enum { PH_NS, PH_GNS, PH_SRS, PH_DONE };
 #define PLAN_AGAIN	(-1)	/* the phase or the anchor changed: plan again */
 #define PLAN_DONE	(-2)
 
-/*
- * The one order every choice uses, for an (lc, be) pair against the
- * threshold @q: cells with lc <= q first, the greatest be among them
- * (then the least lc); after them the least lc (then the greatest be).
- * With @infeasible set (NS's rule while the anchor violates QoS), the
- * least lc first, then the greatest be, feasible or not. > 0 if the
- * first pair comes before the second, 0 if they tie.
- */
-static int prefer(double q, int infeasible, double lc1, double be1,
-		  double lc2, double be2)
+/* The one order every choice uses (search.h says what it is). */
+int gsp_search_prefer(double q, int infeasible, double lc1, double be1,
+		      double lc2, double be2)
 {
 	int f1 = lc1 <= q, f2 = lc2 <= q;
 
@@ -110,9 +103,9 @@ static int better(const struct gsp_search *s, int32_t a, int32_t b,
 {
 	double q = s->cfg.q;
 
-	return prefer(q, !(s->cells[anchor].lc <= q),
-		      s->cells[a].lc, s->cells[a].be,
-		      s->cells[b].lc, s->cells[b].be) > 0;
+	return gsp_search_prefer(q, !(s->cells[anchor].lc <= q),
+				 s->cells[a].lc, s->cells[a].be,
+				 s->cells[b].lc, s->cells[b].be) > 0;
 }
 
 /* The best measured cell of all, the search's answer; -1 if none. */
@@ -123,9 +116,10 @@ static int32_t best_measured(const struct gsp_search *s)
 
 	for (t = 0; t < s->ntried; t++) {
 		c = s->tried[t];
-		if (best < 0 || prefer(s->cfg.q, 0, s->cells[c].lc,
-				       s->cells[c].be, s->cells[best].lc,
-				       s->cells[best].be) > 0)
+		if (best < 0 ||
+		    gsp_search_prefer(s->cfg.q, 0, s->cells[c].lc,
+				      s->cells[c].be, s->cells[best].lc,
+				      s->cells[best].be) > 0)
 			best = c;
 	}
 	return best;
@@ -175,8 +169,9 @@ static int32_t gns_ranked(const struct gsp_search *s)
 		if (measured(s, nb[t]))
 			continue;
 		predict(s, nb[t], &p);
-		if (best < 0 || prefer(s->cfg.q, infeasible, p.lc_ratio,
-				       p.be_rate, bp.lc_ratio, bp.be_rate) > 0) {
+		if (best < 0 ||
+		    gsp_search_prefer(s->cfg.q, infeasible, p.lc_ratio,
+				      p.be_rate, bp.lc_ratio, bp.be_rate) > 0) {
 			best = nb[t];
 			bp = p;
 		}
@@ -228,8 +223,8 @@ static int32_t model_opt(const struct gsp_search *s, double q)
 
 	for (idx = 0; idx < cells; idx++) {
 		predict(s, idx, &p);
-		if (best < 0 || prefer(q, 0, p.lc_ratio, p.be_rate,
-				       bp.lc_ratio, bp.be_rate) > 0) {
+		if (best < 0 || gsp_search_prefer(q, 0, p.lc_ratio, p.be_rate,
+						  bp.lc_ratio, bp.be_rate) > 0) {
 			best = idx;
 			bp = p;
 		}

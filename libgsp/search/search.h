@@ -156,6 +156,19 @@ struct gsp_search {
 #define GSP_SEARCH_RUN	0	/* run the next LC invocation under *cell */
 #define GSP_SEARCH_DONE	1	/* done: *cell is the chosen one */
 
+/*
+ * The one order in which every choice ranks two (LC ratio, BE rate)
+ * pairs against the target @q, measured or predicted: a pair with
+ * lc <= q comes first, the greatest be among them (then the least lc);
+ * after them the least lc (then the greatest be). With @infeasible set
+ * (NS's rule while its anchor breaks q), the least lc first, then the
+ * greatest be, whether they meet q or not. > 0 if the first pair comes
+ * before the second, < 0 if after, 0 if they tie. The search and the
+ * initial selection (select.h) both rank by it.
+ */
+int gsp_search_prefer(double q, int infeasible, double lc1, double be1,
+		      double lc2, double be2);
+
 /* -EINVAL if any field of @cfg is out of range (search.h, search.rst). */
 int gsp_search_init(struct gsp_search *s, const struct gsp_search_cfg *cfg);
 /*

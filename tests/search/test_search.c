@@ -7,8 +7,9 @@
  * one, one whose model is off by a factor, a target no cell meets and a
  * phase change; the exhaustive oracle over the same grid is the yardstick.
  *
- * Over 800 lines: one simulator, one oracle and one PRNG shared by every
- * case; split, the files would share them through globals.
+ * Over 800 lines: one simulator and one PRNG shared by every case; split,
+ * the files would share them through globals. The driver and the oracle
+ * are in sim.h, shared with test_select.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 
 #include "search.h"
 #include "prng.h"
+#include "sim.h"
 #include "tap.h"
 
 #define N	132
@@ -98,21 +100,22 @@ static struct gsp_search S, S2;
 /* The grid's cells, as the defaults make them (n_step 4, k_step 4). */
 #define STEP	4
 
+static void truth_cb(const void *ctx, struct gsp_cell c, double *lc,
+		     double *be)
+{
+	truth(ctx, c, lc, be);
+}
+
+static void measure_cb(const void *ctx, struct gsp_cell c, double *lc,
+		       double *be)
+{
+	measure(ctx, c, lc, be);
+}
+
 /* The oracle: the greatest true BE rate among cells of true LC <= q. */
 static double oracle(const struct surface *f, double q, struct gsp_cell *at)
 {
-	struct gsp_cell c;
-	double lc, be, best = -1;
-
-	for (c.n = N; c.n >= 1 && c.n <= N; c.n -= STEP)
-		for (c.k = K; c.k >= 1 && c.k <= K; c.k -= STEP) {
-			truth(f, c, &lc, &be);
-			if (lc <= q && be > best) {
-				best = be;
-				*at = c;
-			}
-		}
-	return best;
+	return sim_oracle(N, K, STEP, STEP, truth_cb, f, q, at);
 }
 
 /*
@@ -127,23 +130,10 @@ static struct gsp_cell pick(const struct surface *f, double q)
 	return c;
 }
 
-/*
- * Drives @s to the end on @f; 0, or -1 if a call failed or the search
- * ran past its cap.
- */
+/* Drives @s to the end on @f (sim.h). */
 static int drive(struct gsp_search *s, const struct surface *f)
 {
-	struct gsp_cell c;
-	double lc, be;
-	unsigned int guard = 0;
-
-	while (gsp_search_next(s, &c) == GSP_SEARCH_RUN) {
-		measure(f, c, &lc, &be);
-		if (gsp_search_report(s, c, lc, be) ||
-		    ++guard > s->cfg.max_invocations)
-			return -1;
-	}
-	return 0;
+	return sim_drive(s, measure_cb, f);
 }
 
 /* gsp_search_next() once done names the cell the result chose. */
