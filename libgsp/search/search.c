@@ -126,11 +126,55 @@ static int32_t best_measured(const struct gsp_search *s)
 }
 
 /*
- * NS: measure the anchor, then each untested neighbour; then move to the
- * best neighbour if it is better than the anchor, or stop. Each move
+ * NS: measure the anchor, then each untested neighbour (but those the
+ * model prunes, after GNS or SRS); then move to the best measured
+ * neighbour if it is better than the anchor, or stop. Each move
  * goes strictly forward in one order over cached values, so the anchor
  * never comes back to a cell: no cycle is possible.
  */
+/*
+ * NS after GNS or SRS (s->prune): of the anchor's @m neighbours @nb not
+ * measured yet, the one the model ranks first, if it ranks above the
+ * best cell measured so far; -1 if none does, and -2 if the model cannot
+ * be calibrated at the anchor. The model is calibrated where it was
+ * just measured: its LC ratios and BE rates are scaled by the anchor's
+ * measured over predicted ones; and the LC ratio is given the band's
+ * slack (divided by 1 + band), so a neighbour the model puts just over
+ * q is still measured. Ranks are gsp_search_prefer()'s.
+ */
+static int32_t ns_worth(const struct gsp_search *s, const int32_t *nb, int m)
+{
+	struct gsp_search_pred p, pa;
+	double ls, bs, lc, be, clc = 0, cbe = 0;
+	double q = s->cfg.q, blc, bbe;
+	int32_t best = best_measured(s), cand = -1;
+	int t;
+
+	predict(s, s->anchor, &pa);
+	if (!(pa.lc_ratio > 0) || !(pa.be_rate > 0) ||
+	    !(s->cells[s->anchor].be > 0))
+		return -2;
+	ls = s->cells[s->anchor].lc / pa.lc_ratio;
+	bs = s->cells[s->anchor].be / pa.be_rate;
+	blc = s->cells[best].lc;
+	bbe = s->cells[best].be;
+	for (t = 0; t < m; t++) {
+		if (measured(s, nb[t]))
+			continue;
+		predict(s, nb[t], &p);
+		lc = p.lc_ratio * ls / (1 + s->cfg.band);
+		be = p.be_rate * bs;
+		if (gsp_search_prefer(q, 0, lc, be, blc, bbe) <= 0)
+			continue;
+		if (cand < 0 || gsp_search_prefer(q, 0, lc, be, clc, cbe) > 0) {
+			cand = nb[t];
+			clc = lc;
+			cbe = be;
+		}
+	}
+	return cand;
+}
+
 static int32_t ns_step(struct gsp_search *s)
 {
 	int32_t nb[8], best = -1;
@@ -139,11 +183,16 @@ static int32_t ns_step(struct gsp_search *s)
 	if (!measured(s, s->anchor))
 		return s->anchor;
 	m = neighbours(s, s->anchor, nb);
-	for (t = 0; t < m; t++)
+	best = s->prune ? ns_worth(s, nb, m) : -2;
+	if (best >= 0)
+		return best;
+	for (t = 0; best == -2 && t < m; t++)
 		if (!measured(s, nb[t]))
 			return nb[t];
+	best = -1;
 	for (t = 0; t < m; t++)
-		if (best < 0 || better(s, nb[t], best, s->anchor))
+		if (measured(s, nb[t]) &&
+		    (best < 0 || better(s, nb[t], best, s->anchor)))
 			best = nb[t];
 	if (best >= 0 && better(s, best, s->anchor, s->anchor)) {
 		s->anchor = best;
@@ -208,6 +257,7 @@ static int32_t gns_step(struct gsp_search *s)
 		}
 	}
 	s->phase = PH_NS;
+	s->prune = isfinite(s->cfg.band);
 	return PLAN_AGAIN;
 }
 
@@ -259,6 +309,7 @@ static int32_t srs_step(struct gsp_search *s)
 		    s->srs_iter >= cfg->srs_max_iter) {
 			s->anchor = best_measured(s);
 			s->phase = PH_NS;
+			s->prune = isfinite(s->cfg.band);
 			return PLAN_AGAIN;
 		}
 	}
@@ -363,7 +414,8 @@ static int resolve(const struct gsp_search_cfg *in, struct gsp_search_cfg *out)
 	if (!in_range(&out->srs_eta_down, GSP_SEARCH_ETA_DOWN, 1e-3, 1) ||
 	    !in_range(&out->srs_eta_up, GSP_SEARCH_ETA_UP, 1e-3, 1) ||
 	    !in_range(&out->srs_gamma_min, GSP_SEARCH_GAMMA_MIN, 1e-3, 1) ||
-	    !in_range(&out->srs_gamma_max, GSP_SEARCH_GAMMA_MAX, 1, 1000))
+	    !in_range(&out->srs_gamma_max, GSP_SEARCH_GAMMA_MAX, 1, 1000) ||
+	    !in_range(&out->band, GSP_SEARCH_BAND, 1e-3, HUGE_VAL))
 		return -EINVAL;
 	return 0;
 }
@@ -399,6 +451,7 @@ static void begin(struct gsp_search *s, int32_t start)
 	s->gamma = 1;
 	s->srs_last = -1;
 	s->srs_iter = 0;
+	s->prune = 0;
 	s->end = GSP_SEARCH_RUNNING;
 	s->start = start == START_MODEL ? model_opt(s, s->cfg.q) : start;
 	s->anchor = s->start;
@@ -494,6 +547,34 @@ static double median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/*
+ * Whether the pending cell has samples enough: all of cfg.samples (and
+ * always, with the band HUGE_VAL); or one LC ratio below
+ * q * (1 - band), which noise within the band leaves below q; or two or
+ * more that agree: all on one side of q and within band * q of each
+ * other. A first sample near q or over it (LC outliers are slow ones:
+ * one over q may be a cell that meets it), and samples that disagree
+ * (an outlier, or a cell on the boundary), take another.
+ */
+static int cell_done(const struct gsp_search *s)
+{
+	double q = s->cfg.q, band = s->cfg.band * q, lo, hi;
+	unsigned int i;
+
+	if (s->nsamp >= s->cfg.samples)
+		return 1;
+	if (!isfinite(band))
+		return 0;
+	if (s->nsamp == 1)
+		return s->lc_s[0] < q - band;
+	lo = hi = s->lc_s[0];
+	for (i = 1; i < s->nsamp; i++) {
+		lo = fmin(lo, s->lc_s[i]);
+		hi = fmax(hi, s->lc_s[i]);
+	}
+	return (hi <= q || lo > q) && hi - lo <= band;
+}
+
 int gsp_search_report(struct gsp_search *s, struct gsp_cell cell,
 		      double lc_ratio, double be_rate)
 {
@@ -513,7 +594,7 @@ int gsp_search_report(struct gsp_search *s, struct gsp_cell cell,
 	s->invocations++;
 	if (lc_ratio > s->cfg.q)
 		s->violations++;
-	if (s->nsamp < s->cfg.samples)
+	if (!cell_done(s))
 		return 0;
 	/* Each metric's own median: one outlier in three moves neither. */
 	c = s->pending;
@@ -522,6 +603,7 @@ int gsp_search_report(struct gsp_search *s, struct gsp_cell cell,
 	memcpy(v, s->be_s, sizeof(v));
 	s->cells[c].be = median(v, s->nsamp);
 	s->cells[c].flags |= CELL_MEASURED;
+	s->cells[c].nsamp = s->nsamp;
 	s->tried[s->ntried++] = c;
 	s->pending = -1;
 	return 0;
@@ -567,5 +649,6 @@ int gsp_search_tried(const struct gsp_search *s, unsigned int i,
 	out->cell = cell_of(s, c);
 	out->lc_ratio = s->cells[c].lc;
 	out->be_rate = s->cells[c].be;
+	out->samples = s->cells[c].nsamp;
 	return 0;
 }

@@ -33,7 +33,8 @@
 /* Defaults of the cfg fields left 0 (search.rst, "Decisions"). */
 #define GSP_SEARCH_N_STEP_MAX	4	/* n_step: min(4, max(1, N / 16)) */
 #define GSP_SEARCH_K_ROWS	8	/* k_step: max(1, K / 8) */
-#define GSP_SEARCH_SAMPLES	3	/* the median of 3 */
+#define GSP_SEARCH_SAMPLES	3	/* the median of 3, at most */
+#define GSP_SEARCH_BAND		0.1	/* |lc - q| <= band * q: near q */
 #define GSP_SEARCH_MAX_INVOC	512
 #define GSP_SEARCH_GNS_TRIES	2	/* ranked neighbours per GNS round */
 #define GSP_SEARCH_GNS_TRIES_MAX	8
@@ -88,7 +89,7 @@ struct gsp_search_cfg {
 	/* Required by gns, srs and their nn_ forms; ns ignores it. */
 	gsp_search_model_fn model;
 	const void *model_ctx;
-	unsigned int samples;		/* 1..GSP_SEARCH_MAX_SAMPLES */
+	unsigned int samples;		/* 1..GSP_SEARCH_MAX_SAMPLES, at most */
 	unsigned int max_invocations;	/* >= samples */
 	unsigned int gns_tries;		/* 1..GSP_SEARCH_GNS_TRIES_MAX */
 	unsigned int srs_max_iter;	/* 1..GSP_SEARCH_SRS_ITER_MAX */
@@ -96,6 +97,17 @@ struct gsp_search_cfg {
 	double srs_eta_up;		/* [0.001, 1] */
 	double srs_gamma_min;		/* [0.001, 1] */
 	double srs_gamma_max;		/* [1, 1000] */
+	/*
+	 * [0.001, inf]: how near q, relative to q, a measured LC ratio is
+	 * not trusted to be on its side of q. A cell's first sample below
+	 * q * (1 - band) ends it; one above takes more, up to samples,
+	 * until they agree (one side of q, within band * q of each
+	 * other). After GNS or SRS, NS measures only the neighbours the
+	 * model, calibrated at the anchor and given this slack on the LC
+	 * ratio, ranks above the best cell measured. HUGE_VAL turns both
+	 * off: every cell takes samples, NS measures every neighbour.
+	 */
+	double band;
 };
 
 /* Why the search ended. */
@@ -110,6 +122,7 @@ struct gsp_search_sample {
 	struct gsp_cell cell;
 	double lc_ratio;
 	double be_rate;
+	unsigned int samples;		/* invocations it took */
 };
 
 struct gsp_search_result {
@@ -143,12 +156,14 @@ struct gsp_search {
 	unsigned int tries;		/* GNS: failed trials around the anchor */
 	double gamma;
 	int32_t srs_last;		/* SRS: the cell it chose last */
+	int prune;			/* NS after GNS or SRS: ns_worth() */
 	unsigned int srs_iter;
 	unsigned int invocations, violations, ntried;
 	uint16_t tried[GSP_SEARCH_MAX_CELLS];	/* cell indices, as measured */
 	struct {
 		double lc, be;		/* medians, once measured */
 		uint8_t flags;
+		uint8_t nsamp;		/* samples taken */
 	} cells[GSP_SEARCH_MAX_CELLS];
 };
 

@@ -243,19 +243,21 @@ static void check_surface(const char *what, const struct surface *f,
 #define Q	1.5
 
 /*
- * Noise-free, the model exact: a search from the model's pick measures
- * the pick and its 8 neighbours (27 invocations) and stays; from (N, K),
- * NS and GNS stop at a local optimum of the coarse grid.
+ * Noise-free, the model exact: srs and nn_srs measure the pick (twice:
+ * it is near q) and the two neighbours the calibrated model ranks above
+ * it, 6 invocations; nn_ns, with no model, all 8 neighbours (16); from
+ * (N, K), NS and GNS stop at a local optimum of the coarse grid. The
+ * issue's goal is 10 invocations.
  */
 static void test_smooth(void)
 {
 	static const struct bound b[] = {
-		[GSP_SEARCH_NS] = { 90, 0.95 },
-		[GSP_SEARCH_GNS] = { 45, 0.95 },
-		[GSP_SEARCH_SRS] = { 27, 0.999 },
-		[GSP_SEARCH_NN_NS] = { 27, 0.999 },
-		[GSP_SEARCH_NN_GNS] = { 27, 0.999 },
-		[GSP_SEARCH_NN_SRS] = { 27, 0.999 },
+		[GSP_SEARCH_NS] = { 36, 0.95 },
+		[GSP_SEARCH_GNS] = { 12, 0.95 },
+		[GSP_SEARCH_SRS] = { 10, 0.999 },
+		[GSP_SEARCH_NN_NS] = { 16, 0.999 },
+		[GSP_SEARCH_NN_GNS] = { 10, 0.999 },
+		[GSP_SEARCH_NN_SRS] = { 10, 0.999 },
 	};
 
 	check_surface("smooth", &smooth, Q, b, 1, 1);
@@ -265,12 +267,12 @@ static void test_smooth(void)
 static void test_noisy(void)
 {
 	static const struct bound b[] = {
-		[GSP_SEARCH_NS] = { 100, 0.85 },
-		[GSP_SEARCH_GNS] = { 60, 0.85 },
-		[GSP_SEARCH_SRS] = { 90, 0.90 },
-		[GSP_SEARCH_NN_NS] = { 45, 0.93 },
-		[GSP_SEARCH_NN_GNS] = { 45, 0.93 },
-		[GSP_SEARCH_NN_SRS] = { 60, 0.93 },
+		[GSP_SEARCH_NS] = { 50, 0.85 },
+		[GSP_SEARCH_GNS] = { 20, 0.85 },
+		[GSP_SEARCH_SRS] = { 20, 0.90 },
+		[GSP_SEARCH_NN_NS] = { 25, 0.93 },
+		[GSP_SEARCH_NN_GNS] = { 20, 0.93 },
+		[GSP_SEARCH_NN_SRS] = { 15, 0.93 },
 	};
 
 	check_surface("noisy", &noisy, Q, b, 8, 1 + noisy.sigma);
@@ -283,12 +285,12 @@ static void test_noisy(void)
 static void test_bumpy(void)
 {
 	static const struct bound b[] = {
-		[GSP_SEARCH_NS] = { 45, 0.80 },
-		[GSP_SEARCH_GNS] = { 45, 0.80 },
-		[GSP_SEARCH_SRS] = { 45, 0.999 },
-		[GSP_SEARCH_NN_NS] = { 27, 0.999 },
-		[GSP_SEARCH_NN_GNS] = { 27, 0.999 },
-		[GSP_SEARCH_NN_SRS] = { 45, 0.999 },
+		[GSP_SEARCH_NS] = { 14, 0.80 },
+		[GSP_SEARCH_GNS] = { 10, 0.80 },
+		[GSP_SEARCH_SRS] = { 10, 0.999 },
+		[GSP_SEARCH_NN_NS] = { 16, 0.999 },
+		[GSP_SEARCH_NN_GNS] = { 10, 0.999 },
+		[GSP_SEARCH_NN_SRS] = { 10, 0.999 },
 	};
 	struct outcome o = run(GSP_SEARCH_NS, &bumpy, Q, 1);
 
@@ -306,12 +308,12 @@ static void test_bumpy(void)
 static void test_offset(void)
 {
 	static const struct bound b[] = {
-		[GSP_SEARCH_NS] = { 90, 0.95 },
-		[GSP_SEARCH_GNS] = { 50, 0.95 },
-		[GSP_SEARCH_SRS] = { 48, 0.999 },
-		[GSP_SEARCH_NN_NS] = { 100, 0.97 },
-		[GSP_SEARCH_NN_GNS] = { 40, 0.97 },
-		[GSP_SEARCH_NN_SRS] = { 48, 0.999 },
+		[GSP_SEARCH_NS] = { 36, 0.95 },
+		[GSP_SEARCH_GNS] = { 14, 0.95 },
+		[GSP_SEARCH_SRS] = { 10, 0.999 },
+		[GSP_SEARCH_NN_NS] = { 55, 0.97 },
+		[GSP_SEARCH_NN_GNS] = { 17, 0.97 },
+		[GSP_SEARCH_NN_SRS] = { 10, 0.999 },
 	};
 	struct outcome o, ns;
 
@@ -347,14 +349,17 @@ static void test_infeasible(void)
 		     gsp_search_next(&S, &c) == GSP_SEARCH_DONE;
 		tap_ok(ok && r.end == GSP_SEARCH_CONVERGED && !r.qos_met &&
 		       r.chosen.cell.n == N && r.chosen.cell.k == K &&
-		       c.n == N && c.k == K && r.invocations <= 120,
-		       "q = 0.9, met nowhere, %s: ends at (%u,%u), the least LC ratio, QoS not met, in %u invocations (<= 120)",
+		       c.n == N && c.k == K && r.invocations <= 60,
+		       "q = 0.9, met nowhere, %s: ends at (%u,%u), the least LC ratio, QoS not met, in %u invocations (<= 60)",
 		       names[m], r.chosen.cell.n, r.chosen.cell.k,
 		       r.invocations);
 	}
 }
 
-/* The tried list: no cell twice, medians as reported, counts that add up. */
+/*
+ * The tried list: no cell twice, 1..samples samples a cell, and the
+ * cells' samples add up to the invocations.
+ */
 static int tried_consistent(const struct gsp_search *s,
 			    const struct gsp_search_result *r)
 {
@@ -362,13 +367,16 @@ static int tried_consistent(const struct gsp_search *s,
 	struct gsp_search_sample t;
 	unsigned int i;
 
+	unsigned int sum = 0;
+
 	memset(seen, 0, sizeof(seen));
 	for (i = 0; !gsp_search_tried(s, i, &t); i++) {
-		if (seen[t.cell.n][t.cell.k]++)
+		if (seen[t.cell.n][t.cell.k]++ || t.samples < 1 ||
+		    t.samples > s->cfg.samples)
 			return 0;
+		sum += t.samples;
 	}
-	return i == r->cells_tried &&
-	       r->invocations == r->cells_tried * s->cfg.samples &&
+	return i == r->cells_tried && r->invocations == sum &&
 	       gsp_search_tried(s, i, &t) == -ENOENT;
 }
 
@@ -383,6 +391,7 @@ static void test_phase_change(void)
 
 	live = smooth;
 	cfg.model_ctx = &live;
+	cfg.band = HUGE_VAL;	/* 3 samples a cell, as the counts below say */
 	rng = 3;
 	ok = !gsp_search_init(&S, &cfg);
 	/* Ten invocations in, stopping halfway through a cell. */
@@ -426,6 +435,7 @@ static void test_median(void)
 {
 	struct gsp_search_cfg cfg = {
 		.n_max = N, .k_max = K, .q = Q, .method = GSP_SEARCH_NS,
+		.band = HUGE_VAL,
 	};
 	struct gsp_search_sample t;
 	struct gsp_cell c;
@@ -437,7 +447,7 @@ static void test_median(void)
 	     !gsp_search_report(&S, c, 40.0, 0.5) &&
 	     !gsp_search_report(&S, c, 1.2, 8) &&
 	     !gsp_search_tried(&S, 0, &t);
-	tap_ok(ok && t.lc_ratio == 1.2 && t.be_rate == 8,
+	tap_ok(ok && t.lc_ratio == 1.2 && t.be_rate == 8 && t.samples == 3,
 	       "samples (1.0, 9), (40, 0.5), (1.2, 8): medians %.1f and %.1f",
 	       t.lc_ratio, t.be_rate);
 }
@@ -587,7 +597,7 @@ static void test_srs_rules(void)
 {
 	struct gsp_search_cfg cfg = {
 		.n_max = 5, .k_max = 1, .n_step = 1, .q = 2,
-		.method = GSP_SEARCH_SRS, .samples = 1,
+		.method = GSP_SEARCH_SRS, .samples = 1, .band = HUGE_VAL,
 		.model = table_model, .model_ctx = &tab,
 	};
 	struct gsp_search_result r;
@@ -668,7 +678,116 @@ static void test_plateau(void)
 	}
 }
 
-/* The cap: a cell is begun only if all its samples fit under it. */
+/*
+ * The band's rule, by hand (q = 1.5, band 0.1, 3 samples at most): a
+ * first sample below 1.35 ends a cell; one near q or over it takes a
+ * second, and the cell ends once its samples agree (one side of q,
+ * within 0.15 of each other), or at 3.
+ */
+static void test_band(void)
+{
+	static const struct {
+		double lc[3];
+		unsigned int n;		/* samples the cell takes */
+		double median;
+	} cell[] = {
+		{ { 1.0 }, 1, 1.0 },			/* far below q */
+		{ { 1.34 }, 1, 1.34 },			/* just outside the band */
+		{ { 1.45, 1.47 }, 2, 1.46 },		/* near q, agreeing */
+		{ { 1.45, 2.9, 1.44 }, 3, 1.45 },	/* an outlier */
+		{ { 1.49, 1.51, 1.52 }, 3, 1.51 },	/* either side of q */
+		{ { 3.0, 3.1 }, 2, 3.05 },		/* over q, agreeing */
+		{ { 1.6, 1.9, 1.7 }, 3, 1.7 },		/* over, 0.3 apart */
+	};
+	struct gsp_search_cfg cfg = {
+		.n_max = N, .k_max = K, .q = Q, .method = GSP_SEARCH_NN_NS,
+		.initial = { 100, 16 },	/* 9 cells before any move */
+	};
+	struct gsp_search_sample t;
+	struct gsp_cell c, c2;
+	unsigned int i, j, inv = 0;
+	int ok;
+
+	ok = !gsp_search_init(&S, &cfg);
+	tap_ok(ok && S.cfg.band == 0.1 && GSP_SEARCH_BAND == 0.1,
+	       "band: 0.1 by default");
+	for (i = 0; i < ARRAY_SIZE(cell); i++) {
+		ok = gsp_search_next(&S, &c) == GSP_SEARCH_RUN;
+		for (j = 0; ok && j < cell[i].n; j++) {
+			/* Until its last sample, the cell is named again. */
+			ok = gsp_search_next(&S, &c2) == GSP_SEARCH_RUN &&
+			     c2.n == c.n && c2.k == c.k &&
+			     !gsp_search_report(&S, c, cell[i].lc[j], 1);
+		}
+		inv += cell[i].n;
+		ok = ok && !gsp_search_tried(&S, i, &t);
+		tap_ok(ok && t.cell.n == c.n && t.cell.k == c.k &&
+		       t.samples == cell[i].n && S.invocations == inv &&
+		       fabs(t.lc_ratio - cell[i].median) < 1e-12,
+		       "band: first sample %.2f: %u samples (%u), LC ratio %.3f",
+		       cell[i].lc[0], cell[i].n, t.samples, t.lc_ratio);
+	}
+}
+
+/*
+ * NS after SRS, on the row of 5 (q = 2, band 0.1, one sample a cell):
+ * SRS ends at n = 3, and NS measures only the neighbours the model,
+ * calibrated at n = 3, ranks above the best cell measured, with the
+ * band's slack on the LC ratio.
+ */
+static void test_prune(void)
+{
+	struct gsp_search_cfg cfg = {
+		.n_max = 5, .k_max = 1, .n_step = 1, .q = 2,
+		.method = GSP_SEARCH_SRS, .samples = 1,
+		.model = table_model, .model_ctx = &tab,
+	};
+	struct gsp_search_result r;
+	int ok;
+
+	/*
+	 * n = 3 measures 1.9 (predicted 1.8): n = 2's 2.2 calibrates to
+	 * 2.32, over q even with the slack (2.11); n = 4 gives the BE
+	 * less. Uncalibrated, n = 2 (2.2 / 1.1 = 2) would be measured.
+	 */
+	srs_row(1.9, 9);
+	ok = !gsp_search_init(&S, &cfg);
+	srs_measured();
+	ok = ok && !gsp_search_result(&S, &r);
+	tap_ok(ok && r.cells_tried == 1 && r.chosen.cell.n == 3 &&
+	       r.end == GSP_SEARCH_CONVERGED,
+	       "prune: n = 3 at 1.9, n = 2 calibrated over q: NS measures no neighbour (%u cells)",
+	       r.cells_tried);
+
+	/*
+	 * n = 3 measures 1.7: n = 2 calibrates to 2.08, within the slack
+	 * (1.89), and measures 1.9: NS moves there; n = 1 calibrates to
+	 * 2.25 (2.04 with the slack) and is not measured.
+	 */
+	srs_row(1.7, 1.9);
+	ok = !gsp_search_init(&S, &cfg);
+	srs_measured();
+	ok = ok && !gsp_search_result(&S, &r);
+	tap_ok(ok && r.cells_tried == 2 && tried_is(1, 2, 1) &&
+	       r.chosen.cell.n == 2 && r.qos_met,
+	       "prune: n = 3 at 1.7, n = 2 within the slack: NS measures it and ends there, n = 1 and n = 4 skipped (%u cells)",
+	       r.cells_tried);
+
+	/* The band HUGE_VAL: NS measures both neighbours, as before. */
+	cfg.band = HUGE_VAL;
+	srs_row(1.9, 9);
+	ok = !gsp_search_init(&S, &cfg);
+	srs_measured();
+	ok = ok && !gsp_search_result(&S, &r);
+	tap_ok(ok && r.cells_tried == 3,
+	       "prune: with the band HUGE_VAL, NS measures n = 4 and n = 2 (%u cells)",
+	       r.cells_tried);
+}
+
+/*
+ * The cap: a cell is begun only if all its samples fit under it (the
+ * band off, so every cell takes them all).
+ */
 static void test_cap(void)
 {
 	struct gsp_search_cfg cfg = cfg_for(GSP_SEARCH_NS, &smooth, Q);
@@ -676,6 +795,7 @@ static void test_cap(void)
 	int ok;
 
 	cfg.max_invocations = 10;
+	cfg.band = HUGE_VAL;
 	rng = 5;
 	ok = !gsp_search_init(&S, &cfg) && !drive(&S, &smooth) &&
 	     !gsp_search_result(&S, &r);
@@ -741,6 +861,10 @@ static void test_rejects(void)
 		  { .n_max = N, .k_max = K, .q = Q, .srs_gamma_max = 0.5 } },
 		{ "gamma_max NaN",
 		  { .n_max = N, .k_max = K, .q = Q, .srs_gamma_max = NAN } },
+		{ "band < 0.001",
+		  { .n_max = N, .k_max = K, .q = Q, .band = 1e-4 } },
+		{ "band NaN",
+		  { .n_max = N, .k_max = K, .q = Q, .band = NAN } },
 	};
 	struct gsp_search_cfg good = cfg_for(GSP_SEARCH_NN_SRS, &smooth, Q);
 	struct gsp_cell c;
@@ -781,8 +905,8 @@ static void test_defaults(void)
 
 	tap_ok(ok && S.cfg.n_step == 4 && S.cfg.k_step == 4 && S.cols == 33 &&
 	       S.rows == 8 && S.cfg.samples == 3 &&
-	       S.cfg.max_invocations == 512,
-	       "defaults at N = 132, K = 32: n_step 4, k_step 4, 33 x 8 cells, 3 samples, cap 512");
+	       S.cfg.max_invocations == 512 && S.cfg.band == 0.1,
+	       "defaults at N = 132, K = 32: n_step 4, k_step 4, 33 x 8 cells, 3 samples, cap 512, band 0.1");
 	cfg.n_max = 80;
 	cfg.k_max = 8;
 	ok = !gsp_search_init(&S, &cfg);
@@ -800,6 +924,8 @@ int main(void)
 	test_rule_violating();
 	test_rule_meeting();
 	test_srs_rules();
+	test_band();
+	test_prune();
 	test_plateau();
 	test_smooth();
 	test_noisy();
