@@ -4,7 +4,8 @@
 # hybrids), pure C, tested alone against simulated response surfaces.
 # No GPU, no CUDA.
 #
-#   make check-search   test_search and test_select under ASan and UBSan,
+#   make check-search   test_search, test_rules and test_select under ASan
+#                       and UBSan,
 #                       TAP only (a search that cycles hangs: 120 s, then
 #                       not ok)
 
@@ -26,8 +27,16 @@ $(SEARCH_TEST_DIR)/test_select: $(call objs,san,tests/search/test_select.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select
+$(SEARCH_TEST_DIR)/test_rules: $(call objs,san,tests/search/test_rules.c \
+		$(SEARCH_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
+
+check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select \
+		$(SEARCH_TEST_DIR)/test_rules
 	@timeout 120 $(SEARCH_TEST_DIR)/test_search || \
 		echo "not ok - test_search exited with status $$?"
+	@timeout 120 $(SEARCH_TEST_DIR)/test_rules || \
+		echo "not ok - test_rules exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_select || \
 		echo "not ok - test_select exited with status $$?"

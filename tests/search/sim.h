@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the search's test programs share: driving a gsp_search to the end
- * against a simulated GPU, and the exhaustive oracle over a grid. The
+ * against a simulated GPU, the exhaustive oracle over a grid, and two
+ * checks on a search's result. The
  * response surfaces stay with each program; both pieces take one as a
  * callback.
  */
 #ifndef GSP_TESTS_SEARCH_SIM_H
 #define GSP_TESTS_SEARCH_SIM_H
 
+#include <errno.h>
+#include <string.h>
+
 #include "search.h"
+
+/* The methods' names, by enum gsp_search_method, for the tests' lines. */
+static const char *const sim_names[] = {
+	"ns", "gns", "srs", "nn_ns", "nn_gns", "nn_srs",
+};
 
 /* One LC invocation under @c: its LC ratio and BE rate. */
 typedef void (*sim_measure_fn)(const void *ctx, struct gsp_cell c,
@@ -59,6 +68,38 @@ static inline double sim_oracle(unsigned int n_max, unsigned int k_max,
 			}
 		}
 	return best;
+}
+
+/* gsp_search_next() once done names the cell the result chose. */
+static inline int sim_same_answer(struct gsp_search *s,
+				  const struct gsp_search_result *r)
+{
+	struct gsp_cell c;
+
+	return gsp_search_next(s, &c) == GSP_SEARCH_DONE &&
+	       c.n == r->chosen.cell.n && c.k == r->chosen.cell.k;
+}
+
+/*
+ * The tried list: no cell twice, 1..samples samples a cell, and the
+ * cells' samples add up to the invocations.
+ */
+static inline int sim_tried_consistent(const struct gsp_search *s,
+				       const struct gsp_search_result *r)
+{
+	static unsigned char seen[GSP_SEARCH_MAX_N + 1][GSP_SEARCH_MAX_K + 1];
+	struct gsp_search_sample t;
+	unsigned int i, sum = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; !gsp_search_tried(s, i, &t); i++) {
+		if (seen[t.cell.n][t.cell.k]++ || t.samples < 1 ||
+		    t.samples > s->cfg.samples)
+			return 0;
+		sum += t.samples;
+	}
+	return i == r->cells_tried && r->invocations == sum &&
+	       gsp_search_tried(s, i, &t) == -ENOENT;
 }
 
 #endif
