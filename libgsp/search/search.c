@@ -42,27 +42,15 @@ int gsp_search_prefer(double q, int infeasible, double lc1, double be1,
 
 static struct gsp_cell cell_of(const struct gsp_search *s, int32_t idx)
 {
-	struct gsp_cell c = {
-		.n = s->cfg.n_max - (idx / s->rows) * s->cfg.n_step,
-		.k = s->cfg.k_max - (idx % s->rows) * s->cfg.k_step,
-	};
-
-	return c;
+	return gsp_grid_cell(s->cfg.n_max, s->cfg.k_max, s->cfg.n_step,
+			     s->cfg.k_step, (uint32_t)idx);
 }
 
 /* The index of @c, or -1 if it is not a cell of the grid. */
-static int32_t index_of(const struct gsp_search_cfg *cfg, unsigned int rows,
-			struct gsp_cell c)
+static int32_t index_of(const struct gsp_search_cfg *cfg, struct gsp_cell c)
 {
-	unsigned int dn, dk;
-
-	if (c.n < 1 || c.n > cfg->n_max || c.k < 1 || c.k > cfg->k_max)
-		return -1;
-	dn = cfg->n_max - c.n;
-	dk = cfg->k_max - c.k;
-	if (dn % cfg->n_step || dk % cfg->k_step)
-		return -1;
-	return (int32_t)(dn / cfg->n_step * rows + dk / cfg->k_step);
+	return gsp_grid_index(cfg->n_max, cfg->k_max, cfg->n_step, cfg->k_step,
+			      c);
 }
 
 static int measured(const struct gsp_search *s, int32_t idx)
@@ -427,11 +415,11 @@ static int resolve(const struct gsp_search_cfg *in, struct gsp_search_cfg *out)
  * the nn_* pick, (N, K) for ns and gns, START_MODEL for srs. -1 if
  * @initial breaks cfg.initial's rule.
  */
-static int32_t start_of(const struct gsp_search_cfg *cfg, unsigned int rows,
+static int32_t start_of(const struct gsp_search_cfg *cfg,
 			struct gsp_cell initial)
 {
 	if (from_initial(cfg->method))
-		return index_of(cfg, rows, initial);
+		return index_of(cfg, initial);
 	if (initial.n || initial.k)
 		return -1;
 	return cfg->method == GSP_SEARCH_SRS ? START_MODEL : 0;
@@ -479,7 +467,7 @@ int gsp_search_init(struct gsp_search *s, const struct gsp_search_cfg *cfg)
 		return -EINVAL;
 	cols = (rc.n_max - 1) / rc.n_step + 1;
 	rows = (rc.k_max - 1) / rc.k_step + 1;
-	start = start_of(&rc, rows, cfg->initial);
+	start = start_of(&rc, cfg->initial);
 	if (start == -1)
 		return -EINVAL;
 	s->cfg = rc;
@@ -495,7 +483,7 @@ int gsp_search_restart(struct gsp_search *s, struct gsp_cell initial)
 
 	if (!s)
 		return -EINVAL;
-	start = start_of(&s->cfg, s->rows, initial);
+	start = start_of(&s->cfg, initial);
 	if (start == -1)
 		return -EINVAL;
 	s->cfg.initial = initial;
@@ -583,7 +571,7 @@ int gsp_search_report(struct gsp_search *s, struct gsp_cell cell,
 
 	if (!s || s->pending < 0)
 		return -EINVAL;
-	if (index_of(&s->cfg, s->rows, cell) != s->pending)
+	if (index_of(&s->cfg, cell) != s->pending)
 		return -EINVAL;
 	if (!(lc_ratio > 0) || !isfinite(lc_ratio) || !(be_rate >= 0) ||
 	    !isfinite(be_rate))

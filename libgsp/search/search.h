@@ -50,6 +50,42 @@ struct gsp_cell {
 	uint16_t k;	/* block slots on each of them, 1..K */
 };
 
+/*
+ * The grid's numbering, the one rule the search and the initial
+ * selection share: cell i * rows + j is (n_max - i * n_step,
+ * k_max - j * k_step), rows = (k_max - 1) / k_step + 1. The grid is
+ * taken as valid (nonzero steps, at most the maxima).
+ */
+static inline int32_t gsp_grid_index(unsigned int n_max, unsigned int k_max,
+				     unsigned int n_step, unsigned int k_step,
+				     struct gsp_cell c)
+{
+	unsigned int dn, dk;
+
+	if (c.n < 1 || c.n > n_max || c.k < 1 || c.k > k_max)
+		return -1;
+	dn = n_max - c.n;
+	dk = k_max - c.k;
+	if (dn % n_step || dk % k_step)
+		return -1;
+	return (int32_t)(dn / n_step * ((k_max - 1) / k_step + 1) +
+			 dk / k_step);
+}
+
+static inline struct gsp_cell gsp_grid_cell(unsigned int n_max,
+					    unsigned int k_max,
+					    unsigned int n_step,
+					    unsigned int k_step, uint32_t idx)
+{
+	unsigned int rows = (k_max - 1) / k_step + 1;
+	struct gsp_cell c = {
+		.n = (uint16_t)(n_max - idx / rows * n_step),
+		.k = (uint16_t)(k_max - idx % rows * k_step),
+	};
+
+	return c;
+}
+
 enum gsp_search_method {
 	GSP_SEARCH_NS,		/* neighbour search from (N, K) */
 	GSP_SEARCH_GNS,		/* guided by the model, from (N, K), then NS */

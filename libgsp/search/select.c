@@ -25,30 +25,18 @@ unsigned int gsp_select_cells(const struct gsp_select_grid *g)
 
 int gsp_select_cell_index(const struct gsp_select_grid *g, struct gsp_cell c)
 {
-	unsigned int dn, dk;
+	int32_t idx;
 
 	if (!gsp_select_cells(g))
 		return -EINVAL;
-	if (c.n < 1 || c.n > g->n_max || c.k < 1 || c.k > g->k_max)
-		return -EINVAL;
-	dn = g->n_max - c.n;
-	dk = g->k_max - c.k;
-	if (dn % g->n_step || dk % g->k_step)
-		return -EINVAL;
-	return dn / g->n_step * ((g->k_max - 1) / g->k_step + 1) +
-	       dk / g->k_step;
+	idx = gsp_grid_index(g->n_max, g->k_max, g->n_step, g->k_step, c);
+	return idx < 0 ? -EINVAL : idx;
 }
 
 static struct gsp_cell cell_at(const struct gsp_select_grid *g,
 			       unsigned int idx)
 {
-	unsigned int rows = (g->k_max - 1) / g->k_step + 1;
-	struct gsp_cell c = {
-		.n = g->n_max - idx / rows * g->n_step,
-		.k = g->k_max - idx % rows * g->k_step,
-	};
-
-	return c;
+	return gsp_grid_cell(g->n_max, g->k_max, g->n_step, g->k_step, idx);
 }
 
 static int cell_ok(const struct gsp_search_pred *p)
