@@ -58,7 +58,7 @@ int gd_board_init(void)
 	b->version = GSP_BOARD_VERSION;
 	gd_board_update_knobs();
 	gd_board_protect();
-	if (gd_state.cfg.part_n)
+	if (gd_state.cfg.part_n || gd_state.cfg.part_auto)
 		gd_board_partition();
 	return 0;
 }
@@ -122,6 +122,9 @@ void gd_board_partition(void)
 
 		gsp_board_store(&d->part_n, gd_state.cfg.part_n);
 		gsp_board_store(&d->part_k, gd_state.cfg.part_k);
+		gsp_board_store(&d->search, gd_state.cfg.part_auto ?
+					    gd_state.cfg.search :
+					    GSPACE_SEARCH_OFF);
 		gsp_board_store(&d->part_epoch,
 				gsp_board_load(&d->part_epoch) + 1);
 		gsp_board_part_update(b, (uint32_t)i);
@@ -147,6 +150,8 @@ static void slot_clear(struct gsp_board_lc *s)
 	gsp_board_store(&s->inflight, 0);
 	gsp_board_store(&s->stamp_ns, 0);
 	gsp_board_store(&s->reserve, 0);
+	gsp_board_store(&s->cell, 0);
+	gsp_board_store(&s->search, 0);
 }
 
 /*

@@ -30,6 +30,7 @@ void gd_config_default(struct gd_config *c)
 	c->lc_hold_ns = gsp_knob_default_scaled(GSP_KNOB_lc_hold_us);
 	c->lc_max_ns = gsp_knob_default_scaled(GSP_KNOB_lc_max_ms);
 	c->protect = gsp_knobs[GSP_KNOB_protect].def;
+	c->search = gsp_knobs[GSP_KNOB_search].def;
 	c->predict_lead_ns = gsp_knob_default_scaled(GSP_KNOB_predict_lead_us);
 }
 
@@ -126,10 +127,16 @@ int gd_knob_set(const char *name, const char *value)
 		return devices_knob(id == GSP_KNOB_lease_devices, v.u);
 	case GSP_KNOB_partition:
 		/* One partition for every device of the board. */
-		if (v.n == c->part_n && v.k == c->part_k)
+		if (v.n == c->part_n && v.k == c->part_k &&
+		    (int)v.u == c->part_auto)
 			return 0;
 		c->part_n = v.n;
 		c->part_k = v.k;
+		c->part_auto = (int)v.u;
+		gd_board_partition();
+		return 0;
+	case GSP_KNOB_search:
+		c->search = (uint32_t)v.u;
 		gd_board_partition();
 		return 0;
 	case GSP_KNOB_protect:
@@ -175,6 +182,10 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 		v.u = c->nr_lease;
 	else if (id == GSP_KNOB_protect)
 		v.u = c->protect;
+	else if (id == GSP_KNOB_search)
+		v.u = c->search;
+	else if (id == GSP_KNOB_partition)
+		v.u = (uint64_t)c->part_auto;
 	v.n = c->part_n;
 	v.k = c->part_k;
 	gsp_knob_format(id, &v, out, outsz);
@@ -309,17 +320,13 @@ int gd_config_load(const char *path, bool must_exist)
 			       path, n, key);
 			goto err;
 		}
-		if (r && !strcmp(key, "protect")) {
-			char modes[96];
+		if (r && (!strcmp(key, "protect") || !strcmp(key, "partition") ||
+			  !strcmp(key, "search"))) {
+			char what[128];
 
-			gsp_knob_range(GSP_KNOB_protect, modes, sizeof(modes));
-			gd_log(GD_LOG_ERR, "%s:%d: protect = '%s': write %s\n",
-			       path, n, val, modes);
-			goto err;
-		}
-		if (r && !strcmp(key, "partition")) {
-			gd_log(GD_LOG_ERR, "%s:%d: partition = '%s': write N,K with N 1..%d SMs and K 1..%d slots, or 0,0 for off\n",
-			       path, n, val, GSPACE_PART_MAX_N, GSPACE_PART_MAX_K);
+			gsp_knob_range(gsp_knob_find(key), what, sizeof(what));
+			gd_log(GD_LOG_ERR, "%s:%d: %s = '%s': write %s\n",
+			       path, n, key, val, what);
 			goto err;
 		}
 		if (r) {

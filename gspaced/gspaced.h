@@ -48,6 +48,8 @@ struct gd_idlist {
  * @part_n, @part_k: board: the partition plane, for every device (0, 0:
  *	off)
  * @protect: board: the protection mode, GSP_PROTECT_*, for every device
+ * @part_auto: board: the partition is "auto" (dev[].search)
+ * @search: board: the searches' method, GSPACE_SEARCH_NS.._GRID
  * @predict_lead_ns: board: how long before expected work a predictive LC
  *	tenant reserves
  * @lc_uids, @lc_groups: who may become LC (besides uid 0)
@@ -63,6 +65,8 @@ struct gd_config {
 	uint32_t part_n;
 	uint32_t part_k;
 	uint32_t protect;
+	int part_auto;
+	uint32_t search;
 	uint64_t predict_lead_ns;
 	struct gd_idlist lc_uids, lc_groups, admin_uids, admin_groups;
 };

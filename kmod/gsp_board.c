@@ -28,6 +28,7 @@ int gsp_board_init(struct gspace *gsp)
 	b->lc_max_ns = gsp_knob_default_scaled(GSP_KNOB_lc_max_ms);
 	b->predict_lead_ns = gsp_knob_default_scaled(GSP_KNOB_predict_lead_us);
 	b->watchdog_ns = gsp->watchdog_ns;
+	gsp->search = GSPACE_SEARCH_NS;
 	return 0;
 }
 
@@ -50,29 +51,58 @@ static void gsp_board_clear_slot(struct gspace_board_lc *s)
 	WRITE_ONCE(s->inflight, 0);
 	WRITE_ONCE(s->stamp_ns, 0);
 	WRITE_ONCE(s->reserve, 0);
+	WRITE_ONCE(s->cell, 0);
+	WRITE_ONCE(s->search, 0);
 }
 
 /*
- * Whether some LC slot of @dev claims the partition under protection mode
- * @mode: in flight (every mode), held at all (GSPACE_PROTECT_RESERVED), or
+ * Whether LC slot @s claims @dev's partition under protection mode @mode:
+ * in flight (every mode), held at all (GSPACE_PROTECT_RESERVED), or
  * reserving (GSPACE_PROTECT_PREDICTIVE). GSPACE_PROTECT_PREEMPTIVE claims
  * as reactive does, but the whole device.
  */
-static bool gsp_board_lc_claims(const struct gspace_board *b, u32 dev,
-				u32 mode)
+static bool gsp_board_slot_claims(const struct gspace_board_lc *s, u32 dev,
+				  u32 mode)
 {
+	if (!READ_ONCE(s->owner) || READ_ONCE(s->device) != dev)
+		return false;
+	return mode == GSPACE_PROTECT_RESERVED || READ_ONCE(s->inflight) ||
+	       (mode == GSPACE_PROTECT_PREDICTIVE && READ_ONCE(s->reserve));
+}
+
+/*
+ * What @dev's claiming slots ask for: with the partition auto, the
+ * greatest n and k of their cells (a slot without a cell: the whole
+ * device); else the partition. (0, 0) if none claims.
+ */
+static void gsp_board_claimed(struct gspace *gsp, u32 dev, u32 mode,
+			      u32 *n, u32 *k)
+{
+	bool part_auto = READ_ONCE(gsp->part_auto), any = false;
+	u64 c;
 	int i;
 
+	*n = 0;
+	*k = 0;
 	for (i = 0; i < GSPACE_BOARD_LC_SLOTS; i++) {
-		const struct gspace_board_lc *s = &b->lc[i];
+		const struct gspace_board_lc *s = &gsp->board->lc[i];
 
-		if (!READ_ONCE(s->owner) || READ_ONCE(s->device) != dev)
+		if (!gsp_board_slot_claims(s, dev, mode))
 			continue;
-		if (mode == GSPACE_PROTECT_RESERVED || READ_ONCE(s->inflight) ||
-		    (mode == GSPACE_PROTECT_PREDICTIVE && READ_ONCE(s->reserve)))
-			return true;
+		any = true;
+		if (!part_auto)
+			break;
+		c = READ_ONCE(s->cell);
+		if (!GSPACE_BOARD_REQ_N(c) || !GSPACE_BOARD_REQ_K(c))
+			c = GSPACE_BOARD_REQ(GSPACE_PART_MAX_N,
+					     GSPACE_PART_MAX_K, 0);
+		*n = max(*n, GSPACE_BOARD_REQ_N(c));
+		*k = max(*k, GSPACE_BOARD_REQ_K(c));
 	}
-	return false;
+	if (any && !part_auto) {
+		*n = READ_ONCE(gsp->part_n);
+		*k = READ_ONCE(gsp->part_k);
+	}
 }
 
 /*
@@ -82,11 +112,11 @@ static bool gsp_board_lc_claims(const struct gspace_board *b, u32 dev,
  * userspace twin is gsp_board_part_update() in libgsp/include/gsp_board.h):
  * scan the slots after reading the word, then install the result with a
  * new epoch by compare-and-swap on the word read, rescanning if another
- * writer got there first. n, k and the protection mode come from our own
- * copies, not the board's, and are read after the word: a writer that
- * changes one stores it before its own swap. Under
- * GSPACE_PROTECT_PREEMPTIVE a claim asks for the whole device, if a
- * partition is set at all.
+ * writer got there first. n, k, auto and the protection mode come from
+ * our own copies, not the board's, and are read after the word: a writer
+ * that changes one stores it before its own swap. Under partition auto a
+ * claim asks for the slots' cells; under GSPACE_PROTECT_PREEMPTIVE for
+ * the whole device, if a partition is set at all.
  */
 static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 {
@@ -97,16 +127,11 @@ static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 	/* Pairs with the writers' CAS: their slot changes are seen below. */
 	old = smp_load_acquire(&d->part_req);
 	for (;;) {
-		n = 0;
-		k = 0;
 		mode = READ_ONCE(gsp->protect);
-		if (gsp_board_lc_claims(gsp->board, dev, mode)) {
-			n = READ_ONCE(gsp->part_n);
-			k = READ_ONCE(gsp->part_k);
-			if (mode == GSPACE_PROTECT_PREEMPTIVE && n && k) {
-				n = GSPACE_PART_MAX_N;
-				k = GSPACE_PART_MAX_K;
-			}
+		gsp_board_claimed(gsp, dev, mode, &n, &k);
+		if (mode == GSPACE_PROTECT_PREEMPTIVE && n && k) {
+			n = GSPACE_PART_MAX_N;
+			k = GSPACE_PART_MAX_K;
 		}
 		want = GSPACE_BOARD_REQ(n, k, GSPACE_BOARD_REQ_EPOCH(old) + 1);
 		if (cmpxchg64(&d->part_req, old, want) == old)
@@ -116,33 +141,62 @@ static void gsp_board_part_update(struct gspace *gsp, u32 dev)
 	}
 }
 
+/* The board's dev[].search: the method while the partition is auto. */
+static u32 gsp_board_search_word(struct gspace *gsp)
+{
+	return gsp->part_auto ? gsp->search : GSPACE_SEARCH_OFF;
+}
+
 /**
  * gsp_board_set_partition - publish a new partition for every device
  * @gsp: the driver
  * @n: SMs that BE kernels give up, 0..GSPACE_PART_MAX_N (0 with @k 0: off)
  * @k: block slots per such SM
+ * @part_auto: the LC tenants' searches choose it (@n and @k are 0)
  *
- * Stores (@n, @k), bumps each device's part_epoch and recomputes its
- * request, so an LC tenant already in flight gets the new partition.
+ * Stores (@n, @k) and @part_auto, bumps each device's part_epoch and
+ * recomputes its request, so an LC tenant already in flight gets the new
+ * partition.
  */
-void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k)
+void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k, bool part_auto)
 {
 	struct gspace_board_dev *d;
 	int i;
 
 	lockdep_assert_held_write(&gsp->cfg_rwsem);
-	if (n == gsp->part_n && k == gsp->part_k)
+	if (n == gsp->part_n && k == gsp->part_k && part_auto == gsp->part_auto)
 		return;
 	WRITE_ONCE(gsp->part_n, n);
 	WRITE_ONCE(gsp->part_k, k);
+	WRITE_ONCE(gsp->part_auto, part_auto);
 	for (i = 0; i < GSPACE_BOARD_MAX_DEVICES; i++) {
 		d = &gsp->board->dev[i];
 		WRITE_ONCE(d->part_n, n);
 		WRITE_ONCE(d->part_k, k);
+		WRITE_ONCE(d->search, gsp_board_search_word(gsp));
 		/* A reader that sees the new epoch sees the new n and k. */
 		smp_store_release(&d->part_epoch, READ_ONCE(d->part_epoch) + 1);
 		gsp_board_part_update(gsp, i);
 	}
+}
+
+/**
+ * gsp_board_set_search - publish a new search method
+ * @gsp: the driver
+ * @method: GSPACE_SEARCH_NS.._GRID
+ *
+ * LC tenants read dev[].search when their search starts or restarts; the
+ * request does not depend on the method.
+ */
+void gsp_board_set_search(struct gspace *gsp, u32 method)
+{
+	int i;
+
+	lockdep_assert_held_write(&gsp->cfg_rwsem);
+	WRITE_ONCE(gsp->search, method);
+	for (i = 0; i < GSPACE_BOARD_MAX_DEVICES; i++)
+		WRITE_ONCE(gsp->board->dev[i].search,
+			   gsp_board_search_word(gsp));
 }
 
 /**

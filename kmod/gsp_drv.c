@@ -24,6 +24,7 @@
  * - 1.2 - the board's partition plane (dev[].part_req).
  * - 1.3 - lease renewal (GSPACE_COMPLETE_PROGRESS), protection modes.
  * - 1.4 - protection mode preemptive, the board's dev[].waiting.
+ * - 1.5 - partition auto: dev[].search, the slots' cell and search.
  */
 
 struct gspace *gsp_drv;

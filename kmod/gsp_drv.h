@@ -133,6 +133,10 @@ struct gsp_device {
  * @part_k: its k, likewise
  * @protect: the protection mode, GSPACE_PROTECT_*, for every device.
  *	Likewise.
+ * @part_auto: the partition is "auto": each LC tenant's search asks for
+ *	its cell (uapi DOC: Board, "Partition search"). Likewise.
+ * @search: the searches' method, GSPACE_SEARCH_NS.._GRID (knob search).
+ *	Likewise; the board's dev[].search is it while @part_auto, else 0.
  * @dev: the devices
  */
 struct gspace {
@@ -156,6 +160,8 @@ struct gspace {
 	u32 part_n;
 	u32 part_k;
 	u32 protect;
+	bool part_auto;
+	u32 search;
 	struct gsp_device dev[GSP_MAX_DEVICES];
 };
 
@@ -261,7 +267,8 @@ void gsp_board_set_devices(struct gspace *gsp);
 void gsp_board_update_slot(struct gsp_ctx *ctx);
 void gsp_board_lc_jobs_locked(struct gsp_device *gdev, int delta);
 void gsp_board_waiting_locked(struct gsp_device *gdev);
-void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k);
+void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k, bool part_auto);
+void gsp_board_set_search(struct gspace *gsp, u32 method);
 void gsp_board_set_protect(struct gspace *gsp, u32 mode);
 int gsp_board_mmap(struct file *file, struct vm_area_struct *vma);
 

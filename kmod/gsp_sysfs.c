@@ -142,6 +142,10 @@ static void gsp_knob_get(struct gspace *gsp, enum gsp_knob_id id,
 	case GSP_KNOB_partition:
 		v->n = gsp->part_n;
 		v->k = gsp->part_k;
+		v->u = gsp->part_auto;
+		break;
+	case GSP_KNOB_search:
+		v->u = gsp->search;
 		break;
 	case GSP_KNOB_protect:
 		v->u = gsp->protect;
@@ -184,7 +188,10 @@ static int gsp_knob_set(struct gspace *gsp, enum gsp_knob_id id,
 		break;
 	case GSP_KNOB_partition:
 		/* One partition for every device of the board. */
-		gsp_board_set_partition(gsp, v->n, v->k);
+		gsp_board_set_partition(gsp, v->n, v->k, v->u);
+		break;
+	case GSP_KNOB_search:
+		gsp_board_set_search(gsp, v->u);
 		break;
 	case GSP_KNOB_protect:
 		/* One mode for every device of the board. */

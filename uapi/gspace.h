@@ -37,7 +37,7 @@ extern "C" {
  */
 
 #define GSPACE_ABI_MAJOR	1
-#define GSPACE_ABI_MINOR	4
+#define GSPACE_ABI_MINOR	5
 
 /* Not in Documentation/userspace-api/ioctl/ioctl-number.rst: out of tree. */
 #define GSPACE_IOCTL_TYPE	0xB9
@@ -67,6 +67,7 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_PROTECT		(1ULL << 11)	/* ABI 1.3: protect */
 #define GSPACE_FEAT_LEASE_PROGRESS	(1ULL << 10)	/* ABI 1.3: renewals */
 #define GSPACE_FEAT_PREEMPT		(1ULL << 12)	/* ABI 1.4: waiting */
+#define GSPACE_FEAT_PART_AUTO		(1ULL << 13)	/* ABI 1.5: search, cell */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -383,6 +384,18 @@ struct gspace_stats {
  *   yield at their next task boundary, COMPLETEs the lease and submits
  *   again. Jobs of every tenant count, the reader's own included.
  *
+ * - Partition search (ABI 1.5, GSPACE_FEAT_PART_AUTO): with the partition
+ *   knob set to "auto", the arbiter publishes @part_n and @part_k 0 and in
+ *   @search the method (GSPACE_SEARCH_*, the knob search) that each LC
+ *   tenant's own search runs; 0 means the operator's (@part_n, @part_k).
+ *   An LC tenant writes in its slot's @cell the (n, k) its search asks
+ *   for, GSPACE_BOARD_REQ(n, k, 0), and in @search what it is doing
+ *   (GSPACE_BOARD_SEARCH()). While @search is nonzero, a claim asks for
+ *   the greatest n and the greatest k of the claiming slots' cells, and a
+ *   claiming slot whose @cell is 0 (no search yet, or a tenant that does
+ *   not search) for the whole device; PREEMPTIVE still claims the whole
+ *   device. The arbiter zeroes @cell and @search with the slot.
+ *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
  * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
  * the length at most GSPACE_BOARD_SIZE, else EINVAL. Fields are
@@ -428,6 +441,43 @@ struct gspace_stats {
 #define GSPACE_PROTECT_PREEMPTIVE	3	/* in flight; the whole GPU */
 #define GSPACE_PROTECT_COUNT		4
 
+/*
+ * &gspace_board_dev.search and the knob search (ABI 1.5): the method of
+ * the LC tenants' partition searches (Documentation/search.rst), 0 while
+ * the partition is the operator's. NN and LR hold the model's pick; GRID
+ * measures every cell of the grid, then holds the best.
+ */
+#define GSPACE_SEARCH_OFF		0
+#define GSPACE_SEARCH_NS		1
+#define GSPACE_SEARCH_GNS		2
+#define GSPACE_SEARCH_SRS		3
+#define GSPACE_SEARCH_NN_NS		4
+#define GSPACE_SEARCH_NN_GNS		5
+#define GSPACE_SEARCH_NN_SRS		6
+#define GSPACE_SEARCH_NN		7
+#define GSPACE_SEARCH_LR		8
+#define GSPACE_SEARCH_GRID		9
+#define GSPACE_SEARCH_COUNT		10
+
+/*
+ * &gspace_board_lc.search (ABI 1.5), by the tenant: bits 0-7 the method it
+ * runs (GSPACE_SEARCH_*; not the board's when it lacks a model), 8-15
+ * its state (GSPACE_SEARCH_STATE_*), 16-31 the cells it has measured
+ * since its last restart, 32-63 the invocations it has measured in all.
+ */
+#define GSPACE_SEARCH_STATE_IDLE	0	/* no invocation yet */
+#define GSPACE_SEARCH_STATE_SOLO	1	/* timing its solo reference */
+#define GSPACE_SEARCH_STATE_RUN		2	/* measuring cells */
+#define GSPACE_SEARCH_STATE_DONE	3	/* holding the chosen cell */
+#define GSPACE_BOARD_SEARCH(method, state, cells, invoc)		\
+	(((__u64)(__u32)(invoc) << 32) |				\
+	 ((__u64)((cells) & 0xffffU) << 16) |				\
+	 ((__u64)((state) & 0xffU) << 8) | ((__u64)(method) & 0xffU))
+#define GSPACE_BOARD_SEARCH_METHOD(w)	((__u32)(w) & 0xffU)
+#define GSPACE_BOARD_SEARCH_STATE(w)	((__u32)((w) >> 8) & 0xffU)
+#define GSPACE_BOARD_SEARCH_CELLS(w)	((__u32)((w) >> 16) & 0xffffU)
+#define GSPACE_BOARD_SEARCH_INVOC(w)	((__u32)((w) >> 32))
+
 /**
  * struct gspace_board_dev - one device's part of the board
  * @lc_jobs: LC jobs submitted on the device and not yet ended
@@ -436,7 +486,7 @@ struct gspace_stats {
  * @part_epoch: goes up by one each time @part_n or @part_k changes
  * @part_req: ABI 1.2: the live request (GSPACE_BOARD_REQ()), see above
  * @protect: ABI 1.3: GSPACE_PROTECT_*
- * @pad: 0
+ * @search: ABI 1.5: GSPACE_SEARCH_*, 0 unless the partition is "auto"
  * @waiting: ABI 1.4: jobs queued for the device's GSPACE_ENGINE_COMPUTE
  *	and not yet granted, see above; 0 from older arbiters
  * @reserved: 0
@@ -450,7 +500,7 @@ struct gspace_board_dev {
 	__aligned_u64 part_epoch;
 	__aligned_u64 part_req;
 	__u32 protect;
-	__u32 pad;
+	__u32 search;
 	__aligned_u64 waiting;
 	__aligned_u64 reserved[2];
 };
@@ -463,6 +513,9 @@ struct gspace_board_dev {
  * @stamp_ns: by the tenant: CLOCK_MONOTONIC of its last issue
  * @reserve: by the tenant (ABI 1.3): 0, or the CLOCK_MONOTONIC time at
  *	which it raised a reservation
+ * @cell: by the tenant (ABI 1.5): the (n, k) its partition search asks
+ *	for, GSPACE_BOARD_REQ(n, k, 0); 0: none
+ * @search: by the tenant (ABI 1.5): GSPACE_BOARD_SEARCH(); 0: none
  * @reserved: 0
  */
 struct gspace_board_lc {
@@ -471,7 +524,9 @@ struct gspace_board_lc {
 	__aligned_u64 inflight;
 	__aligned_u64 stamp_ns;
 	__aligned_u64 reserve;
-	__aligned_u64 reserved[4];
+	__aligned_u64 cell;
+	__aligned_u64 search;
+	__aligned_u64 reserved[2];
 };
 
 /**

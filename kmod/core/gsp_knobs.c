@@ -36,6 +36,20 @@ const char *const gsp_protect_names[GSPACE_PROTECT_COUNT] = {
 	[GSPACE_PROTECT_PREEMPTIVE] = "preemptive",
 };
 
+/* Indexed by GSPACE_SEARCH_*; "off" is not a method the knob takes. */
+const char *const gsp_search_names[GSPACE_SEARCH_COUNT] = {
+	[GSPACE_SEARCH_OFF] = "off",
+	[GSPACE_SEARCH_NS] = "ns",
+	[GSPACE_SEARCH_GNS] = "gns",
+	[GSPACE_SEARCH_SRS] = "srs",
+	[GSPACE_SEARCH_NN_NS] = "nn_ns",
+	[GSPACE_SEARCH_NN_GNS] = "nn_gns",
+	[GSPACE_SEARCH_NN_SRS] = "nn_srs",
+	[GSPACE_SEARCH_NN] = "nn",
+	[GSPACE_SEARCH_LR] = "lr",
+	[GSPACE_SEARCH_GRID] = "grid",
+};
+
 /* sysfs_streq() for a written @s: @name, or @name and a newline. */
 static bool gsp_knob_streq(const char *s, const char *name)
 {
@@ -118,8 +132,16 @@ int gsp_knob_parse(enum gsp_knob_id id, const char *buf,
 		r.u = i;
 		break;
 	case GSP_KNOB_PARTITION:
-		if (gsp_knob_parse_partition(buf, &r.n, &r.k))
+		if (gsp_knob_streq(buf, "auto"))
+			r.u = 1;
+		else if (gsp_knob_parse_partition(buf, &r.n, &r.k))
 			return -EINVAL;
+		break;
+	case GSP_KNOB_SEARCH:
+		i = gsp_knob_match(buf, gsp_search_names, GSPACE_SEARCH_COUNT);
+		if (i < (int)kn->min)
+			return -EINVAL;
+		r.u = i;
 		break;
 	case GSP_KNOB_GROUP:
 		if (kstrtos64(buf, 0, &gid))
@@ -146,7 +168,12 @@ int gsp_knob_format(enum gsp_knob_id id, const struct gsp_knob_val *v,
 		return snprintf(buf, size, "%s", v->u < GSPACE_PROTECT_COUNT ?
 				gsp_protect_names[v->u] : "?");
 	case GSP_KNOB_PARTITION:
+		if (v->u)
+			return snprintf(buf, size, "auto");
 		return snprintf(buf, size, "%u,%u", v->n, v->k);
+	case GSP_KNOB_SEARCH:
+		return snprintf(buf, size, "%s", v->u < GSPACE_SEARCH_COUNT ?
+				gsp_search_names[v->u] : "?");
 	case GSP_KNOB_GROUP:
 		if (v->u == U64_MAX)
 			return snprintf(buf, size, "-1");
@@ -191,8 +218,11 @@ int gsp_knob_range(enum gsp_knob_id id, char *buf, size_t size)
 				      GSPACE_PROTECT_COUNT);
 	case GSP_KNOB_PARTITION:
 		return snprintf(buf, size,
-				"N,K: N 1..%u SMs, K 1..%u slots, or 0,0 (off)",
+				"N,K: N 1..%u SMs, K 1..%u slots, 0,0 (off), or auto",
 				GSPACE_PART_MAX_N, GSPACE_PART_MAX_K);
+	case GSP_KNOB_SEARCH:
+		return gsp_knob_names(buf, size, gsp_search_names + 1,
+				      GSPACE_SEARCH_COUNT - 1);
 	case GSP_KNOB_GROUP:
 		return snprintf(buf, size, "a gid, or -1 for none");
 	default:

@@ -21,7 +21,8 @@ enum gsp_knob_type {
 	GSP_KNOB_UINT,		/* a number, min..max, in unit */
 	GSP_KNOB_POLICY,	/* a name of gsp_policy_names */
 	GSP_KNOB_PROTECT,	/* a name of gsp_protect_names */
-	GSP_KNOB_PARTITION,	/* "N,K" (or "N K"), or "0,0" for off */
+	GSP_KNOB_PARTITION,	/* "N,K" (or "N K"), "0,0" for off, or "auto" */
+	GSP_KNOB_SEARCH,	/* a name of gsp_search_names */
 	GSP_KNOB_DEVICES,	/* a device count, 0..max; its arbiter's default */
 	GSP_KNOB_GROUP,		/* a gid, or -1 for none; gspace.ko only */
 };
@@ -63,8 +64,9 @@ struct gsp_knob {
 
 /**
  * struct gsp_knob_val - a knob's value
- * @u: GSP_KNOB_UINT and _DEVICES: the number; _POLICY and _PROTECT: the
- *	index of the name; _GROUP: the gid, or U64_MAX for none
+ * @u: GSP_KNOB_UINT and _DEVICES: the number; _POLICY, _PROTECT and
+ *	_SEARCH: the index of the name; _GROUP: the gid, or U64_MAX for
+ *	none; _PARTITION: 1 for "auto" (@n and @k 0), else 0
  * @n: GSP_KNOB_PARTITION: SMs
  * @k: GSP_KNOB_PARTITION: block slots per SM
  */
@@ -76,6 +78,7 @@ struct gsp_knob_val {
 
 extern const struct gsp_knob gsp_knobs[GSP_KNOB_COUNT];
 extern const char *const gsp_protect_names[GSPACE_PROTECT_COUNT];
+extern const char *const gsp_search_names[GSPACE_SEARCH_COUNT];
 
 /* The knob called @name (a sysfs-style trailing newline allowed), or -ENOENT. */
 int gsp_knob_find(const char *name);

@@ -7,12 +7,13 @@
  *
  * Who writes what:
  * - the header, dev[].lc_jobs, dev[].part_n/part_k/part_epoch,
- *   dev[].protect and dev[].waiting: the arbiter;
+ *   dev[].protect, dev[].search and dev[].waiting: the arbiter;
  * - dev[].part_req: whoever changes what it depends on (an LC tenant's
  *   inflight leaving or reaching 0 or its reserve changing, the arbiter
  *   giving out or clearing a slot or changing the partition or the
  *   protection mode), through gsp_board_part_update();
- * - lc[i].inflight, lc[i].stamp_ns and lc[i].reserve: the LC tenant that
+ * - lc[i].inflight, lc[i].stamp_ns, lc[i].reserve, lc[i].cell and
+ *   lc[i].search: the LC tenant that
  *   owns slot i (lc[i].owner != 0: its pid); the arbiter zeroes a slot
  *   when its owner ends, so a dead LC tenant never holds BE work back.
  *
@@ -46,7 +47,7 @@ struct gsp_board_dev {
 	uint64_t part_epoch;	/* bumped on every change of (n, k) */
 	uint64_t part_req;	/* the live request (gsp_board_part_update) */
 	uint32_t protect;	/* GSP_PROTECT_*: which slots claim part_req */
-	uint32_t pad;
+	uint32_t search;	/* GSPACE_SEARCH_*: 0 unless partition auto */
 	uint64_t waiting;	/* compute jobs queued, not yet granted */
 	uint64_t reserved[2];
 };
@@ -58,7 +59,9 @@ struct gsp_board_lc {
 	uint64_t inflight;	/* owner: its GPU operations not yet seen done */
 	uint64_t stamp_ns;	/* owner: CLOCK_MONOTONIC of its last issue */
 	uint64_t reserve;	/* owner: 0, or when it raised a reservation */
-	uint64_t reserved[4];
+	uint64_t cell;		/* owner: its search's (n, k), REQ layout */
+	uint64_t search;	/* owner: GSPACE_BOARD_SEARCH(), for status */
+	uint64_t reserved[2];
 };
 
 struct gsp_board {
@@ -103,6 +106,12 @@ _Static_assert(sizeof(struct gsp_board) == sizeof(struct gspace_board) &&
 	       offsetof(struct gspace_board, lc[1].reserve) &&
 	       offsetof(struct gsp_board, lc[1].reserved) ==
 	       offsetof(struct gspace_board, lc[1].reserved) &&
+	       offsetof(struct gsp_board, lc[1].cell) ==
+	       offsetof(struct gspace_board, lc[1].cell) &&
+	       offsetof(struct gsp_board, lc[1].search) ==
+	       offsetof(struct gspace_board, lc[1].search) &&
+	       offsetof(struct gsp_board, dev[1].search) ==
+	       offsetof(struct gspace_board, dev[1].search) &&
 	       sizeof(struct gsp_board_dev) == 64 &&
 	       sizeof(struct gsp_board_lc) == 64,
 	       "struct gsp_board matches uapi struct gspace_board");
@@ -187,29 +196,30 @@ static inline int gsp_board_lc_active(const struct gsp_board *b,
 #define GSP_BOARD_REQ_EPOCH(w)	GSPACE_BOARD_REQ_EPOCH(w)
 
 /*
- * 1 if some LC slot of @device claims the partition under protection mode
- * @mode: it is in flight (every mode), it is held at all
- * (GSP_PROTECT_RESERVED), or it reserves (GSP_PROTECT_PREDICTIVE).
+ * 1 if LC slot @s claims @device's partition under protection mode @mode:
+ * it is @device's and in flight (every mode), held at all
+ * (GSP_PROTECT_RESERVED), or reserving (GSP_PROTECT_PREDICTIVE).
  * GSP_PROTECT_PREEMPTIVE claims as reactive does; gsp_board_part_update()
  * says what is claimed.
  */
+static inline int gsp_board_slot_claims(const struct gsp_board_lc *s,
+					uint32_t device, uint32_t mode)
+{
+	if (!gsp_board_load(&s->owner) || gsp_board_load(&s->device) != device)
+		return 0;
+	return mode == GSP_PROTECT_RESERVED || gsp_board_load(&s->inflight) ||
+	       (mode == GSP_PROTECT_PREDICTIVE && gsp_board_load(&s->reserve));
+}
+
+/* 1 if some LC slot claims @device's partition under @mode. */
 static inline int gsp_board_lc_claims(const struct gsp_board *b,
 				      uint32_t device, uint32_t mode)
 {
 	int i;
 
-	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
-		const struct gsp_board_lc *s = &b->lc[i];
-
-		if (!gsp_board_load(&s->owner) ||
-		    gsp_board_load(&s->device) != device)
-			continue;
-		if (mode == GSP_PROTECT_RESERVED ||
-		    gsp_board_load(&s->inflight) ||
-		    (mode == GSP_PROTECT_PREDICTIVE &&
-		     gsp_board_load(&s->reserve)))
+	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++)
+		if (gsp_board_slot_claims(&b->lc[i], device, mode))
 			return 1;
-	}
 	return 0;
 }
 
@@ -227,6 +237,35 @@ static inline void gsp_board_claim_nk(uint32_t mode, uint32_t *n, uint32_t *k)
 }
 
 /*
+ * Partition auto (dev[].search != 0, ABI 1.5): the greatest n and the
+ * greatest k of the cells of @device's slots that claim under @mode; a
+ * claiming slot without a cell asks for the whole device. (0, 0) if none
+ * claims. The module's twin is in gsp_board_part_update().
+ */
+static inline void gsp_board_cells_nk(const struct gsp_board *b,
+				      uint32_t device, uint32_t mode,
+				      uint32_t *n, uint32_t *k)
+{
+	int i;
+
+	*n = 0;
+	*k = 0;
+	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
+		uint64_t c;
+
+		if (!gsp_board_slot_claims(&b->lc[i], device, mode))
+			continue;
+		c = gsp_board_load(&b->lc[i].cell);
+		if (!GSP_BOARD_REQ_N(c) || !GSP_BOARD_REQ_K(c))
+			c = GSP_BOARD_REQ(GSPACE_PART_MAX_N, GSPACE_PART_MAX_K, 0);
+		if (GSP_BOARD_REQ_N(c) > *n)
+			*n = GSP_BOARD_REQ_N(c);
+		if (GSP_BOARD_REQ_K(c) > *k)
+			*k = GSP_BOARD_REQ_K(c);
+	}
+}
+
+/*
  * Recomputes dev[device].part_req from the slots, the published partition
  * and the protection mode, and stores it with a compare-and-swap on the
  * word it read, retrying when the word changed meanwhile (uapi/gspace.h,
@@ -235,10 +274,11 @@ static inline void gsp_board_claim_nk(uint32_t mode, uint32_t *n, uint32_t *k)
  * every change of what the word depends on. Returns the word now in
  * place.
  *
- * A claimed request is (part_n, part_k), or under GSP_PROTECT_PREEMPTIVE
- * the whole device, (GSPACE_PART_MAX_N, GSPACE_PART_MAX_K), so that every
- * transformed BE block leaves; with no partition set (0, 0) it is (0, 0)
- * in every mode.
+ * A claimed request is (part_n, part_k), or under partition auto the
+ * claiming slots' cells (gsp_board_cells_nk()), or under
+ * GSP_PROTECT_PREEMPTIVE the whole device, (GSPACE_PART_MAX_N,
+ * GSPACE_PART_MAX_K), so that every transformed BE block leaves; with no
+ * partition set (0, 0) it is (0, 0) in every mode.
  *
  * It stores even when (n, k) is unchanged: the epoch it bumps is what
  * makes a concurrent writer's CAS, based on a scan that missed this
@@ -254,7 +294,10 @@ static inline uint64_t gsp_board_part_update(struct gsp_board *b,
 	for (;;) {
 		uint32_t mode = gsp_board_load(&d->protect), n = 0, k = 0;
 
-		if (gsp_board_lc_claims(b, device, mode)) {
+		if (gsp_board_load(&d->search)) {
+			gsp_board_cells_nk(b, device, mode, &n, &k);
+			gsp_board_claim_nk(mode, &n, &k);
+		} else if (gsp_board_lc_claims(b, device, mode)) {
 			n = gsp_board_load(&d->part_n);
 			k = gsp_board_load(&d->part_k);
 			gsp_board_claim_nk(mode, &n, &k);

@@ -205,6 +205,7 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.preempt_unseen));
 	gsp_sp_stats(f);
 	gsp_lcprio_stats(f);
+	gsp_lcsearch_stats(f);
 	fclose(f);
 }
 
@@ -294,11 +295,12 @@ static void after_fork_child(void)
  */
 static void spatial_setup(void)
 {
-	uint32_t n = 0, k = 0;
+	uint32_t n = 0, k = 0, search = 0;
 
 	if (tenant.board) {
 		n = gsp_board_load(&tenant.board->dev[tenant.device].part_n);
 		k = gsp_board_load(&tenant.board->dev[tenant.device].part_k);
+		search = gsp_board_load(&tenant.board->dev[tenant.device].search);
 	}
 	if (tenant.spatial == SPATIAL_OFF) {
 		gsp_log(1, "spatial sharing off (GSP_SPATIAL=0)");
@@ -314,15 +316,18 @@ static void spatial_setup(void)
 			fprintf(stderr, "gsp: spatial sharing off: the arbiter publishes no board; kernels run unchanged\n");
 		return;
 	}
-	if (tenant.spatial == SPATIAL_AUTO && !(n && k)) {
-		gsp_log(1, "spatial sharing off: device %u has no partition (gspctl set partition N,K)",
+	if (tenant.spatial == SPATIAL_AUTO && !(n && k) && !search) {
+		gsp_log(1, "spatial sharing off: device %u has no partition (gspctl set partition N,K or auto)",
 			tenant.device);
 		return;
 	}
 	tenant.sp.board = tenant.board;
 	tenant.sp.device = tenant.device;
 	gsp_sp_start(&tenant.sp);
-	if (gsp_sp_on())
+	if (gsp_sp_on() && search)
+		fprintf(stderr, "gsp: spatial sharing on: BE kernels give up the block slots the LC tenants' searches ask for on device %u while LC work runs\n",
+			tenant.device);
+	else if (gsp_sp_on())
 		fprintf(stderr, "gsp: spatial sharing on: BE kernels give up k=%u block slots on n=%u SMs of device %u while LC work runs\n",
 			k, n, tenant.device);
 }

@@ -578,7 +578,11 @@ static void *watcher_main(void *arg)
 		word = req_now();
 		if (local_word())
 			__atomic_store_n(local_word(), word, __ATOMIC_RELEASE);
-		full_word = GSP_PERSIST_CTRL(gsp_board_load(&dv->part_n),
+		/* Under partition auto any cell up to the whole device. */
+		full_word = gsp_board_load(&dv->search) ?
+			    GSP_PERSIST_CTRL(GSPACE_PART_MAX_N,
+					     GSPACE_PART_MAX_K, 0) :
+			    GSP_PERSIST_CTRL(gsp_board_load(&dv->part_n),
 					     gsp_board_load(&dv->part_k), 0);
 		for (i = 0; i < n; i++) {
 			struct sp_ctl *t = batch[i];

@@ -171,11 +171,13 @@ static void knob_check(const struct gsp_knob *k, const char *value)
 
 	switch (k->type) {
 	case GSP_KNOB_PARTITION:
-		/* "N,K", the form gspctl writes and reads. */
-		if (!strchr(value, ',') || gsp_knob_parse(id, value, &v))
-			knob_error("partition must be N,K with N 1..%d and K 1..%d (such as 8,2), or 0,0 for off, not '%s'",
+		/* "N,K", the form gspctl writes and reads, or "auto". */
+		if (strcmp(value, "auto") &&
+		    (!strchr(value, ',') || gsp_knob_parse(id, value, &v)))
+			knob_error("partition must be N,K with N 1..%d and K 1..%d (such as 8,2), 0,0 for off, or auto, not '%s'",
 				   GSPACE_PART_MAX_N, GSPACE_PART_MAX_K, value);
 		return;
+	case GSP_KNOB_SEARCH:
 	case GSP_KNOB_PROTECT:
 	case GSP_KNOB_POLICY:
 		if (gsp_knob_parse(id, value, &v)) {
@@ -592,7 +594,7 @@ static void print_features(uint64_t f)
 	static const char *const names[] = {
 		"sim", "lease", "sync_file", "fifo", "credit", "band",
 		"lc_priority", "reorder", "board", "partition", "lease_progress",
-		"protect", "preempt",
+		"protect", "preempt", "part_auto",
 	};
 	size_t i;
 
@@ -603,6 +605,50 @@ static void print_features(uint64_t f)
 			printf(" %s", names[i]);
 		else
 			printf(" bit%zu", i);
+	}
+}
+
+/*
+ * Under partition auto: each LC slot's search, as its tenant writes it
+ * (uapi GSPACE_BOARD_SEARCH()); the measurements behind it are in the
+ * tenant's GSP_SEARCH_LOG (Documentation/search.rst).
+ */
+static void print_searches(const struct gsp_board *b, unsigned ndev)
+{
+	static const char *const states[] = { "idle", "solo", "running",
+					      "done" };
+	unsigned i, any = 0;
+
+	for (i = 0; i < ndev && i < GSP_BOARD_MAX_DEVICES; i++)
+		any |= gsp_board_load(&b->dev[i].search);
+	if (!any)
+		return;
+	printf("search: per LC tenant, the cell it asks for\n");
+	printf("  %4s %3s %8s %7s %8s %6s %11s\n", "SLOT", "DEV", "PID",
+	       "METHOD", "STATE", "CELL", "CELLS/INVOC");
+	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++) {
+		const struct gsp_board_lc *s = &b->lc[i];
+		uint64_t w = gsp_board_load(&s->search);
+		uint64_t c = gsp_board_load(&s->cell);
+		uint32_t m = GSPACE_BOARD_SEARCH_METHOD(w);
+		uint32_t st = GSPACE_BOARD_SEARCH_STATE(w);
+		uint32_t owner = gsp_board_load(&s->owner);
+		char cell[24], cnt[32];
+
+		if (!owner)
+			continue;
+		if (GSP_BOARD_REQ_N(c))
+			snprintf(cell, sizeof(cell), "%u,%u", GSP_BOARD_REQ_N(c),
+				 GSP_BOARD_REQ_K(c));
+		else
+			snprintf(cell, sizeof(cell), "all");
+		snprintf(cnt, sizeof(cnt), "%u/%u",
+			 GSPACE_BOARD_SEARCH_CELLS(w),
+			 GSPACE_BOARD_SEARCH_INVOC(w));
+		printf("  %4u %3u %8u %7s %8s %6s %11s\n", i,
+		       gsp_board_load(&s->device), owner,
+		       w && m < GSPACE_SEARCH_COUNT ? gsp_search_names[m] : "-",
+		       w && st < 4 ? states[st] : "-", cell, cnt);
 	}
 }
 
@@ -620,7 +666,7 @@ static void print_partition(struct target *t, unsigned ndev)
 		return;
 	}
 	printf("partition: per device, as published and as requested now\n");
-	printf("  %3s %9s %6s %10s %9s %10s %8s %8s\n", "DEV", "PARTITION",
+	printf("  %3s %11s %6s %10s %9s %10s %8s %8s\n", "DEV", "PARTITION",
 	       "EPOCH", "PROTECT", "REQUEST", "REQ_EPOCH", "LC_JOBS",
 	       "WAITING");
 	if (ndev > GSP_BOARD_MAX_DEVICES)
@@ -631,16 +677,23 @@ static void print_partition(struct target *t, unsigned ndev)
 		const char *mode = gsp_protect_name(gsp_board_load(&d->protect));
 		char part[24], req[24];
 
-		snprintf(part, sizeof(part), "%u,%u", gsp_board_load(&d->part_n),
-			 gsp_board_load(&d->part_k));
+		if (gsp_board_load(&d->search))
+			snprintf(part, sizeof(part), "auto:%s",
+				 gsp_search_names[gsp_board_load(&d->search) %
+						  GSPACE_SEARCH_COUNT]);
+		else
+			snprintf(part, sizeof(part), "%u,%u",
+				 gsp_board_load(&d->part_n),
+				 gsp_board_load(&d->part_k));
 		snprintf(req, sizeof(req), "%u,%u", GSP_BOARD_REQ_N(w),
 			 GSP_BOARD_REQ_K(w));
-		printf("  %3u %9s %6" PRIu64 " %10s %9s %10u %8" PRIu64
+		printf("  %3u %11s %6" PRIu64 " %10s %9s %10u %8" PRIu64
 		       " %8" PRIu64 "\n", i, part,
 		       gsp_board_load(&d->part_epoch), mode ? mode : "?", req,
 		       GSP_BOARD_REQ_EPOCH(w), gsp_board_load(&d->lc_jobs),
 		       gsp_board_load(&d->waiting));
 	}
+	print_searches(b, ndev);
 }
 
 static int cmd_status(struct target *t)

@@ -67,8 +67,16 @@ bad_conf "partition with a blank after the comma" 1 'partition = 8, 2\n'
 printf 'partition = 8,x\n' >"$tmp/bad.conf"
 timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
 	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
-check "$([ $? = 2 ] && grep -q 'write N,K with N 1..256 SMs and K 1..32 slots, or 0,0 for off' "$tmp/err"; echo $?)" \
+check "$([ $? = 2 ] && grep -q 'write N,K: N 1..256 SMs, K 1..32 slots, 0,0 (off), or auto' "$tmp/err"; echo $?)" \
 	"config partition = 8,x: the message says how to write it"
+bad_conf "search unknown" 1 'search = fast\n'
+bad_conf "search off, not a method" 1 'search = off\n'
+bad_conf "partition Auto in capitals" 1 'partition = Auto\n'
+printf 'search = fast\n' >"$tmp/bad.conf"
+timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \
+	--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
+check "$([ $? = 2 ] && grep -q 'write ns, gns, srs, nn_ns, nn_gns, nn_srs, nn, lr or grid' "$tmp/err"; echo $?)" \
+	"config search = fast: the message names the methods"
 bad_conf "protect unknown" 1 'protect = always\n'
 bad_conf "protect in capitals" 1 'protect = Reserved\n'
 bad_conf "protect preempt, not preemptive" 2 '# ABI 1.4\nprotect = preempt\n'

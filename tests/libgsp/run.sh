@@ -126,10 +126,12 @@ $GSPCTL top extra|top: unexpected argument 'extra'
 $GSPCTL set partition 8|partition must be N,K
 $GSPCTL set partition 257,1|N 1..256 and K 1..32
 $GSPCTL set partition 8,33|partition must be N,K
-$GSPCTL set partition 0,2|or 0,0 for off
+$GSPCTL set partition 0,2|0,0 for off, or auto
 $GSPCTL set partition -1,2|partition must be N,K
 $GSPCTL set partition 8,2,1|partition must be N,K
 $GSPCTL set partition 8;2|partition must be N,K
+$GSPCTL set search fast|search must be ns, gns, srs, nn_ns, nn_gns, nn_srs, nn, lr or grid
+$GSPCTL set partition Auto|partition must be N,K
 $GSPCTL set protect always|protect must be reactive, reserved, predictive or preemptive, not 'always'
 $GSPCTL set protect Reserved|protect must be reactive, reserved, predictive or preemptive
 $GSPCTL set protect 1|protect must be reactive, reserved, predictive or preemptive

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An LC tenant's side of the board for the selftests that drive the
+ * partition request (gspace_protect_test, gspace_search_test): a tenant
+ * that maps the board writable and changes its slot the way the
+ * interposer does. Include after gsp_util.h and libgsp's gsp_board.h.
+ */
+#ifndef GSP_SELFTEST_LC_H
+#define GSP_SELFTEST_LC_H
+
+#define REQ_NK(n, k)	GSP_BOARD_REQ_NK(GSP_BOARD_REQ((n), (k), 0))
+/* What preemptive asks for: the whole device. */
+#define REQ_ALL		REQ_NK(GSPACE_PART_MAX_N, GSPACE_PART_MAX_K)
+
+static inline uint64_t part_req(const struct gspace_board *b, uint32_t dev)
+{
+	return __atomic_load_n(&b->dev[dev].part_req, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t req_nk(const struct gspace_board *b, uint32_t dev)
+{
+	return GSP_BOARD_REQ_NK(part_req(b, dev));
+}
+
+struct lc_tenant {
+	int fd;
+	int slot;
+	struct gspace_board *rw;
+};
+
+static inline void lc_open(struct __test_meta *_metadata, struct lc_tenant *t,
+		    uint32_t dev)
+{
+	struct gspace_stats st = { .size = sizeof(st) };
+
+	t->fd = t_open(_metadata);
+	ASSERT_OK(ctx_set_raw(t->fd, dev, GSPACE_CLASS_LC, 100, 0));
+	ASSERT_OK(gsp_ioctl(t->fd, GSPACE_IOCTL_STATS, &st));
+	t->slot = st.lc_slot;
+	ASSERT_LE(0, t->slot);
+	t->rw = gsp_board_map(t->fd, 1);
+	ASSERT_NE(NULL, t->rw);
+}
+
+static inline void lc_close(struct lc_tenant *t)
+{
+	if (t->rw)
+		munmap(t->rw, GSPACE_BOARD_SIZE);
+	t->rw = NULL;
+	t_close(&t->fd);
+}
+
+/* What the interposer does: a slot field changes, then the request. */
+static inline uint64_t lc_write(struct lc_tenant *t, __u64 *field, uint64_t v)
+{
+	__atomic_store_n(field, v, __ATOMIC_RELEASE);
+	return gsp_board_part_update((struct gsp_board *)t->rw,
+				     t->rw->lc[t->slot].device);
+}
+
+static inline uint64_t lc_inflight(struct lc_tenant *t, uint64_t v)
+{
+	__atomic_store_n(&t->rw->lc[t->slot].stamp_ns, now_ns(),
+			 __ATOMIC_RELAXED);
+	return lc_write(t, &t->rw->lc[t->slot].inflight, v);
+}
+
+static inline uint64_t lc_reserve(struct lc_tenant *t, int on)
+{
+	return lc_write(t, &t->rw->lc[t->slot].reserve, on ? now_ns() : 0);
+}
+
+/* Waits (up to 5 s) for the arbiter to have freed @slot. */
+static inline void slot_freed(struct __test_meta *_metadata,
+		       const struct gspace_board *b, int slot)
+{
+	int i;
+
+	for (i = 0; i < 500 && __atomic_load_n(&b->lc[slot].owner,
+					       __ATOMIC_ACQUIRE); i++)
+		sleep_ms(10);
+	ASSERT_EQ(0, __atomic_load_n(&b->lc[slot].owner, __ATOMIC_ACQUIRE));
+}
+
+#endif /* GSP_SELFTEST_LC_H */
