@@ -17,8 +17,10 @@ GSP_RUN := $(BUILD)/gsp-run
 # The PTX transformer is linked in, hidden like everything but the hooks.
 PRELOAD_SRCS := $(wildcard libgsp/preload/*.c) libgsp/xform/ptx.c libgsp/xform/flow.c \
 	libgsp/xform/xform.c libgsp/xform/vars.c libgsp/xform/names.c \
-	libgsp/xform/parts.c libgsp/xform/funcs.c
-CFLAGS_libgsp/preload := -Ilibgsp/include $(CUDA_INC) -Ilibgsp/xform -pthread
+	libgsp/xform/parts.c libgsp/xform/funcs.c libgsp/search/search.c \
+	libgsp/search/agent.c
+CFLAGS_libgsp/preload := -Ilibgsp/include $(CUDA_INC) -Ilibgsp/xform \
+	-Ilibgsp/search -pthread
 # test_fatbin and test_predict, built from objects (the others below are
 # one source each).
 CFLAGS_tests/preload := -Ilibgsp/include -Ilibgsp/preload -Itests
@@ -42,7 +44,7 @@ CHECK_SUITES += preload
 # UBSan-built program instead (see Documentation/interposer.rst).
 $(PRELOAD_SO): $(call objs,pic,$(PRELOAD_SRCS))
 	@mkdir -p $(@D)
-	$(CC) -pthread -shared -Wl,-z,defs -o $@ $^ -ldl
+	$(CC) -pthread -shared -Wl,-z,defs -o $@ $^ -ldl -lm
 
 $(GSP_RUN): libgsp/tools/gsp-run.c
 	@mkdir -p $(@D)

@@ -9,7 +9,7 @@
 #                       TAP only (a search that cycles hangs: 120 s, then
 #                       not ok)
 
-SEARCH_SRCS := libgsp/search/search.c libgsp/search/select.c
+SEARCH_SRCS := libgsp/search/search.c libgsp/search/select.c libgsp/search/agent.c
 CFLAGS_tests/search := -Ilibgsp/search -Itests
 SEARCH_TEST_DIR := $(BUILD)/tests/search
 
@@ -32,11 +32,18 @@ $(SEARCH_TEST_DIR)/test_rules: $(call objs,san,tests/search/test_rules.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
+$(SEARCH_TEST_DIR)/test_agent: $(call objs,san,tests/search/test_agent.c \
+		$(SEARCH_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
+
 check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select \
-		$(SEARCH_TEST_DIR)/test_rules
+		$(SEARCH_TEST_DIR)/test_rules $(SEARCH_TEST_DIR)/test_agent
 	@timeout 120 $(SEARCH_TEST_DIR)/test_search || \
 		echo "not ok - test_search exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_rules || \
 		echo "not ok - test_rules exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_select || \
 		echo "not ok - test_select exited with status $$?"
+	@timeout 120 $(SEARCH_TEST_DIR)/test_agent || \
+		echo "not ok - test_agent exited with status $$?"

@@ -21,6 +21,7 @@
 #include <gsp_persist.h>
 
 #include "lcprio.h"
+#include "lcsearch.h"
 #include "predict.h"
 #include "preload.h"
 #include "real.h"

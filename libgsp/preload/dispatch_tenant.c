@@ -110,6 +110,7 @@ int read_config(void)
 	v = 1;
 	bad |= env_u64("GSP_ONE_WAVE", 0, 1, &v) < 0;
 	bad |= gsp_lcprio_config() < 0;
+	bad |= gsp_lcsearch_config() < 0;
 	tenant.sp.one_wave = (int)v;
 	v = 0;
 	bad |= env_u64("GSP_KEEP", 0, 1, &v) < 0;

@@ -90,6 +90,7 @@ void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key, CUstream evstream)
 
 		/* 0 -> 1 and back: the partition request follows. */
 		if (!__atomic_fetch_add(&slot->inflight, 1, __ATOMIC_RELAXED)) {
+			gsp_lcsearch_begin(now);
 			lc_arrival(v->rw, now, prev);
 			gsp_board_part_update(v->rw, tenant.device);
 		}
@@ -128,8 +129,10 @@ static void lc_uncount(const void *view, uint64_t n, int reporter)
 		return;
 	if (__atomic_fetch_sub(&v->rw->lc[v->slot].inflight, n,
 			       __ATOMIC_RELAXED) == n) {
-		if (reporter)
+		if (reporter) {
+			gsp_lcsearch_end(now_ns());
 			reserve_poll();
+		}
 		gsp_board_part_update(v->rw, tenant.device);
 	}
 }
@@ -353,6 +356,9 @@ void *reporter_main(void *arg)
 		int stop;
 
 		wake = reserve_poll();
+		now = gsp_lcsearch_poll(now_ns());
+		if (now < wake)
+			wake = now;
 
 		while (n < LC_BATCH) {
 			struct lc_rec *r = &tenant.ring[tail % LC_RING];

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The partition agent (agent.h): invocations out of episodes, the solo
+ * reference, the search or the grid, and the watch after it is done.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "agent.h"
+
+static unsigned int grid_cells(const struct gsp_agent *a)
+{
+	return a->s.cols * a->s.rows;
+}
+
+static struct gsp_cell grid_cell(const struct gsp_agent *a, unsigned int idx)
+{
+	const struct gsp_search_cfg *c = &a->s.cfg;
+
+	return gsp_grid_cell(c->n_max, c->k_max, c->n_step, c->k_step, idx);
+}
+
+/* The slots a cell leaves the BE, as a share of all: its credited rate. */
+double gsp_agent_be_rate(const struct gsp_agent *a, struct gsp_cell c)
+{
+	double all = (double)a->cfg.n_max * GSP_AGENT_K;
+
+	if (!c.n || !c.k)
+		return 0;	/* the whole device */
+	return 1.0 - (double)c.n * c.k / all;
+}
+
+static double median(double *v, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int needs_model(enum gsp_agent_method m)
+{
+	return m != GSP_AGENT_NS && m != GSP_AGENT_GRID;
+}
+
+/* The model's pick under the agent's q, by the search's one order. */
+static struct gsp_cell model_pick(const struct gsp_agent *a)
+{
+	const struct gsp_search_pred *m = a->cfg.model;
+	unsigned int i, best = 0;
+
+	for (i = 1; i < grid_cells(a); i++)
+		if (gsp_search_prefer(a->q, 0, m[i].lc_ratio, m[i].be_rate,
+				      m[best].lc_ratio, m[best].be_rate) > 0)
+			best = i;
+	return grid_cell(a, best);
+}
+
+static void table_model(const void *ctx, struct gsp_cell c,
+			struct gsp_search_pred *out)
+{
+	const struct gsp_agent *a = ctx;
+	const struct gsp_search_cfg *g = &a->s.cfg;
+	int32_t i = gsp_grid_index(g->n_max, g->k_max, g->n_step, g->k_step, c);
+
+	if (i < 0) {
+		out->lc_ratio = NAN;
+		out->be_rate = NAN;
+		return;
+	}
+	*out = a->cfg.model[i];
+}
+
+static void set_cell(struct gsp_agent *a, struct gsp_cell c, uint64_t now)
+{
+	if (c.n != a->cell.n || c.k != a->cell.k)
+		a->cell_since = now;
+	a->cell = c;
+}
+
+/* The search's grid and method, once q is known; 0 or -EINVAL. */
+static int search_begin(struct gsp_agent *a, uint64_t now)
+{
+	static const enum gsp_search_method of[GSP_AGENT_NR_METHODS] = {
+		[GSP_AGENT_NS] = GSP_SEARCH_NS,
+		[GSP_AGENT_GNS] = GSP_SEARCH_GNS,
+		[GSP_AGENT_SRS] = GSP_SEARCH_SRS,
+		[GSP_AGENT_NN_NS] = GSP_SEARCH_NN_NS,
+		[GSP_AGENT_NN_GNS] = GSP_SEARCH_NN_GNS,
+		[GSP_AGENT_NN_SRS] = GSP_SEARCH_NN_SRS,
+		[GSP_AGENT_NN] = GSP_SEARCH_NS,
+		[GSP_AGENT_LR] = GSP_SEARCH_NS,
+		[GSP_AGENT_GRID] = GSP_SEARCH_NS,
+	};
+	struct gsp_search_cfg sc = {
+		.n_max = a->cfg.n_max, .k_max = GSP_AGENT_K,
+		.n_step = a->cfg.n_max / GSP_AGENT_COLS, .k_step = 1,
+		.q = a->q, .method = of[a->running],
+		.model = a->cfg.model ? table_model : NULL, .model_ctx = a,
+	};
+	struct gsp_search_cfg grid;
+	struct gsp_cell c;
+
+	if (!sc.n_step)
+		sc.n_step = 1;
+	/* The pick needs the grid: an ns search sets it up first. */
+	grid = (struct gsp_search_cfg){ .n_max = sc.n_max, .k_max = sc.k_max,
+		.n_step = sc.n_step, .k_step = 1, .q = sc.q };
+	if (gsp_search_init(&a->s, &grid))
+		return -EINVAL;
+	if (a->running >= GSP_AGENT_NN_NS && a->running <= GSP_AGENT_NN_SRS)
+		sc.initial = model_pick(a);
+	if (gsp_search_init(&a->s, &sc))
+		return -EINVAL;
+	a->state = GSP_AGENT_RUN;
+	a->grid_idx = 0;
+	a->grid_n = 0;
+	a->nwatch = 0;
+	if (a->running == GSP_AGENT_NN || a->running == GSP_AGENT_LR) {
+		a->state = GSP_AGENT_DONE;
+		a->chosen_lc = 0;
+		set_cell(a, model_pick(a), now);
+	} else if (a->running == GSP_AGENT_GRID) {
+		set_cell(a, grid_cell(a, 0), now);
+	} else if (gsp_search_next(&a->s, &c) == GSP_SEARCH_RUN) {
+		set_cell(a, c, now);
+	}
+	return 0;
+}
+
+int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg)
+{
+	if (!a || !cfg || cfg->n_max < GSP_AGENT_COLS ||
+	    cfg->n_max > GSP_SEARCH_MAX_N || cfg->method < GSP_AGENT_NS ||
+	    cfg->method >= GSP_AGENT_NR_METHODS ||
+	    (!cfg->target_ns && !(cfg->q > 0 && isfinite(cfg->q))))
+		return -EINVAL;
+	if (cfg->grid_samples > GSP_AGENT_GRID_MAX)
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	a->cfg = *cfg;
+	if (!a->cfg.grid_samples)
+		a->cfg.grid_samples = GSP_AGENT_GRID_SAMPLES;
+	a->running = cfg->method;
+	if (needs_model(a->running) && !cfg->model)
+		a->running = GSP_AGENT_NS;
+	a->state = GSP_AGENT_IDLE;
+	if (cfg->solo_ns) {
+		a->solo_ns = cfg->solo_ns;
+		a->q = cfg->target_ns ? (double)cfg->target_ns / cfg->solo_ns :
+					cfg->q;
+		return search_begin(a, 0);
+	}
+	return 0;
+}
+
+/* Grid: one sample of the cell measured; on to the next, or done. */
+static void grid_report(struct gsp_agent *a, double r, uint64_t now)
+{
+	unsigned int i, best = 0;
+
+	a->grid_s[a->grid_n++] = r;
+	if (a->grid_n < a->cfg.grid_samples)
+		return;
+	a->grid_lc[a->grid_idx] = median(a->grid_s, a->grid_n);
+	a->grid_n = 0;
+	if (++a->grid_idx < grid_cells(a)) {
+		set_cell(a, grid_cell(a, a->grid_idx), now);
+		return;
+	}
+	for (i = 1; i < grid_cells(a); i++)
+		if (gsp_search_prefer(a->q, 0, a->grid_lc[i],
+				      gsp_agent_be_rate(a, grid_cell(a, i)),
+				      a->grid_lc[best],
+				      gsp_agent_be_rate(a, grid_cell(a, best))) > 0)
+			best = i;
+	a->state = GSP_AGENT_DONE;
+	a->chosen_lc = a->grid_lc[best];
+	set_cell(a, grid_cell(a, best), now);
+}
+
+/*
+ * Done: a phase change (the LC's or the BE's kernels changed) shows as
+ * the median of the last GSP_AGENT_WATCH results over q by more than
+ * the search's band, where the chosen cell met q when chosen, or as all
+ * of them under q / 2; either restarts the search from where it
+ * started. A search that found no cell meeting q is not restarted by
+ * results over q: it would find none again.
+ */
+static void watch(struct gsp_agent *a, double r, uint64_t now)
+{
+	double w[GSP_AGENT_WATCH], band = a->s.cfg.band;
+	unsigned int i, under = 0;
+	int met = a->chosen_lc <= a->q;
+
+	if (r > a->q)
+		a->violations_done++;
+	a->watch[a->nwatch++ % GSP_AGENT_WATCH] = r;
+	if (a->nwatch < GSP_AGENT_WATCH || a->running == GSP_AGENT_NN ||
+	    a->running == GSP_AGENT_LR)
+		return;
+	for (i = 0; i < GSP_AGENT_WATCH; i++) {
+		w[i] = a->watch[i];
+		under += w[i] < a->q / 2;
+	}
+	if ((met && median(w, GSP_AGENT_WATCH) > a->q * (1 + band)) ||
+	    under == GSP_AGENT_WATCH) {
+		a->restarts++;
+		search_begin(a, now);
+	}
+}
+
+/* An invocation is over: measure it. */
+static void measure(struct gsp_agent *a, uint64_t now,
+		    struct gsp_agent_rec *rec)
+{
+	uint64_t t = a->open_end - a->open_start;
+	struct gsp_cell c;
+	unsigned int i;
+	double r;
+
+	a->open = 0;
+	*rec = (struct gsp_agent_rec){
+		.start_ns = a->open_start, .end_ns = a->open_end,
+		.cell = a->cell, .state = a->state,
+		.reported = a->open_start >= a->cell_since,
+	};
+	if (!rec->reported || !t)
+		return;
+	a->invocations++;
+	if (!a->solo_ns) {
+		rec->state = GSP_AGENT_SOLO;
+		a->solo_s[a->nsolo++] = (double)t;
+		if (a->nsolo < GSP_AGENT_SOLO_N)
+			return;
+		{
+			double s[GSP_AGENT_SOLO_N];
+
+			for (i = 0; i < GSP_AGENT_SOLO_N; i++)
+				s[i] = (double)a->solo_s[i];
+			a->solo_ns = (uint64_t)median(s, GSP_AGENT_SOLO_N);
+		}
+		a->q = a->cfg.target_ns ?
+		       (double)a->cfg.target_ns / a->solo_ns : a->cfg.q;
+		search_begin(a, now);
+		return;
+	}
+	r = (double)t / a->solo_ns;
+	rec->lc_ratio = r;
+	switch (a->state) {
+	case GSP_AGENT_DONE:
+		watch(a, r, now);
+		return;
+	case GSP_AGENT_RUN:
+		break;
+	default:
+		return;
+	}
+	if (a->running == GSP_AGENT_GRID) {
+		grid_report(a, r, now);
+		return;
+	}
+	gsp_search_report(&a->s, a->cell, r, gsp_agent_be_rate(a, a->cell));
+	if (gsp_search_next(&a->s, &c) == GSP_SEARCH_DONE) {
+		struct gsp_search_result res;
+
+		a->state = GSP_AGENT_DONE;
+		a->chosen_lc = gsp_search_result(&a->s, &res) ? 0 :
+			       res.chosen.lc_ratio;
+	}
+	set_cell(a, c, now);
+}
+
+int gsp_agent_episode(struct gsp_agent *a, uint64_t start_ns,
+		      uint64_t end_ns, struct gsp_agent_rec *rec)
+{
+	int closed = 0;
+
+	if (end_ns < start_ns)
+		end_ns = start_ns;
+	if (a->open && start_ns < a->open_end + a->cfg.hold_ns) {
+		if (end_ns > a->open_end)
+			a->open_end = end_ns;
+		return 0;
+	}
+	if (a->open) {
+		measure(a, end_ns, rec);
+		closed = 1;
+	}
+	a->open = 1;
+	a->open_start = start_ns;
+	a->open_end = end_ns;
+	return closed;
+}
+
+int gsp_agent_poll(struct gsp_agent *a, uint64_t now_ns, uint64_t pending_ns,
+		   struct gsp_agent_rec *rec, uint64_t *next_ns)
+{
+	uint64_t over;
+
+	*next_ns = UINT64_MAX;
+	if (!a->open)
+		return 0;
+	over = a->open_end + a->cfg.hold_ns;
+	/* an episode begun within the hold may still join the invocation */
+	if (pending_ns > a->open_end && pending_ns < over)
+		return 0;
+	if (now_ns < over) {
+		*next_ns = over;
+		return 0;
+	}
+	measure(a, now_ns, rec);
+	return 1;
+}

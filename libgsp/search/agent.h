@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The partition agent of one LC tenant (partition auto, uapi ABI 1.5):
+ * it turns the tenant's episodes of GPU work into LC invocations, times
+ * them, feeds the search (search.h) and says which cell the tenant's
+ * board slot asks for. Pure C like the search: the caller (the
+ * interposer's reporter thread, libgsp/preload/lcsearch.c) brings the
+ * clock, the episodes and the board; Documentation/search.rst,
+ * "Partition auto", says every rule.
+ *
+ * An invocation is a run of episodes (first issue to seen done) with
+ * gaps under hold_ns between them. It is measured when it is over: hold_ns
+ * has passed since its last episode ended with no new one begun closer
+ * than that. The cell changes only then, between invocations; an
+ * invocation that began before the last change is not reported.
+ */
+#ifndef GSP_AGENT_H
+#define GSP_AGENT_H
+
+#include <stdint.h>
+
+#include "search.h"
+
+/* The product's grid (search.rst, "The grid"): 11 columns of n, K = 8. */
+#define GSP_AGENT_COLS		11
+#define GSP_AGENT_K		8
+#define GSP_AGENT_SOLO_N	3	/* invocations timed for solo */
+#define GSP_AGENT_WATCH		8	/* after done: the last results kept */
+#define GSP_AGENT_GRID_SAMPLES	5	/* grid: invocations per cell, default */
+#define GSP_AGENT_GRID_MAX	64	/* ... at most */
+
+/* What the agent runs: uapi's GSPACE_SEARCH_* values. */
+enum gsp_agent_method {
+	GSP_AGENT_NS = 1,
+	GSP_AGENT_GNS,
+	GSP_AGENT_SRS,
+	GSP_AGENT_NN_NS,
+	GSP_AGENT_NN_GNS,
+	GSP_AGENT_NN_SRS,
+	GSP_AGENT_NN,		/* hold the model's pick */
+	GSP_AGENT_LR,		/* likewise: the model is LR's */
+	GSP_AGENT_GRID,		/* measure every cell, hold the best */
+	GSP_AGENT_NR_METHODS
+};
+
+enum gsp_agent_state {
+	GSP_AGENT_IDLE,		/* no invocation measured yet */
+	GSP_AGENT_SOLO,		/* timing the solo reference */
+	GSP_AGENT_RUN,		/* measuring cells */
+	GSP_AGENT_DONE,		/* holding the chosen cell */
+};
+
+struct gsp_agent_cfg {
+	unsigned int n_max;		/* the device's SMs, 1..GSP_SEARCH_MAX_N */
+	enum gsp_agent_method method;
+	/*
+	 * The target: an LC time (target_ns) or a ratio q to solo (used
+	 * when target_ns is 0). solo_ns 0: the median of the first
+	 * GSP_AGENT_SOLO_N invocations under the whole device.
+	 */
+	uint64_t target_ns;
+	double q;
+	uint64_t solo_ns;
+	uint64_t hold_ns;		/* episodes closer than this: one */
+	unsigned int grid_samples;	/* grid: 1..GSP_AGENT_GRID_MAX, 0: default */
+	/* The model over the grid (NULL: none), in its numbering. */
+	const struct gsp_search_pred *model;
+};
+
+/* One measured invocation, for the log. */
+struct gsp_agent_rec {
+	uint64_t start_ns, end_ns;
+	struct gsp_cell cell;		/* {0, 0}: the whole device */
+	double lc_ratio;		/* its time over solo; 0 in SOLO */
+	enum gsp_agent_state state;	/* when it was measured */
+	int reported;			/* 0: began before the cell changed */
+};
+
+struct gsp_agent {
+	struct gsp_agent_cfg cfg;
+	enum gsp_agent_method running;	/* cfg.method, or ns without a model */
+	enum gsp_agent_state state;
+	double q;			/* the target over solo, once known */
+	uint64_t solo_ns;
+	uint64_t solo_s[GSP_AGENT_SOLO_N];
+	unsigned int nsolo;
+	struct gsp_cell cell;		/* what the slot asks for */
+	uint64_t cell_since;		/* when it last changed */
+	int open;			/* an invocation is open */
+	uint64_t open_start, open_end;
+	/* grid: the cell measured and its samples */
+	unsigned int grid_idx, grid_n;
+	double grid_s[GSP_AGENT_GRID_MAX];
+	double grid_lc[GSP_SEARCH_MAX_CELLS];
+	/* done: the last results, for a phase change */
+	double watch[GSP_AGENT_WATCH];
+	unsigned int nwatch;
+	double chosen_lc;		/* the held cell's LC ratio when chosen */
+	unsigned int invocations, restarts, violations_done;
+	struct gsp_search s;
+};
+
+/* -EINVAL if @cfg is out of range. */
+int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg);
+/* The BE's throughput the agent credits a cell with (search.rst). */
+double gsp_agent_be_rate(const struct gsp_agent *a, struct gsp_cell c);
+/*
+ * An episode of LC work ended at @end_ns, begun at @start_ns. Returns 1
+ * and fills @rec when this closed the invocation before it.
+ */
+int gsp_agent_episode(struct gsp_agent *a, uint64_t start_ns,
+		      uint64_t end_ns, struct gsp_agent_rec *rec);
+/*
+ * At @now_ns, with @pending_ns the start of an episode not yet ended (0:
+ * none): 1 and @rec when the open invocation was over and got measured.
+ * The earliest time worth a call again in *@next_ns (UINT64_MAX: none).
+ */
+int gsp_agent_poll(struct gsp_agent *a, uint64_t now_ns, uint64_t pending_ns,
+		   struct gsp_agent_rec *rec, uint64_t *next_ns);
+
+#endif /* GSP_AGENT_H */

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The partition agent (libgsp/search/agent.c) under ASan and UBSan:
+ * invocations out of episodes (the hold, the cell change), the solo
+ * reference and a target in ns, the search and the grid to done on a
+ * simulated LC whose time grows as the BE keeps more of the GPU, the
+ * model's pick, the fallback to ns without a model, and the restart
+ * after a phase change.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "agent.h"
+#include "tap.h"
+
+#define N	132
+#define SOLO	100000ULL	/* 100 us */
+#define HOLD	200000ULL
+#define GAP	2000000ULL	/* 2 ms between invocations */
+
+static struct gsp_agent A;	/* about 280 KB: not on the stack */
+static struct gsp_search_pred model[GSP_SEARCH_MAX_CELLS];
+static double slowdown = 1;	/* the LC's phase: its time scale */
+
+/*
+ * The simulated LC: its time over solo grows with the slots the BE keeps
+ * on the SMs the LC needs: 1 at the whole device, up to 4 with none.
+ */
+static double surface(struct gsp_cell c)
+{
+	double kept;
+
+	if (!c.n || !c.k)
+		return slowdown;
+	kept = 1.0 - (double)c.n * c.k / (N * GSP_AGENT_K);
+	return slowdown * (1.0 + 3.0 * kept * kept);
+}
+
+/* Runs invocations until done or @max; returns how many it ran. */
+static unsigned int drive(uint64_t *now, unsigned int max)
+{
+	struct gsp_agent_rec rec;
+	unsigned int i;
+	uint64_t next;
+
+	for (i = 0; i < max; i++) {
+		uint64_t t = (uint64_t)(SOLO * surface(A.cell));
+
+		*now += GAP;
+		gsp_agent_episode(&A, *now, *now + t, &rec);
+		gsp_agent_poll(&A, *now + t + HOLD, 0, &rec, &next);
+		*now += t;
+		if (A.state == GSP_AGENT_DONE && i > GSP_AGENT_SOLO_N)
+			return i + 1;
+	}
+	return i;
+}
+
+static int init(enum gsp_agent_method m, double q, uint64_t target,
+		uint64_t solo, const struct gsp_search_pred *mod)
+{
+	struct gsp_agent_cfg cfg = {
+		.n_max = N, .method = m, .q = q, .target_ns = target,
+		.solo_ns = solo, .hold_ns = HOLD, .model = mod,
+	};
+
+	slowdown = 1;
+	return gsp_agent_init(&A, &cfg);
+}
+
+static void test_invocations(void)
+{
+	struct gsp_agent_rec rec;
+	uint64_t next;
+	int r;
+
+	tap_ok(!init(GSP_AGENT_NS, 2, 0, 0, NULL) && A.state == GSP_AGENT_IDLE,
+	       "init: ns, q 2, solo to be measured");
+	/* two episodes 50 us apart: one invocation, measured after the hold */
+	r = gsp_agent_episode(&A, 1000000, 1100000, &rec);
+	r |= gsp_agent_episode(&A, 1150000, 1250000, &rec);
+	tap_ok(!r && A.open && A.open_end == 1250000,
+	       "episodes under the hold apart join one invocation");
+	r = gsp_agent_poll(&A, 1300000, 0, &rec, &next);
+	tap_ok(!r && next == 1250000 + HOLD, "not over before the hold: wake at its end");
+	r = gsp_agent_poll(&A, 1460000, 1400000, &rec, &next);
+	tap_ok(!r, "an episode begun within the hold keeps it open");
+	r = gsp_agent_poll(&A, 1460000, 0, &rec, &next);
+	tap_ok(r && rec.reported && rec.end_ns - rec.start_ns == 250000 &&
+	       rec.state == GSP_AGENT_SOLO && A.nsolo == 1,
+	       "over after the hold: measured, 250 us, a solo sample");
+	/* an episode after the hold closes the one before */
+	gsp_agent_episode(&A, 3000000, 3100000, &rec);
+	r = gsp_agent_episode(&A, 3400000, 3500000, &rec);
+	tap_ok(r && rec.start_ns == 3000000 && A.nsolo == 2 &&
+	       A.open_start == 3400000,
+	       "a new episode past the hold measures the invocation before");
+	r = gsp_agent_poll(&A, 4000000, 0, &rec, &next);
+	tap_ok(r && A.solo_ns == 100000 && A.state == GSP_AGENT_RUN &&
+	       A.cell.n == N && A.cell.k == GSP_AGENT_K && A.q == 2,
+	       "solo: median of 3 (100 us); ns starts at (N, K)");
+	/* an invocation begun before the cell changed is not reported */
+	A.cell_since = 5000000;
+	gsp_agent_episode(&A, 4900000, 5100000, &rec);
+	r = gsp_agent_poll(&A, 6000000, 0, &rec, &next);
+	tap_ok(r && !rec.reported && A.invocations == 3,
+	       "begun before the change: not reported");
+}
+
+static void test_target_and_errors(void)
+{
+	struct gsp_agent_cfg bad = { .n_max = N, .method = GSP_AGENT_NS,
+				     .q = 2 };
+
+	tap_ok(!init(GSP_AGENT_NS, 0, 300000, SOLO, NULL) && A.q == 3.0 &&
+	       A.state == GSP_AGENT_RUN,
+	       "a 300 us target over a 100 us solo: q 3, searching at once");
+	bad.n_max = 8;
+	tap_ok(gsp_agent_init(&A, &bad) == -EINVAL, "n_max under 11: -EINVAL");
+	bad.n_max = N;
+	bad.q = NAN;
+	tap_ok(gsp_agent_init(&A, &bad) == -EINVAL, "no target, q NaN: -EINVAL");
+	bad.q = 2;
+	bad.method = GSP_AGENT_NR_METHODS;
+	tap_ok(gsp_agent_init(&A, &bad) == -EINVAL, "an unknown method: -EINVAL");
+	tap_ok(!init(GSP_AGENT_NN_SRS, 2, 0, SOLO, NULL) &&
+	       A.running == GSP_AGENT_NS,
+	       "nn_srs without a model runs ns");
+}
+
+/* The best cell meeting q by the credited BE rate: what grid must pick. */
+static struct gsp_cell oracle(double q)
+{
+	struct gsp_cell best = { 0, 0 }, c;
+	double be = -1;
+	unsigned int i;
+
+	for (i = 0; i < A.s.cols * A.s.rows; i++) {
+		c = gsp_grid_cell(N, GSP_AGENT_K, A.s.cfg.n_step, 1, i);
+		if (surface(c) <= q && gsp_agent_be_rate(&A, c) > be) {
+			be = gsp_agent_be_rate(&A, c);
+			best = c;
+		}
+	}
+	return best;
+}
+
+static void test_search_and_grid(void)
+{
+	struct gsp_cell o;
+	uint64_t now = 0;
+	unsigned int n;
+
+	init(GSP_AGENT_NS, 2, 0, 0, NULL);
+	n = drive(&now, 2000);
+	tap_ok(A.state == GSP_AGENT_DONE && surface(A.cell) <= 2 &&
+	       A.s.cfg.n_step == 12 && A.s.cols == 11 && A.s.rows == 8,
+	       "ns to done in %u invocations at (%u, %u), ratio %.2f <= 2, on 11 x 8 cells",
+	       n, A.cell.n, A.cell.k, surface(A.cell));
+	init(GSP_AGENT_GRID, 2, 0, SOLO, NULL);
+	n = drive(&now, 2000);
+	o = oracle(2);
+	tap_ok(A.state == GSP_AGENT_DONE && n == 88 * GSP_AGENT_GRID_SAMPLES &&
+	       A.cell.n == o.n && A.cell.k == o.k,
+	       "grid: every cell x %d samples (%u), holds the best meeting q (%u, %u)",
+	       GSP_AGENT_GRID_SAMPLES, n, o.n, o.k);
+}
+
+static void test_model_and_phase(void)
+{
+	struct gsp_agent_rec rec;
+	unsigned int i, n;
+	uint64_t now = 0, next;
+
+	/* a model that is the surface itself: nn's pick is the oracle's */
+	init(GSP_AGENT_NS, 2, 0, SOLO, NULL);
+	for (i = 0; i < A.s.cols * A.s.rows; i++) {
+		struct gsp_cell c = gsp_grid_cell(N, GSP_AGENT_K, 12, 1, i);
+
+		model[i].lc_ratio = surface(c);
+		model[i].be_rate = gsp_agent_be_rate(&A, c);
+	}
+	init(GSP_AGENT_NN, 2, 0, SOLO, model);
+	tap_ok(A.state == GSP_AGENT_DONE && A.cell.n == oracle(2).n &&
+	       A.cell.k == oracle(2).k,
+	       "nn with a model: holds its pick (%u, %u) at once", A.cell.n,
+	       A.cell.k);
+	init(GSP_AGENT_NN_SRS, 2, 0, SOLO, model);
+	n = drive(&now, 2000);
+	tap_ok(A.state == GSP_AGENT_DONE && A.running == GSP_AGENT_NN_SRS &&
+	       A.cell.n == oracle(2).n && A.cell.k == oracle(2).k && n <= 12,
+	       "nn_srs with an exact model: the oracle's cell in %u invocations",
+	       n);
+	/* the LC becomes three times slower: over q, the search restarts */
+	slowdown = 3;
+	for (i = 0; i < GSP_AGENT_WATCH && A.restarts == 0; i++) {
+		uint64_t t = (uint64_t)(SOLO * surface(A.cell));
+
+		now += GAP;
+		gsp_agent_episode(&A, now, now + t, &rec);
+		gsp_agent_poll(&A, now + t + HOLD, 0, &rec, &next);
+		now += t;
+	}
+	tap_ok(A.restarts == 1 && A.state == GSP_AGENT_RUN &&
+	       A.violations_done >= GSP_AGENT_WATCH / 2,
+	       "a phase change (3x slower): restart after %u results over q", i);
+	n = drive(&now, 2000);
+	tap_ok(A.state == GSP_AGENT_DONE && A.cell.n == N &&
+	       A.cell.k == GSP_AGENT_K,
+	       "after it: no cell meets q, the least LC ratio is the whole grid (%u, %u)",
+	       A.cell.n, A.cell.k);
+}
+
+int main(void)
+{
+	test_invocations();
+	test_target_and_errors();
+	test_search_and_grid();
+	test_model_and_phase();
+	return tap_done();
+}
