@@ -26,6 +26,8 @@
  *   --depth D           BE units in flight (default 2; flep: always 1)
  *   --green-sms N       SMs of the BE's green context (mech green)
  *   --lat-out FILE      LC latencies, one per line, microseconds
+ *   --trace-out FILE    in order: "lc START_NS LAT_NS" per LC request,
+ *                       "be END_NS" per BE unit (CLOCK_MONOTONIC)
  *   --sync              print READY after setup, then wait for a line
  *                       "GO <start_ns> <end_ns>" (CLOCK_MONOTONIC) on stdin
  *
@@ -145,6 +147,8 @@ struct role {
 	/* results */
 	double *lat;
 	size_t nlat, cap;
+	double *t0s;		/* LC: each request's start; BE: each unit's end */
+	size_t nt, tcap;
 	long units, yields;
 	double busy_first, busy_last;
 	int err;
@@ -186,6 +190,23 @@ static void role_teardown(struct role *r)
 	cudaFreeHost(r->hin);
 	cudaFreeHost(r->hout);
 	free(r->lat);
+	free(r->t0s);
+}
+
+/* Appends @t to the role's trace times; -1 if out of memory. */
+static int trace_put(struct role *r, double t)
+{
+	if (r->nt == r->tcap) {
+		double *p;
+
+		r->tcap = r->tcap ? 2 * r->tcap : 4096;
+		p = (double *)realloc(r->t0s, r->tcap * sizeof(double));
+		if (!p)
+			return -1;
+		r->t0s = p;
+	}
+	r->t0s[r->nt++] = t;
+	return 0;
 }
 
 static int role_issue(struct role *r)
@@ -229,6 +250,8 @@ static int lc_loop(struct role *r)
 				return -1;
 		}
 		r->lat[r->nlat++] = t1 - t0;
+		if (trace_put(r, t0))
+			return -1;
 		next += r->period;
 		if (next < t1)
 			next = t1;
@@ -257,8 +280,11 @@ static int be_loop(struct role *r)
 			tc = now_s();
 			head = (head + 1) % depth;
 			n--;
-			if (tc >= r->start && tc <= r->end)
+			if (tc >= r->start && tc <= r->end) {
 				r->units++;
+				if (trace_put(r, tc))
+					return -1;
+			}
 			continue;
 		}
 		if (r->flep && lc_active) {
@@ -308,6 +334,25 @@ static double pct(const double *v, size_t n, double p)
 	return v[i];
 }
 
+/* The trace, in order (before role_report() sorts the latencies). */
+static void role_trace(const struct role *r, const char *path)
+{
+	FILE *f = fopen(path, "a");
+
+	if (!f) {
+		perror(path);
+		return;
+	}
+	for (size_t i = 0; i < r->nt; i++) {
+		if (r->lc)
+			fprintf(f, "lc %.0f %.0f\n", 1e9 * r->t0s[i],
+				1e9 * r->lat[i]);
+		else
+			fprintf(f, "be %.0f\n", 1e9 * r->t0s[i]);
+	}
+	fclose(f);
+}
+
 static void role_report(struct role *r, const char *lat_out)
 {
 	if (r->lc) {
@@ -350,7 +395,8 @@ static void usage(void)
 		"usage: gsp-wl list | check [WL...] | info |\n"
 		"       run [--lc WL] [--be WL] [--mech solo|streams|prio|green|flep]\n"
 		"           [--duration S] [--period-ms P] [--xfer-lc R] [--xfer-be R]\n"
-		"           [--depth D] [--green-sms N] [--lat-out F] [--sync] |\n"
+		"           [--depth D] [--green-sms N] [--lat-out F] [--trace-out F]\n"
+		"           [--sync] |\n"
 		"       scale --wl WL [--sms a,b,..] [--bps a,b,..] [--time S] |\n"
 		"       digest [WL...]\n");
 }
@@ -365,7 +411,7 @@ static int init_device(void)
 static int cmd_run(int argc, char **argv)
 {
 	struct role lc, be;
-	const char *mech = "solo", *lat_out = NULL;
+	const char *mech = "solo", *lat_out = NULL, *trace_out = NULL;
 	double duration = 2, period = 2e-3;
 	int depth = 2, green_sms = 0, sync = 0, rc = 0;
 	struct green gr;
@@ -408,6 +454,8 @@ static int cmd_run(int argc, char **argv)
 			green_sms = atoi(v);
 		else if (!strcmp(a, "--lat-out"))
 			lat_out = v;
+		else if (!strcmp(a, "--trace-out"))
+			trace_out = v;
 		else {
 			usage();
 			return 2;
@@ -485,6 +533,10 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "gsp-wl: a role failed\n");
 		rc = 1;
 	}
+	if (!rc && trace_out && be.spec)
+		role_trace(&be, trace_out);
+	if (!rc && trace_out && lc.spec)
+		role_trace(&lc, trace_out);
 	if (!rc && be.spec)
 		role_report(&be, NULL);
 	if (!rc && lc.spec)

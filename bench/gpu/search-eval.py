@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Evaluates bench/run-search.sh's runs (standard library only).
+
+    search-eval.py [--q Q] [--gpu NAME] LOGS OUT
+
+LOGS holds, per run PAIR.METHOD, the LC's search log (GSP_SEARCH_LOG,
+PAIR.METHOD.search.csv) and gsp-wl's traces (PAIR.METHOD.lc.trace: "lc
+START_NS LAT_NS" per request; PAIR.METHOD.be.trace: "be END_NS" per BE
+unit), and solo.txt ("solo LC P50 us"). What the user feels is taken
+from gsp-wl's traces, never from the search's own log:
+
+- the oracle's table (the grid run's first pass over the grid): for each
+  cell, the LC ratio is the median latency of the gsp-wl requests that
+  its invocations were (matched by start time) over solo, the BE rate
+  the units that ended while the cell was held (from each of its
+  invocations' start to the next one's) per second of that time;
+- the oracle: the greatest BE rate among the cells of LC ratio <= Q;
+- for each run: the cell it holds once done (its first invocation in
+  state done), the invocations it measured before (solo not counted),
+  the BE rate of that cell in the oracle's table over the oracle's, and
+  the requests begun after that whose latency exceeds Q times solo.
+
+Writes OUT/search.csv, OUT/cells.csv and OUT/detail.csv.
+"""
+import argparse
+import bisect
+import csv
+import os
+import statistics
+import sys
+
+STATE_RUN, STATE_DONE = 2, 3
+
+
+def read_log(path):
+    rows = []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            rows.append({'start': int(r['start_ns']), 'end': int(r['end_ns']),
+                         'n': int(r['n']), 'k': int(r['k']),
+                         'state': int(r['state']),
+                         'reported': int(r['reported'])})
+    return rows
+
+
+def read_trace(path, kind):
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p and p[0] == kind:
+                out.append(tuple(float(x) for x in p[1:]))
+    return out
+
+
+def match(log, lc):
+    """Each measured invocation's gsp-wl request: the last one begun at
+    most 1 ms before the invocation's first issue; None if there is
+    none."""
+    starts = [t0 for t0, _ in lc]
+    out = []
+    for r in log:
+        i = bisect.bisect_right(starts, r['start'] + 50e3) - 1
+        ok = i >= 0 and r['start'] - starts[i] <= 1e6
+        out.append(lc[i][1] if ok else None)
+    return out
+
+
+def table(log, lc, be, solo_ns):
+    """The grid run's first pass: (n, k) -> (lc_ratio, be_per_s), each
+    cell's requests (matched to its invocations) and the BE units that
+    ended while it was held: from each invocation's start to the next's."""
+    lats, held = {}, {}
+    ends = [t for (t,) in be]
+    m = match(log, lc)
+    for i, r in enumerate(log):
+        if r['state'] == STATE_DONE:
+            break
+        if r['state'] != STATE_RUN or not r['reported']:
+            continue
+        c = (r['n'], r['k'])
+        if m[i] is not None:
+            lats.setdefault(c, []).append(m[i])
+        if i + 1 < len(log):
+            s, e = r['start'], log[i + 1]['start']
+            n = bisect.bisect_right(ends, e) - bisect.bisect_left(ends, s)
+            u, t = held.get(c, (0, 0))
+            held[c] = (u + n, t + (e - s))
+    cells = {}
+    for c, v in lats.items():
+        u, t = held.get(c, (0, 0))
+        if t > 0:
+            cells[c] = (statistics.median(v) / solo_ns, u / (t / 1e9))
+    return cells
+
+
+def outcome(log, lc, solo_ns, q):
+    """(cell held once done or None, done_ns, invocations, after, viol)."""
+    measured = 0
+    for r in log:
+        if r['state'] == STATE_DONE:
+            after = [lat for t0, lat in lc if t0 >= r['start']]
+            viol = sum(1 for lat in after if lat > q * solo_ns)
+            return (r['n'], r['k']), r['start'], measured, len(after), viol
+        if r['state'] == STATE_RUN and r['reported']:
+            measured += 1
+    return None, None, measured, 0, 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--q', type=float, default=2.0)
+    ap.add_argument('--gpu', default='unknown')
+    ap.add_argument('logs')
+    ap.add_argument('out')
+    a = ap.parse_args()
+    solo = {}
+    try:
+        with open(os.path.join(a.logs, 'solo.txt')) as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 3 and p[2] not in ('', 'us'):
+                    solo[p[1]] = float(p[2]) * 1e3
+    except OSError as e:
+        sys.exit(f'search-eval: {e}')
+    runs = sorted(f[:-len('.search.csv')] for f in os.listdir(a.logs)
+                  if f.endswith('.search.csv'))
+    pairs = sorted({r.rsplit('.', 1)[0] for r in runs})
+    res, det, cells_out = [], [], []
+    for p in pairs:
+        lcname = p.split('_')[0]
+        if lcname not in solo:
+            continue
+        s_ns = solo[lcname]
+        tab = {}
+        if f'{p}.grid' in runs:
+            base = os.path.join(a.logs, f'{p}.grid')
+            tab = table(read_log(base + '.search.csv'),
+                        read_trace(base + '.lc.trace', 'lc'),
+                        read_trace(base + '.be.trace', 'be'), s_ns)
+        for c, (r, b) in sorted(tab.items()):
+            cells_out.append([p, c[0], c[1], f'{r:.4f}', f'{b:.1f}'])
+        ok = [b for (r, b) in tab.values() if r <= a.q]
+        best = max(ok) if ok else float('nan')
+        for run in [r for r in runs if r.startswith(p + '.')]:
+            m = run.rsplit('.', 1)[1]
+            base = os.path.join(a.logs, run)
+            lc = read_trace(base + '.lc.trace', 'lc')
+            cell, done, inv, after, viol = outcome(
+                read_log(base + '.search.csv'), lc, s_ns, a.q)
+            frac = float('nan')
+            if cell in tab and best == best and best > 0:
+                frac = tab[cell][1] / best
+            name = 'oracle' if m == 'grid' else m
+            if name == 'oracle' and ok:
+                frac = 1.0
+            res.append([p, name, a.q, f'{frac:.3f}',
+                        inv if cell else 'NaN', viol if cell else 'NaN',
+                        a.gpu])
+            det.append([p, m, cell[0] if cell else '', cell[1] if cell else '',
+                        f'{(done - lc[0][0]) / 1e9:.3f}' if cell and lc else '',
+                        inv, after, viol, f'{s_ns / 1e3:.1f}'])
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, 'search.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['pair', 'method', 'target_q', 'be_frac_of_oracle',
+                    'invocations_to_converge', 'violations_after', 'gpu'])
+        w.writerows(res)
+    with open(os.path.join(a.out, 'cells.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['pair', 'n', 'k', 'lc_ratio', 'be_per_s'])
+        w.writerows(cells_out)
+    with open(os.path.join(a.out, 'detail.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['pair', 'method', 'n', 'k', 'done_s', 'invocations',
+                    'requests_after', 'violations_after', 'lc_solo_us'])
+        w.writerows(det)
+    print(f'search-eval: {len(res)} runs of {len(pairs)} pairs')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Partition auto on a GPU host (issue 28), from a bare checkout (root,
+# nvcc and the MPS binaries in PATH):
+#
+#   bench/run-search.sh [--pairs LIST] [--methods LIST] [--q Q]
+#                       [--models DIR] OUT
+#
+# For each LC/BE pair of gsp-bench's 24 (LC bp, lbm, hotspot, pathfinder,
+# streamcluster, spmv; BE cfd, md, mm, nn: gsp-wl workloads), one gspaced
+# with partition auto, under MPS: the BE (gsp-run --class be, spatial)
+# runs, and the LC (gsp-run --class lc, one request every 2 ms) runs
+# beside it once per method, the knob search set to it. The LC's solo
+# time (gsp-wl p50 under gspace, alone) is measured first and given to
+# its search (GSP_LC_SOLO_US); its target is Q times that. "grid"
+# measures every cell of the grid and is the oracle; NN, LR and the nn_
+# methods need a model: DIR/LC_BE.csv (n,k,lc_ratio,be_rate), else they
+# run ns and say so. Writes, per pair and method, the search's log, the
+# LC's requests and the BE's units (gsp-wl --trace-out) into OUT/logs.tgz,
+# and then bench/gpu/search-eval.py makes
+#
+#   OUT/search.csv   pair,method,target_q,be_frac_of_oracle,
+#                    invocations_to_converge,violations_after,gpu
+#   OUT/cells.csv    the oracle's table: pair,n,k,lc_ratio,be_per_s
+#   OUT/detail.csv   per run: the cell chosen, when, and the requests
+#
+# LIST is comma-separated: pairs as LC_BE (bp_cfd), methods as the knob
+# spells them. Default: the 24 pairs, methods grid and ns, Q 2. About
+# 14 s a pair for grid (40 invocations a cell), 8 s for a method.
+set -uo pipefail
+pairs= methods=grid,ns q=2 models=
+while [ $# -gt 1 ]; do
+	case $1 in
+	--pairs) pairs=$2; shift ;;
+	--methods) methods=$2; shift ;;
+	--q) q=$2; shift ;;
+	--models) models=$2; shift ;;
+	*) echo "run-search: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
+	esac
+	shift
+done
+case ${1:-} in
+''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models DIR] OUT" >&2; exit 2 ;;
+esac
+case $q in ''|*[!0-9.]*) echo "run-search: --q takes a ratio such as 2 or 1.5" >&2; exit 2 ;; esac
+for m in ${methods//,/ }; do
+	case $m in ns|gns|srs|nn_ns|nn_gns|nn_srs|nn|lr|grid) ;;
+	*) echo "run-search: --methods: '$m' is not ns, gns, srs, nn_ns, nn_gns, nn_srs, nn, lr or grid" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$pairs" ]; then
+	for lc in bp lbm hotspot pathfinder streamcluster spmv; do
+		for be in cfd md mm nn; do
+			pairs="$pairs,${lc}_$be"
+		done
+	done
+	pairs=${pairs#,}
+fi
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${BUILD:-build}
+
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+outdir_init run-search "$1"
+LOGS=$OUT/logs
+mkdir -p "$LOGS"
+log_cmd make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl"
+make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl" ||
+	{ echo "run-search: the build failed" >&2; exit 1; }
+WL=$BUILD/gsp-wl
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none}"
+
+# shellcheck source=bench/mps.sh
+. bench/mps.sh
+mps_up run-search "$LOGS/mps"
+# shellcheck source=bench/gspaced.sh
+. bench/gspaced.sh
+finish() {
+	gspaced_cleanup
+	mps_down
+	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
+}
+trap finish EXIT
+printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = auto\n' \
+	"$(id -u)" >"$OUT/gspaced.conf"
+gspaced_up search "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
+	{ echo "run-search: gspaced did not come up" >&2; exit 1; }
+trap finish EXIT
+G="$BUILD/gsp-run --arbiter daemon --socket $sockdir/s"
+gctl() {
+	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
+	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
+}
+
+# The LCs' solo p50, under gspace, alone.
+declare -A solo
+for p in ${pairs//,/ }; do
+	lc=${p%%_*}
+	[ -n "${solo[$lc]:-}" ] && continue
+	# shellcheck disable=SC2086
+	log_cmd $G --class lc "$WL" run --lc "$lc" --period-ms 2 --duration 2
+	# shellcheck disable=SC2086
+	timeout -k 5 40 $G --class lc "$WL" run --lc "$lc" --period-ms 2 --duration 2 \
+		>"$LOGS/solo.$lc.out" 2>"$LOGS/solo.$lc.err"
+	solo[$lc]=$(sed -n 's/.*p50_us=\([0-9.]*\).*/\1/p' "$LOGS/solo.$lc.out")
+	echo "solo $lc ${solo[$lc]} us" | tee -a "$LOGS/solo.txt"
+done
+
+for p in ${pairs//,/ }; do
+	lc=${p%%_*} be=${p#*_}
+	s=${solo[$lc]%.*}
+	[ -n "$s" ] && [ "$s" -gt 0 ] || { echo "run-search: no solo time for $lc" >&2; continue; }
+	for m in ${methods//,/ }; do
+		tag=$p.$m
+		gctl set search "$m"
+		dur=3 gs=()
+		# grid: 40 invocations a cell, 88 cells, one every 2 ms
+		[ "$m" = grid ] && dur=9 gs=(GSP_SEARCH_GRID_SAMPLES=40)
+		model=()
+		if [ -n "$models" ] && [ -f "$models/$p.csv" ]; then
+			model=(GSP_SEARCH_MODEL="$models/$p.csv")
+		fi
+		rm -f "$LOGS/$tag".*
+		# shellcheck disable=SC2086
+		log_cmd $G --class be --spatial "$WL" run --be "$be" --duration $((dur + 3)) \
+			--trace-out "$LOGS/$tag.be.trace"
+		# shellcheck disable=SC2086
+		timeout -k 5 60 env GSP_STATS_FILE="$LOGS/$tag.be.stats" $G --class be --spatial \
+			"$WL" run --be "$be" --duration $((dur + 3)) \
+			--trace-out "$LOGS/$tag.be.trace" >"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
+		bpid=$!
+		sleep 1.5
+		env_lc=(GSP_LC_SOLO_US="$s" GSP_LC_Q="$q" GSP_SEARCH_LOG="$LOGS/$tag.search.csv"
+			GSP_STATS_FILE="$LOGS/$tag.lc.stats" "${model[@]}" "${gs[@]}")
+		# shellcheck disable=SC2086
+		log_cmd env "${env_lc[@]}" $G --class lc "$WL" run --lc "$lc" --period-ms 2 \
+			--duration "$dur" --trace-out "$LOGS/$tag.lc.trace"
+		# shellcheck disable=SC2086
+		timeout -k 5 60 env "${env_lc[@]}" $G --class lc "$WL" run --lc "$lc" \
+			--period-ms 2 --duration "$dur" --trace-out "$LOGS/$tag.lc.trace" \
+			>"$LOGS/$tag.lc.out" 2>"$LOGS/$tag.lc.err"
+		wait "$bpid"
+		echo "$tag: $(grep -h '^search_cell\|^search_state' "$LOGS/$tag.lc.stats" 2>/dev/null | tr '\n' ' ')"
+	done
+done
+
+log_cmd python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "$LOGS" "$OUT"
+python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "$LOGS" "$OUT"
