@@ -4,8 +4,8 @@
 # hybrids), pure C, tested alone against simulated response surfaces.
 # No GPU, no CUDA.
 #
-#   make check-search   test_search, test_rules and test_select under ASan
-#                       and UBSan,
+#   make check-search   test_search, test_rules, test_select and
+#                       test_select_csv under ASan and UBSan,
 #                       TAP only (a search that cycles hangs: 120 s, then
 #                       not ok)
 
@@ -32,11 +32,18 @@ $(SEARCH_TEST_DIR)/test_rules: $(call objs,san,tests/search/test_rules.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
+$(SEARCH_TEST_DIR)/test_select_csv: $(call objs,san,tests/search/test_select_csv.c \
+		libgsp/search/select_csv.c $(SEARCH_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
+
 check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select \
-		$(SEARCH_TEST_DIR)/test_rules
+		$(SEARCH_TEST_DIR)/test_rules $(SEARCH_TEST_DIR)/test_select_csv
 	@timeout 120 $(SEARCH_TEST_DIR)/test_search || \
 		echo "not ok - test_search exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_rules || \
 		echo "not ok - test_rules exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_select || \
 		echo "not ok - test_select exited with status $$?"
+	@timeout 120 $(SEARCH_TEST_DIR)/test_select_csv || \
+		echo "not ok - test_select_csv exited with status $$?"
