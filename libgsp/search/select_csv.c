@@ -163,7 +163,7 @@ static int get_uint(struct rd *r, unsigned int i, unsigned long max,
 	return 0;
 }
 
-static int name_ok(const char *s)
+int gsp_csv_name_ok(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -178,7 +178,7 @@ static int name_ok(const char *s)
 
 static int get_name(struct rd *r, unsigned int i)
 {
-	if (!name_ok(r->field[i]))
+	if (!gsp_csv_name_ok(r->field[i]))
 		return fail(r, -EINVAL,
 			    "field %u ('%s') is not a name: 1..%d of [A-Za-z0-9_.:+-]",
 			    i + 1, r->field[i], GSP_CSV_NAME_MAX - 1);

@@ -29,6 +29,9 @@
 #define GSP_CSV_NAME_MAX	64	/* bytes of a name, with its NUL */
 #define GSP_CSV_MAX_ITEMS	1024	/* real profiles or real pairs */
 
+/* 1 if @s is a name as these files allow one, else 0. */
+int gsp_csv_name_ok(const char *s);
+
 /* instances.csv "mb,name": the micro-benchmarks of a run, mb 0, 1, ... */
 struct gsp_csv_names {
 	unsigned int nr;
