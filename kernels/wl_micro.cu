@@ -5,11 +5,14 @@
  * fraction, and each loaded value goes through iters x MICRO_FMA fused
  * multiply-adds. 9 strides x 5 overlaps x 4 iteration counts = 180
  * instances, chosen at run time with the argument "stride:overlap:iters".
+ * The per-thread body is micro_body() (micro.cuh), which
+ * bench/gpu/corun.cu runs too.
  */
 #include "wl_common.cuh"
+#include "micro.cuh"
 
-#define NB 256
-#define THREADS (160 * 1024)
+#define NB MICRO_NB
+#define THREADS MICRO_THREADS
 #define LAUNCHES 4
 
 struct micro { size_t n; size_t pad; int stride, iters; float overlap;
@@ -19,20 +22,8 @@ __global__ void __launch_bounds__(NB) micro_kernel(size_t n, const float *d,
 		int stride, float overlap, int iters, float *out)
 {
 	size_t t = (size_t)blockIdx.x * NB + threadIdx.x;
-	size_t warp = t / 32, lane = t % 32;
-	size_t win = (size_t)32 * MICRO_LOADS * stride;
-	size_t base = (size_t)((double)warp * win * (1.0 - (double)overlap));
-	float acc = 0.0f;
 
-#pragma unroll 4
-	for (int j = 0; j < MICRO_LOADS; j++) {
-		float v = d[(base + ((size_t)j * 32 + lane) * stride) % n];
-
-		for (int it = 0; it < iters * MICRO_FMA; it++)
-			v = fmaf(v, 0.999f, 0.001f);
-		acc += v;
-	}
-	out[t] = acc;
+	out[t] = micro_body(t, n, d, stride, overlap, iters);
 }
 
 static int micro_parse(struct micro *m, const char *arg)

@@ -6,16 +6,19 @@
 # (bench/gpu/run-experiment.sh).
 #
 #   make $(BUILD)/gpu/gsp-check $(BUILD)/gpu/gsp-load $(BUILD)/gpu/launch-overhead
+#   make $(BUILD)/gpu/corun    the micro-benchmark co-run tables
+#                              (bench/gpu/profile.sh profiles with it)
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
-#                          scripts parse, analyze.py's unit test, argument
-#                          checks (no GPU is used)
+#                          scripts parse, analyze.py's and ncu_features.py's
+#                          unit tests, argument checks, profile.sh with a
+#                          stand-in ncu (no GPU is used)
 
 GPU_OUT := $(BUILD)/gpu
 GPU_NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -I$(GPU_OUT) $(NVCC_WERROR)
 GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead \
-	$(GPU_OUT)/lcprotect
+	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun
 GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
-	bench/run-lcprotect.sh
+	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
 
 # spin.ptx as a C string: the file has no quotes or backslashes, but
@@ -39,6 +42,13 @@ $(GPU_OUT)/gsp-load: bench/gpu/gsp-load.cu bench/gpu/gpu_cli.h
 $(GPU_OUT)/lcprotect: bench/gpu/lcprotect.cu bench/gpu/gpu_cli.h
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< -lpthread
+
+# corun runs the micro-benchmark's body (kernels/micro.cuh) and takes
+# the instance lists from the CPU reference's object, as gsp-wl does.
+$(GPU_OUT)/corun: bench/gpu/corun.cu bench/gpu/gpu_cli.h kernels/micro.cuh \
+		kernels/ref/ref.h $(call objs,plain,kernels/ref/ref.c)
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -Ikernels -o $@ $< $(call objs,plain,kernels/ref/ref.c)
 
 $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 		$(GPU_OUT)/spin_ptx.h
@@ -77,4 +87,8 @@ check-gpu-progs:
 		echo "not ok - test_lcprotect.py exited with an error"; \
 	   BUILD=$(BUILD) bash bench/gpu/test_cli.sh 2>&1 || \
 		echo "not ok - test_cli.sh exited with an error"; \
+	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_ncu_features.py 2>&1 || \
+		echo "not ok - test_ncu_features.py exited with an error"; \
+	   BUILD=$(BUILD) bash bench/gpu/test_corun.sh 2>&1 || \
+		echo "not ok - test_corun.sh exited with an error"; \
 	}
