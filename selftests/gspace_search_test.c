@@ -98,7 +98,7 @@ static int all_devices(const struct gspace_board *b, uint32_t search)
 TEST_F(search, knobs_validated_and_published)
 {
 	static const char *const bad_search[] = {
-		"off", "NS", "ns ", "nn-srs", "1", "", "grid\n\n", "auto",
+		"off", "NS", "ns ", "nn-srs", "1", "grid\n\n", "auto",
 	};
 	static const char *const bad_part[] = { "Auto", "auto ", "auto,1" };
 	size_t i;
