@@ -9,6 +9,9 @@
 #   log_cmd CMD...         appends CMD, shell-quoted, to OUT/commands.txt
 #   gpu_env FILE LINE...   writes FILE: the date, the GPU and its driver,
 #                          nvcc's version, the commit, then each LINE
+#   build_or_die NAME TARGET...
+#                          logs and runs make -s -j of the TARGETs; if it
+#                          fails, says so as NAME and exits 1
 outdir_init() {
 	case $2 in
 	-*) echo "$1: $2 is not an output folder; the comment at the top of the script says how to run it" >&2
@@ -36,4 +39,11 @@ gpu_env() {
 			echo "$l"
 		done
 	} >"$f"
+}
+
+build_or_die() {
+	local name=$1
+	shift
+	log_cmd make -s -j"$(nproc)" "$@"
+	make -s -j"$(nproc)" "$@" || { echo "$name: the build failed" >&2; exit 1; }
 }

@@ -57,11 +57,8 @@ fi
 # shellcheck source=bench/outdir.sh
 . bench/outdir.sh
 outdir_init run-be-cost "$out"
-log_cmd make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
+build_or_die run-be-cost "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
 	"$BUILD/lib/libgsp_preload.so" libgsp
-make -s -j"$(nproc)" "$BUILD/gsp-wl" "$BUILD/gspaced" "$BUILD/gsp-run" \
-	"$BUILD/lib/libgsp_preload.so" libgsp ||
-	{ echo "run-be-cost: the build failed" >&2; exit 1; }
 
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh

@@ -71,11 +71,8 @@ outdir_init run-lcprotect "$1"
 LOGS=$OUT/logs
 mkdir -p "$LOGS"
 
-log_cmd make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+build_or_die run-lcprotect "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect" "$BUILD/gsp-wl"
-make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect" "$BUILD/gsp-wl" ||
-	{ echo "run-lcprotect: the build failed" >&2; exit 1; }
 LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)

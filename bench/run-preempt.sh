@@ -62,11 +62,8 @@ BUILD=${BUILD:-build}
 outdir_init run-preempt "$1"
 LOGS=$OUT/logs
 mkdir -p "$LOGS"
-log_cmd make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+build_or_die run-preempt "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect"
-make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gpu/lcprotect" ||
-	{ echo "run-preempt: the build failed" >&2; exit 1; }
 LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)

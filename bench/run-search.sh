@@ -65,11 +65,8 @@ BUILD=${BUILD:-build}
 outdir_init run-search "$1"
 LOGS=$OUT/logs
 mkdir -p "$LOGS"
-log_cmd make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+build_or_die run-search "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl"
-make -s -j"$(nproc)" "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl" ||
-	{ echo "run-search: the build failed" >&2; exit 1; }
 WL=$BUILD/gsp-wl
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none}"

@@ -185,8 +185,8 @@ void gsp_board_set_partition(struct gspace *gsp, u32 n, u32 k, bool part_auto)
  * @gsp: the driver
  * @method: GSPACE_SEARCH_NS.._GRID
  *
- * LC tenants read dev[].search when their search starts or restarts; the
- * request does not depend on the method.
+ * An LC tenant reads dev[].search once, at its first invocation under
+ * partition auto; the request does not depend on the method.
  */
 void gsp_board_set_search(struct gspace *gsp, u32 method)
 {

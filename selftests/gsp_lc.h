@@ -3,10 +3,18 @@
  * An LC tenant's side of the board for the selftests that drive the
  * partition request (gspace_protect_test, gspace_search_test): a tenant
  * that maps the board writable and changes its slot the way the
- * interposer does. Include after gsp_util.h and libgsp's gsp_board.h.
+ * interposer does, and the knob check they share.
  */
 #ifndef GSP_SELFTEST_LC_H
 #define GSP_SELFTEST_LC_H
+
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gsp_util.h"
+/* The LC side's update rule, exactly as libgsp and the interposer use it. */
+#include "../libgsp/include/gsp_board.h"
 
 #define REQ_NK(n, k)	GSP_BOARD_REQ_NK(GSP_BOARD_REQ((n), (k), 0))
 /* What preemptive asks for: the whole device. */
@@ -80,6 +88,18 @@ static inline void slot_freed(struct __test_meta *_metadata,
 					       __ATOMIC_ACQUIRE); i++)
 		sleep_ms(10);
 	ASSERT_EQ(0, __atomic_load_n(&b->lc[slot].owner, __ATOMIC_ACQUIRE));
+}
+
+/* Knob @knob reads @want. */
+static inline void expect_knob(struct __test_meta *_metadata, const char *knob,
+			const char *want)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, knob_read(knob, buf, sizeof(buf)));
+	if (strcmp(want, buf))
+		TH_LOG("%s reads '%s', not '%s'", knob, buf, want);
+	ASSERT_EQ(0, strcmp(want, buf));
 }
 
 #endif /* GSP_SELFTEST_LC_H */

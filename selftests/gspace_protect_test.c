@@ -15,12 +15,7 @@
  * built from this tree, so an arbiter without the feature fails.
  */
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
-
-#include "gsp_util.h"
-/* The LC side's update rule, exactly as libgsp and the interposer use it. */
-#include "../libgsp/include/gsp_board.h"
 
 #include "gsp_lc.h"
 
@@ -77,17 +72,6 @@ FIXTURE_TEARDOWN(protect)
 	if (self->b)
 		munmap(self->b, GSPACE_BOARD_SIZE);
 	t_close(&self->fd);
-}
-
-static void expect_knob(struct __test_meta *_metadata, const char *knob,
-			const char *want)
-{
-	char buf[64];
-
-	ASSERT_EQ(0, knob_read(knob, buf, sizeof(buf)));
-	if (strcmp(want, buf))
-		TH_LOG("%s reads '%s', not '%s'", knob, buf, want);
-	ASSERT_EQ(0, strcmp(want, buf));
 }
 
 /* Every device of the board, present or not, has @mode. */

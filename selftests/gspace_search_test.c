@@ -11,14 +11,6 @@
  *
  * Runs on both transports, like gspace_protect_test.
  */
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-
-#include "gsp_util.h"
-/* The LC side's update rule, exactly as libgsp and the interposer use it. */
-#include "../libgsp/include/gsp_board.h"
-
 #include "gsp_lc.h"
 
 static const char *const knobs[] = { "partition", "search", "protect" };
@@ -70,17 +62,6 @@ FIXTURE_TEARDOWN(search)
 	if (self->b)
 		munmap(self->b, GSPACE_BOARD_SIZE);
 	t_close(&self->fd);
-}
-
-static void expect_knob(struct __test_meta *_metadata, const char *knob,
-			const char *want)
-{
-	char buf[64];
-
-	ASSERT_EQ(0, knob_read(knob, buf, sizeof(buf)));
-	if (strcmp(want, buf))
-		TH_LOG("%s reads '%s', not '%s'", knob, buf, want);
-	ASSERT_EQ(0, strcmp(want, buf));
 }
 
 /* Every device of the board, present or not, publishes @search. */

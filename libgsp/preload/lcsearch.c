@@ -33,7 +33,6 @@ static struct {
 	struct gsp_search_pred *model;
 	FILE *log;
 	unsigned int restarts_seen;
-	atomic_int warned;
 } lcs = { .q = 2.0 };
 
 int gsp_lcsearch_config(void)
