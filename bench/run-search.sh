@@ -5,7 +5,7 @@
 # nvcc and the MPS binaries in PATH):
 #
 #   bench/run-search.sh [--pairs LIST] [--methods LIST] [--q Q]
-#                       [--models DIR] OUT
+#                       [--models FILE] OUT
 #
 # For each LC/BE pair of gsp-bench's 24 (LC bp, lbm, hotspot, pathfinder,
 # streamcluster, spmv; BE cfd, md, mm, nn: gsp-wl workloads), one gspaced
@@ -14,9 +14,11 @@
 # beside it once per method, the knob search set to it. The LC's solo
 # time (gsp-wl p50 under gspace, alone) is measured first and given to
 # its search (GSP_LC_SOLO_US); its target is Q times that. "grid"
-# measures every cell of the grid and is the oracle; NN, LR and the nn_
-# methods need a model: DIR/LC_BE.csv (n,k,lc_ratio,be_rate), else they
-# run ns and say so. Writes, per pair and method, the search's log, the
+# measures every cell of the grid and is the oracle; nn, lr, gns, srs and
+# the nn_ methods need a model: FILE, gsp-select --model-out's table of
+# every pair (lc,be,n,k,lc_ratio,be_rate), else they run ns and say so.
+# mps and mps50 run the same two programs without gspace under plain MPS,
+# the BE at 100 % or 50 % of the threads (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE). Writes, per pair and method, the search's log, the
 # LC's requests and the BE's units (gsp-wl --trace-out) into OUT/logs.tgz,
 # and then bench/gpu/search-eval.py makes
 #
@@ -24,6 +26,9 @@
 #                    invocations_to_converge,violations_after,gpu
 #   OUT/cells.csv    the oracle's table: pair,n,k,lc_ratio,be_per_s
 #   OUT/detail.csv   per run: the cell chosen, when, and the requests
+#   OUT/sidebyside.csv  every run beside MPS: the BE's rate over the
+#                    oracle's, the LC's p50 and p99 over solo and the
+#                    requests over Q, after convergence (mps: after 0.5 s)
 #
 # LIST is comma-separated: pairs as LC_BE (bp_cfd), methods as the knob
 # spells them. Default: the 24 pairs, methods grid and ns, Q 2. About
@@ -35,18 +40,18 @@ while [ $# -gt 1 ]; do
 	--pairs) pairs=$2; shift ;;
 	--methods) methods=$2; shift ;;
 	--q) q=$2; shift ;;
-	--models) models=$2; shift ;;
+	--models) models=$(realpath "$2"); shift ;;
 	*) echo "run-search: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
 case ${1:-} in
-''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models DIR] OUT" >&2; exit 2 ;;
+''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] OUT" >&2; exit 2 ;;
 esac
 case $q in ''|*[!0-9.]*) echo "run-search: --q takes a ratio such as 2 or 1.5" >&2; exit 2 ;; esac
 for m in ${methods//,/ }; do
-	case $m in ns|gns|srs|nn_ns|nn_gns|nn_srs|nn|lr|grid) ;;
-	*) echo "run-search: --methods: '$m' is not ns, gns, srs, nn_ns, nn_gns, nn_srs, nn, lr or grid" >&2; exit 2 ;;
+	case $m in ns|gns|srs|nn_ns|nn_gns|nn_srs|nn|lr|grid|mps|mps50) ;;
+	*) echo "run-search: --methods: '$m' is not ns, gns, srs, nn_ns, nn_gns, nn_srs, nn, lr, grid, mps or mps50" >&2; exit 2 ;;
 	esac
 done
 if [ -z "$pairs" ]; then
@@ -93,6 +98,16 @@ gctl() {
 	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
 }
 
+# gsp-select --model-out's rows, one model a pair, as the agent reads them.
+if [ -n "$models" ]; then
+	mkdir -p "$LOGS/models"
+	awk -F, -v d="$LOGS/models" 'NR > 1 {
+		f = d "/" $1 "_" $2 ".csv"
+		if (!(f in seen)) { print "n,k,lc_ratio,be_rate" > f; seen[f] = 1 }
+		print $3 "," $4 "," $5 "," $6 > f }' "$models" ||
+		{ echo "run-search: cannot read --models $models" >&2; exit 2; }
+fi
+
 # The LCs' solo p50, under gspace, alone.
 declare -A solo
 for p in ${pairs//,/ }; do
@@ -113,32 +128,33 @@ for p in ${pairs//,/ }; do
 	[ -n "$s" ] && [ "$s" -gt 0 ] || { echo "run-search: no solo time for $lc" >&2; continue; }
 	for m in ${methods//,/ }; do
 		tag=$p.$m
-		gctl set search "$m"
-		dur=3 gs=()
+		dur=3 gs=() model=()
 		# grid: 40 invocations a cell, 88 cells, one every 2 ms
 		[ "$m" = grid ] && dur=9 gs=(GSP_SEARCH_GRID_SAMPLES=40)
-		model=()
-		if [ -n "$models" ] && [ -f "$models/$p.csv" ]; then
-			model=(GSP_SEARCH_MODEL="$models/$p.csv")
-		fi
+		[ -f "$LOGS/models/$p.csv" ] && model=(GSP_SEARCH_MODEL="$LOGS/models/$p.csv")
+		case $m in
+		mps) be_pre=(env) lc_pre=(env) ;;
+		mps50) be_pre=(env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50) lc_pre=(env) ;;
+		*)	gctl set search "$m"
+			# shellcheck disable=SC2206
+			be_pre=(env GSP_STATS_FILE="$LOGS/$tag.be.stats" $G --class be --spatial)
+			# shellcheck disable=SC2206
+			lc_pre=(env GSP_LC_SOLO_US="$s" GSP_LC_Q="$q"
+				GSP_SEARCH_LOG="$LOGS/$tag.search.csv"
+				GSP_STATS_FILE="$LOGS/$tag.lc.stats" "${model[@]}" "${gs[@]}"
+				$G --class lc) ;;
+		esac
 		rm -f "$LOGS/$tag".*
-		# shellcheck disable=SC2086
-		log_cmd $G --class be --spatial "$WL" run --be "$be" --duration $((dur + 3)) \
+		log_cmd "${be_pre[@]}" "$WL" run --be "$be" --duration $((dur + 3)) \
 			--trace-out "$LOGS/$tag.be.trace"
-		# shellcheck disable=SC2086
-		timeout -k 5 60 env GSP_STATS_FILE="$LOGS/$tag.be.stats" $G --class be --spatial \
-			"$WL" run --be "$be" --duration $((dur + 3)) \
+		timeout -k 5 60 "${be_pre[@]}" "$WL" run --be "$be" --duration $((dur + 3)) \
 			--trace-out "$LOGS/$tag.be.trace" >"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
 		bpid=$!
 		sleep 1.5
-		env_lc=(GSP_LC_SOLO_US="$s" GSP_LC_Q="$q" GSP_SEARCH_LOG="$LOGS/$tag.search.csv"
-			GSP_STATS_FILE="$LOGS/$tag.lc.stats" "${model[@]}" "${gs[@]}")
-		# shellcheck disable=SC2086
-		log_cmd env "${env_lc[@]}" $G --class lc "$WL" run --lc "$lc" --period-ms 2 \
-			--duration "$dur" --trace-out "$LOGS/$tag.lc.trace"
-		# shellcheck disable=SC2086
-		timeout -k 5 60 env "${env_lc[@]}" $G --class lc "$WL" run --lc "$lc" \
-			--period-ms 2 --duration "$dur" --trace-out "$LOGS/$tag.lc.trace" \
+		log_cmd "${lc_pre[@]}" "$WL" run --lc "$lc" --period-ms 2 --duration "$dur" \
+			--trace-out "$LOGS/$tag.lc.trace"
+		timeout -k 5 60 "${lc_pre[@]}" "$WL" run --lc "$lc" --period-ms 2 \
+			--duration "$dur" --trace-out "$LOGS/$tag.lc.trace" \
 			>"$LOGS/$tag.lc.out" 2>"$LOGS/$tag.lc.err"
 		wait "$bpid"
 		echo "$tag: $(grep -h '^search_cell\|^search_state' "$LOGS/$tag.lc.stats" 2>/dev/null | tr '\n' ' ')"

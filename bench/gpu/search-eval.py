@@ -7,7 +7,8 @@
 LOGS holds, per run PAIR.METHOD, the LC's search log (GSP_SEARCH_LOG,
 PAIR.METHOD.search.csv) and gsp-wl's traces (PAIR.METHOD.lc.trace: "lc
 START_NS LAT_NS" per request; PAIR.METHOD.be.trace: "be END_NS" per BE
-unit), and solo.txt ("solo LC P50 us"). What the user feels is taken
+unit), and solo.txt ("solo LC P50 us"; a search run uses the solo time
+its log says it was given). What the user feels is taken
 from gsp-wl's traces, never from the search's own log:
 
 - the oracle's table (the grid run's first pass over the grid): for each
@@ -21,7 +22,8 @@ from gsp-wl's traces, never from the search's own log:
   the BE rate of that cell in the oracle's table over the oracle's, and
   the requests begun after that whose latency exceeds Q times solo.
 
-Writes OUT/search.csv, OUT/cells.csv and OUT/detail.csv.
+Writes OUT/search.csv, OUT/cells.csv, OUT/detail.csv and
+OUT/sidebyside.csv (every run, mps and mps50 included, as beside() says).
 """
 import argparse
 import bisect
@@ -40,8 +42,20 @@ def read_log(path):
             rows.append({'start': int(r['start_ns']), 'end': int(r['end_ns']),
                          'n': int(r['n']), 'k': int(r['k']),
                          'state': int(r['state']),
-                         'reported': int(r['reported'])})
+                         'reported': int(r['reported']),
+                         'solo_ns': float(r['solo_us']) * 1e3})
     return rows
+
+
+def run_solo(base, solo_ns):
+    """The solo time a search run was given (its log says), else
+    solo.txt's: runs of several batches each keep their own."""
+    path = base + '.search.csv'
+    if os.path.exists(path):
+        log = read_log(path)
+        if log:
+            return log[0]['solo_ns']
+    return solo_ns
 
 
 def read_trace(path, kind):
@@ -110,6 +124,31 @@ def outcome(log, lc, solo_ns, q):
     return None, None, measured, 0, 0
 
 
+def beside(pair, m, base, lc, solo_ns, best, a):
+    """One run as the user feels it, from convergence on (a search: its
+    first invocation done; MPS: 0.5 s after its first request) to the
+    last request: the BE's units a second over the oracle's best cell,
+    the LC's p50 and p99 over solo, the requests and those over Q."""
+    nan = float('nan')
+    if m.startswith('mps'):
+        t0 = lc[0][0] + 0.5e9 if lc else None
+    else:
+        t0 = outcome(read_log(base + '.search.csv'), lc, solo_ns, a.q)[1]
+    after = sorted(lat for s, lat in lc if t0 is not None and s >= t0)
+    if not after:
+        return [pair, m, 'NaN', 'NaN', 'NaN', 0, 0, a.gpu]
+    t1 = max(s + lat for s, lat in lc)
+    units = sum(1 for (t,) in read_trace(base + '.be.trace', 'be')
+                if t0 <= t <= t1)
+    rate = units / ((t1 - t0) / 1e9)
+    frac = rate / best if best == best and best > 0 else nan
+    p99 = after[min(len(after) - 1, int(0.99 * len(after)))]
+    return [pair, m, f'{frac:.3f}',
+            f'{statistics.median(after) / solo_ns:.3f}',
+            f'{p99 / solo_ns:.3f}', len(after),
+            sum(1 for lat in after if lat > a.q * solo_ns), a.gpu]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--q', type=float, default=2.0)
@@ -126,10 +165,10 @@ def main():
                     solo[p[1]] = float(p[2]) * 1e3
     except OSError as e:
         sys.exit(f'search-eval: {e}')
-    runs = sorted(f[:-len('.search.csv')] for f in os.listdir(a.logs)
-                  if f.endswith('.search.csv'))
+    runs = sorted(f[:-len('.lc.trace')] for f in os.listdir(a.logs)
+                  if f.endswith('.lc.trace'))
     pairs = sorted({r.rsplit('.', 1)[0] for r in runs})
-    res, det, cells_out = [], [], []
+    res, det, cells_out, side = [], [], [], []
     for p in pairs:
         lcname = p.split('_')[0]
         if lcname not in solo:
@@ -149,8 +188,12 @@ def main():
             m = run.rsplit('.', 1)[1]
             base = os.path.join(a.logs, run)
             lc = read_trace(base + '.lc.trace', 'lc')
+            r_ns = run_solo(base, s_ns)
+            side.append(beside(p, m, base, lc, r_ns, best, a))
+            if m.startswith('mps'):
+                continue
             cell, done, inv, after, viol = outcome(
-                read_log(base + '.search.csv'), lc, s_ns, a.q)
+                read_log(base + '.search.csv'), lc, r_ns, a.q)
             frac = float('nan')
             if cell in tab and best == best and best > 0:
                 frac = tab[cell][1] / best
@@ -162,7 +205,7 @@ def main():
                         a.gpu])
             det.append([p, m, cell[0] if cell else '', cell[1] if cell else '',
                         f'{(done - lc[0][0]) / 1e9:.3f}' if cell and lc else '',
-                        inv, after, viol, f'{s_ns / 1e3:.1f}'])
+                        inv, after, viol, f'{r_ns / 1e3:.1f}'])
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, 'search.csv'), 'w', newline='') as f:
         w = csv.writer(f)
@@ -178,6 +221,11 @@ def main():
         w.writerow(['pair', 'method', 'n', 'k', 'done_s', 'invocations',
                     'requests_after', 'violations_after', 'lc_solo_us'])
         w.writerows(det)
+    with open(os.path.join(a.out, 'sidebyside.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['pair', 'mechanism', 'be_frac_of_oracle', 'lc_p50_x',
+                    'lc_p99_x', 'requests', 'over_q', 'gpu'])
+        w.writerows(side)
     print(f'search-eval: {len(res)} runs of {len(pairs)} pairs')
 
 
