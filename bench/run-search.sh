@@ -5,7 +5,7 @@
 # nvcc and the MPS binaries in PATH):
 #
 #   bench/run-search.sh [--pairs LIST] [--methods LIST] [--q Q]
-#                       [--models FILE] OUT
+#                       [--models FILE] [--tail] OUT
 #
 # For each LC/BE pair of gsp-bench's 24 (LC bp, lbm, hotspot, pathfinder,
 # streamcluster, spmv; BE cfd, md, mm, nn: gsp-wl workloads), one gspaced
@@ -17,6 +17,8 @@
 # measures every cell of the grid and is the oracle; nn, lr, gns, srs and
 # the nn_ methods need a model: FILE, gsp-select --model-out's table of
 # every pair (lc,be,n,k,lc_ratio,be_rate), else they run ns and say so.
+# --tail judges a cell by its greatest sample (GSP_SEARCH_TAIL=1) and
+# names the runs METHOD_tail (detail.csv and sidebyside.csv only).
 # mps and mps50 run the same two programs without gspace under plain MPS,
 # the BE at 100 % or 50 % of the threads (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE). Writes, per pair and method, the search's log, the
 # LC's requests and the BE's units (gsp-wl --trace-out) into OUT/logs.tgz,
@@ -34,19 +36,20 @@
 # spells them. Default: the 24 pairs, methods grid and ns, Q 2. About
 # 14 s a pair for grid (40 invocations a cell), 8 s for a method.
 set -uo pipefail
-pairs= methods=grid,ns q=2 models=
+pairs= methods=grid,ns q=2 models= tail=
 while [ $# -gt 1 ]; do
 	case $1 in
 	--pairs) pairs=$2; shift ;;
 	--methods) methods=$2; shift ;;
 	--q) q=$2; shift ;;
 	--models) models=$(realpath "$2"); shift ;;
+	--tail) tail=_tail ;;
 	*) echo "run-search: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
 case ${1:-} in
-''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] OUT" >&2; exit 2 ;;
+''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] [--tail] OUT" >&2; exit 2 ;;
 esac
 case $q in ''|*[!0-9.]*) echo "run-search: --q takes a ratio such as 2 or 1.5" >&2; exit 2 ;; esac
 for m in ${methods//,/ }; do
@@ -74,7 +77,7 @@ build_or_die run-search "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl"
 WL=$BUILD/gsp-wl
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none}"
+gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none} tail=${tail:-no}"
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
@@ -129,6 +132,7 @@ for p in ${pairs//,/ }; do
 	for m in ${methods//,/ }; do
 		tag=$p.$m
 		dur=3 gs=() model=()
+		case $m in mps*|grid) ;; *) [ -n "$tail" ] && tag=$p.$m$tail gs=(GSP_SEARCH_TAIL=1) ;; esac
 		# grid: 40 invocations a cell, 88 cells, one every 2 ms
 		[ "$m" = grid ] && dur=9 gs=(GSP_SEARCH_GRID_SAMPLES=40)
 		[ -f "$LOGS/models/$p.csv" ] && model=(GSP_SEARCH_MODEL="$LOGS/models/$p.csv")

@@ -33,6 +33,8 @@ import statistics
 import sys
 
 STATE_RUN, STATE_DONE = 2, 3
+METHODS = ('oracle', 'nn', 'lr', 'ns', 'gns', 'srs', 'nn_ns', 'nn_gns',
+           'nn_srs')
 
 
 def read_log(path):
@@ -198,6 +200,12 @@ def main():
             if cell in tab and best == best and best > 0:
                 frac = tab[cell][1] / best
             name = 'oracle' if m == 'grid' else m
+            if name not in METHODS:
+                # search.csv takes the methods only
+                det.append([p, m, cell[0] if cell else '',
+                            cell[1] if cell else '', '', inv, after, viol,
+                            f'{r_ns / 1e3:.1f}'])
+                continue
             if name == 'oracle' and ok:
                 frac = 1.0
             res.append([p, name, a.q, f'{frac:.3f}',

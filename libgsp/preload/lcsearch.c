@@ -26,7 +26,7 @@ static struct {
 	const char *model_path, *log_path;
 	uint64_t solo_ns;
 	double q;
-	unsigned int grid_samples;
+	unsigned int grid_samples, tail;
 	atomic_ullong pending;		/* start of the open episode, or 0 */
 	int tried;			/* set-up done, or given up */
 	struct gsp_agent *agent;	/* NULL: no search */
@@ -41,8 +41,15 @@ int gsp_lcsearch_config(void)
 	char *end;
 
 	const char *gs = getenv("GSP_SEARCH_GRID_SAMPLES");
+	const char *tail = getenv("GSP_SEARCH_TAIL");
 
 	lcs.model_path = getenv("GSP_SEARCH_MODEL");
+	if (tail && strcmp(tail, "0") && strcmp(tail, "1")) {
+		fprintf(stderr, "gsp: GSP_SEARCH_TAIL=%s is not 0 (a cell's median) or 1 (its greatest sample); passing every CUDA call through\n",
+			tail);
+		return -1;
+	}
+	lcs.tail = tail && !strcmp(tail, "1");
 	if (gs) {
 		unsigned long v;
 
@@ -154,6 +161,7 @@ static int setup(const struct lc_view *v)
 		.method = (enum gsp_agent_method)method,
 		.target_ns = tenant.lc_target_ns, .q = lcs.q,
 		.solo_ns = lcs.solo_ns, .grid_samples = lcs.grid_samples,
+		.tail = lcs.tail,
 		.hold_ns = gsp_board_load(&v->rw->lc_hold_ns),
 	};
 	unsigned int nsm;

@@ -102,7 +102,7 @@ static int search_begin(struct gsp_agent *a, uint64_t now)
 	struct gsp_search_cfg sc = {
 		.n_max = a->cfg.n_max, .k_max = GSP_AGENT_K,
 		.n_step = a->cfg.n_max / GSP_AGENT_COLS, .k_step = 1,
-		.q = a->q, .method = of[a->running],
+		.q = a->q, .method = of[a->running], .tail = a->cfg.tail,
 		.model = a->cfg.model ? table_model : NULL, .model_ctx = a,
 	};
 	struct gsp_search_cfg grid;
@@ -142,7 +142,7 @@ int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg)
 	    cfg->method >= GSP_AGENT_NR_METHODS ||
 	    (!cfg->target_ns && !(cfg->q > 0 && isfinite(cfg->q))))
 		return -EINVAL;
-	if (cfg->grid_samples > GSP_AGENT_GRID_MAX)
+	if (cfg->grid_samples > GSP_AGENT_GRID_MAX || cfg->tail > 1)
 		return -EINVAL;
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;

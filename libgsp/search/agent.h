@@ -63,6 +63,7 @@ struct gsp_agent_cfg {
 	uint64_t solo_ns;
 	uint64_t hold_ns;		/* episodes closer than this: one */
 	unsigned int grid_samples;	/* grid: 1..GSP_AGENT_GRID_MAX, 0: default */
+	unsigned int tail;		/* the search's cfg.tail, 0 or 1 */
 	/* The model over the grid (NULL: none), in its numbering. */
 	const struct gsp_search_pred *model;
 };

@@ -374,7 +374,7 @@ static int resolve(const struct gsp_search_cfg *in, struct gsp_search_cfg *out)
 	}
 	if (out->n_step > out->n_max || out->k_step > out->k_max)
 		return -EINVAL;
-	if (!(out->q > 0) || !isfinite(out->q))
+	if (!(out->q > 0) || !isfinite(out->q) || out->tail > 1)
 		return -EINVAL;
 	if ((unsigned int)out->method >= GSP_SEARCH_NR_METHODS)
 		return -EINVAL;
@@ -521,6 +521,16 @@ int gsp_search_next(struct gsp_search *s, struct gsp_cell *cell)
 }
 
 /* The median of @n values, sorted in place (n is small). */
+static double greatest(const double *v, unsigned int n)
+{
+	double m = v[0];
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		m = fmax(m, v[i]);
+	return m;
+}
+
 static double median(double *v, unsigned int n)
 {
 	unsigned int i, j;
@@ -551,7 +561,7 @@ static int cell_done(const struct gsp_search *s)
 
 	if (s->nsamp >= s->cfg.samples)
 		return 1;
-	if (!isfinite(band))
+	if (!isfinite(band) || s->cfg.tail)
 		return 0;
 	if (s->nsamp == 1)
 		return s->lc_s[0] < q - band;
@@ -584,10 +594,14 @@ int gsp_search_report(struct gsp_search *s, struct gsp_cell cell,
 		s->violations++;
 	if (!cell_done(s))
 		return 0;
-	/* Each metric's own median: one outlier in three moves neither. */
+	/*
+	 * Each metric's own median: one outlier in three moves neither;
+	 * under tail the LC's greatest, every sample taken (cell_done()).
+	 */
 	c = s->pending;
 	memcpy(v, s->lc_s, sizeof(v));
-	s->cells[c].lc = median(v, s->nsamp);
+	s->cells[c].lc = s->cfg.tail ? greatest(v, s->nsamp) :
+				       median(v, s->nsamp);
 	memcpy(v, s->be_s, sizeof(v));
 	s->cells[c].be = median(v, s->nsamp);
 	s->cells[c].flags |= CELL_MEASURED;

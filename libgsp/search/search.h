@@ -144,6 +144,13 @@ struct gsp_search_cfg {
 	 * off: every cell takes samples, NS measures every neighbour.
 	 */
 	double band;
+	/*
+	 * 0: a cell's LC ratio is the median of its samples; 1: the
+	 * greatest of all samples (every cell takes them all), so that a
+	 * cell near q whose requests are noisy counts as over it
+	 * (Documentation/partition-auto.rst).
+	 */
+	unsigned int tail;
 };
 
 /* Why the search ended. */
