@@ -102,4 +102,72 @@ static inline void expect_knob(struct __test_meta *_metadata, const char *knob,
 	ASSERT_EQ(0, strcmp(want, buf));
 }
 
+#define LC_FIXTURE_KNOBS	4
+
+/*
+ * What gspace_protect_test's and gspace_search_test's fixtures hold: the
+ * caller's descriptor and its read-only board, two LC tenants, and the
+ * knobs a test changes, saved and put back in reverse (the first comes
+ * back last).
+ */
+struct lc_fixture {
+	int fd;
+	struct gsp_info info;
+	struct gspace_board *b;	/* a BE tenant's read-only mapping */
+	const char *const *knobs;
+	unsigned int nknobs;
+	char saved[LC_FIXTURE_KNOBS][64];
+	int restore;
+	struct lc_tenant lc[2];
+};
+
+/* Needs @feature (named @what) from ABI 1.@minor on; saves @knobs. */
+static inline void lc_fixture_setup(struct __test_meta *_metadata,
+				    struct lc_fixture *f,
+				    const char *const *knobs,
+				    unsigned int nknobs, uint64_t feature,
+				    const char *what, unsigned int minor)
+{
+	unsigned int i;
+
+	f->fd = -1;
+	f->b = NULL;
+	f->restore = 0;
+	f->knobs = knobs;
+	f->nknobs = nknobs;
+	for (i = 0; i < 2; i++) {
+		f->lc[i].fd = -1;
+		f->lc[i].rw = NULL;
+	}
+	ASSERT_GE(LC_FIXTURE_KNOBS, nknobs);
+	f->fd = t_open(_metadata);
+	t_info(_metadata, f->fd, &f->info);
+	if (!(f->info.v.features & feature))
+		TH_LOG("the arbiter (ABI %u.%u) lacks %s",
+		       f->info.v.abi_major, f->info.v.abi_minor, what);
+	ASSERT_TRUE(f->info.v.features & feature);
+	ASSERT_LE(minor, f->info.v.abi_minor);
+	f->b = gsp_board_map(f->fd, 0);
+	ASSERT_NE(NULL, f->b);
+	/* Every test sets knobs: root on the device, an admin of gspaced. */
+	for (i = 0; i < nknobs; i++)
+		t_knob_save(_metadata, knobs[i], f->saved[i],
+			    sizeof(f->saved[i]));
+	f->restore = 1;
+}
+
+static inline void lc_fixture_teardown(struct __test_meta *_metadata,
+				       struct lc_fixture *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		lc_close(&f->lc[i]);
+	for (i = f->nknobs; f->restore && i-- > 0;)
+		EXPECT_EQ(0, knob_write(f->knobs[i], f->saved[i]));
+	if (f->b)
+		munmap(f->b, GSPACE_BOARD_SIZE);
+	t_close(&f->fd);
+}
+
 #endif /* GSP_SELFTEST_LC_H */

@@ -25,53 +25,18 @@ static const char *const knobs[] = {
 #define NKNOBS	(sizeof(knobs) / sizeof(knobs[0]))
 
 FIXTURE(protect) {
-	int fd;
-	struct gsp_info info;
-	struct gspace_board *b;	/* a BE tenant's read-only mapping */
-	char saved[NKNOBS][64];
-	int restore;
-	struct lc_tenant lc[2];
+	struct lc_fixture f;
 };
 
 FIXTURE_SETUP(protect)
 {
-	unsigned int i;
-
-	self->fd = -1;
-	self->b = NULL;
-	self->restore = 0;
-	for (i = 0; i < 2; i++) {
-		self->lc[i].fd = -1;
-		self->lc[i].rw = NULL;
-	}
-	self->fd = t_open(_metadata);
-	t_info(_metadata, self->fd, &self->info);
-	if (!(self->info.v.features & GSPACE_FEAT_PROTECT))
-		TH_LOG("the arbiter (ABI %u.%u) lacks GSPACE_FEAT_PROTECT",
-		       self->info.v.abi_major, self->info.v.abi_minor);
-	ASSERT_TRUE(self->info.v.features & GSPACE_FEAT_PROTECT);
-	ASSERT_LE(3, self->info.v.abi_minor);
-	self->b = gsp_board_map(self->fd, 0);
-	ASSERT_NE(NULL, self->b);
-	/* Every test sets knobs: root on the device, an admin of gspaced. */
-	for (i = 0; i < NKNOBS; i++)
-		t_knob_save(_metadata, knobs[i], self->saved[i],
-			    sizeof(self->saved[i]));
-	self->restore = 1;
+	lc_fixture_setup(_metadata, &self->f, knobs, NKNOBS, GSPACE_FEAT_PROTECT,
+			 "GSPACE_FEAT_PROTECT", 3);
 }
 
 FIXTURE_TEARDOWN(protect)
 {
-	unsigned int i;
-
-	for (i = 0; i < 2; i++)
-		lc_close(&self->lc[i]);
-	/* In reverse: the partition comes back last. */
-	for (i = NKNOBS; self->restore && i-- > 0;)
-		EXPECT_EQ(0, knob_write(knobs[i], self->saved[i]));
-	if (self->b)
-		munmap(self->b, GSPACE_BOARD_SIZE);
-	t_close(&self->fd);
+	lc_fixture_teardown(_metadata, &self->f);
 }
 
 /* Every device of the board, present or not, has @mode. */
@@ -97,16 +62,16 @@ TEST_F(protect, knob_validated_and_published)
 
 	ASSERT_EQ(0, knob_write("protect", "reactive"));
 	expect_knob(_metadata, "protect", "reactive");
-	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_REACTIVE));
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_PROTECT_REACTIVE));
 	ASSERT_EQ(0, knob_write("protect", "reserved\n"));
 	expect_knob(_metadata, "protect", "reserved");
-	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_RESERVED));
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_PROTECT_RESERVED));
 	ASSERT_EQ(0, knob_write("protect", "preemptive\n"));
 	expect_knob(_metadata, "protect", "preemptive");
-	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREEMPTIVE));
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_PROTECT_PREEMPTIVE));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
 	expect_knob(_metadata, "protect", "predictive");
-	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREDICTIVE));
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_PROTECT_PREDICTIVE));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int r = knob_write("protect", bad[i]);
 
@@ -115,7 +80,7 @@ TEST_F(protect, knob_validated_and_published)
 		EXPECT_EQ(-EINVAL, r);
 	}
 	expect_knob(_metadata, "protect", "predictive");
-	EXPECT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREDICTIVE));
+	EXPECT_TRUE(all_devices(self->f.b, GSPACE_PROTECT_PREDICTIVE));
 }
 
 TEST_F(protect, lead_validated_and_published)
@@ -128,11 +93,11 @@ TEST_F(protect, lead_validated_and_published)
 
 	ASSERT_EQ(0, knob_write("predict_lead_us", "750"));
 	expect_knob(_metadata, "predict_lead_us", "750");
-	ASSERT_EQ(750000, self->b->predict_lead_ns);
+	ASSERT_EQ(750000, self->f.b->predict_lead_ns);
 	ASSERT_EQ(0, knob_write("predict_lead_us", "1"));
-	ASSERT_EQ(1000, self->b->predict_lead_ns);
+	ASSERT_EQ(1000, self->f.b->predict_lead_ns);
 	ASSERT_EQ(0, knob_write("predict_lead_us", "100000"));
-	lead = self->b->predict_lead_ns;
+	lead = self->f.b->predict_lead_ns;
 	ASSERT_EQ(100000000, lead);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int r = knob_write("predict_lead_us", bad[i]);
@@ -142,7 +107,7 @@ TEST_F(protect, lead_validated_and_published)
 			       r);
 		EXPECT_EQ(-EINVAL, r);
 	}
-	EXPECT_EQ(lead, self->b->predict_lead_ns);
+	EXPECT_EQ(lead, self->f.b->predict_lead_ns);
 }
 
 /* reserved: the request stands from the slot's start to its end. */
@@ -150,75 +115,75 @@ TEST_F(protect, reserved_follows_the_slot)
 {
 	uint64_t w;
 
-	if (!self->info.v.lc_allowed)
+	if (!self->f.info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "reserved"));
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 
 	/* Given a slot: asked at once, nothing in flight. */
-	lc_open(_metadata, &self->lc[0], 0);
-	w = part_req(self->b, 0);
+	lc_open(_metadata, &self->f.lc[0], 0);
+	w = part_req(self->f.b, 0);
 	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(w));
 	/* In flight and back: it stays. */
-	lc_inflight(&self->lc[0], 1);
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
-	lc_inflight(&self->lc[0], 0);
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	lc_inflight(&self->f.lc[0], 1);
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
+	lc_inflight(&self->f.lc[0], 0);
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 
 	/* The mode changes: recomputed at once, both ways. */
 	ASSERT_EQ(0, knob_write("protect", "reactive"));
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "reserved"));
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 	/* Other devices are not asked. */
-	if (self->info.num_devices > 1)
-		EXPECT_EQ(0, req_nk(self->b, 1));
+	if (self->f.info.num_devices > 1)
+		EXPECT_EQ(0, req_nk(self->f.b, 1));
 
 	/* Back to BE: withdrawn; LC again: asked again. */
-	ASSERT_OK(ctx_set_raw(self->lc[0].fd, 0, GSPACE_CLASS_BE, 100, 0));
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	ASSERT_OK(ctx_set_raw(self->lc[0].fd, 0, GSPACE_CLASS_LC, 100, 0));
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	ASSERT_OK(ctx_set_raw(self->f.lc[0].fd, 0, GSPACE_CLASS_BE, 100, 0));
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	ASSERT_OK(ctx_set_raw(self->f.lc[0].fd, 0, GSPACE_CLASS_LC, 100, 0));
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 
 	/* Two tenants: up until both are gone. */
-	lc_open(_metadata, &self->lc[1], 0);
-	lc_close(&self->lc[0]);
-	slot_freed(_metadata, self->b, self->lc[0].slot);
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
-	w = part_req(self->b, 0);
-	lc_close(&self->lc[1]);
-	slot_freed(_metadata, self->b, self->lc[1].slot);
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	lc_open(_metadata, &self->f.lc[1], 0);
+	lc_close(&self->f.lc[0]);
+	slot_freed(_metadata, self->f.b, self->f.lc[0].slot);
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
+	w = part_req(self->f.b, 0);
+	lc_close(&self->f.lc[1]);
+	slot_freed(_metadata, self->f.b, self->f.lc[1].slot);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 	ASSERT_NE(GSP_BOARD_REQ_EPOCH(w),
-		  GSP_BOARD_REQ_EPOCH(part_req(self->b, 0)));
+		  GSP_BOARD_REQ_EPOCH(part_req(self->f.b, 0)));
 	/* Partition off is off, in any mode. */
-	lc_open(_metadata, &self->lc[0], 0);
+	lc_open(_metadata, &self->f.lc[0], 0);
 	ASSERT_EQ(0, knob_write("partition", "0,0"));
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 }
 
 TEST_F(protect, reserved_moves_with_the_device)
 {
-	if (!self->info.v.lc_allowed)
+	if (!self->f.info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
-	if (self->info.num_devices < 2)
+	if (self->f.info.num_devices < 2)
 		SKIP("one device only");
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "reserved"));
-	lc_open(_metadata, &self->lc[0], 0);
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
-	ASSERT_OK(ctx_set_raw(self->lc[0].fd, 1, GSPACE_CLASS_LC, 100, 0));
-	EXPECT_EQ(0, req_nk(self->b, 0));
-	EXPECT_EQ(REQ_NK(8, 2), req_nk(self->b, 1));
+	lc_open(_metadata, &self->f.lc[0], 0);
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
+	ASSERT_OK(ctx_set_raw(self->f.lc[0].fd, 1, GSPACE_CLASS_LC, 100, 0));
+	EXPECT_EQ(0, req_nk(self->f.b, 0));
+	EXPECT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 1));
 	/* A tenant that starts on device 1 asks there at once. */
-	lc_open(_metadata, &self->lc[1], 1);
-	lc_close(&self->lc[0]);
-	slot_freed(_metadata, self->b, self->lc[0].slot);
-	EXPECT_EQ(REQ_NK(8, 2), req_nk(self->b, 1));
-	EXPECT_EQ(0, req_nk(self->b, 0));
+	lc_open(_metadata, &self->f.lc[1], 1);
+	lc_close(&self->f.lc[0]);
+	slot_freed(_metadata, self->f.b, self->f.lc[0].slot);
+	EXPECT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 1));
+	EXPECT_EQ(0, req_nk(self->f.b, 0));
 }
 
 /* predictive: in flight or reserving. */
@@ -226,39 +191,39 @@ TEST_F(protect, predictive_follows_reserve)
 {
 	uint64_t w;
 
-	if (!self->info.v.lc_allowed)
+	if (!self->f.info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
-	lc_open(_metadata, &self->lc[0], 0);
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	ASSERT_EQ(0, self->b->lc[self->lc[0].slot].reserve);
+	lc_open(_metadata, &self->f.lc[0], 0);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	ASSERT_EQ(0, self->f.b->lc[self->f.lc[0].slot].reserve);
 
 	/* The BE tenant's read-only mapping sees the reservation. */
-	w = lc_reserve(&self->lc[0], 1);
-	ASSERT_EQ(w, part_req(self->b, 0));
+	w = lc_reserve(&self->f.lc[0], 1);
+	ASSERT_EQ(w, part_req(self->f.b, 0));
 	ASSERT_EQ(REQ_NK(8, 2), GSP_BOARD_REQ_NK(w));
-	ASSERT_NE(0, self->b->lc[self->lc[0].slot].reserve);
+	ASSERT_NE(0, self->f.b->lc[self->f.lc[0].slot].reserve);
 	/* The work starts, then the reservation goes: still asked. */
-	lc_inflight(&self->lc[0], 1);
-	lc_reserve(&self->lc[0], 0);
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
-	lc_inflight(&self->lc[0], 0);
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	lc_inflight(&self->f.lc[0], 1);
+	lc_reserve(&self->f.lc[0], 0);
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
+	lc_inflight(&self->f.lc[0], 0);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 
 	/* Reserving when the mode goes reactive: withdrawn, and back. */
-	lc_reserve(&self->lc[0], 1);
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	lc_reserve(&self->f.lc[0], 1);
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "reactive"));
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 
 	/* Its slot goes with the tenant, the reservation with it. */
-	lc_close(&self->lc[0]);
-	slot_freed(_metadata, self->b, self->lc[0].slot);
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	ASSERT_EQ(0, self->b->lc[self->lc[0].slot].reserve);
+	lc_close(&self->f.lc[0]);
+	slot_freed(_metadata, self->f.b, self->f.lc[0].slot);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	ASSERT_EQ(0, self->f.b->lc[self->f.lc[0].slot].reserve);
 }
 
 /* preemptive: in flight, as reactive, but the whole device. */
@@ -266,52 +231,52 @@ TEST_F(protect, preemptive_asks_for_the_whole_device)
 {
 	uint64_t w;
 
-	if (!self->info.v.lc_allowed)
+	if (!self->f.info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
-	ASSERT_TRUE(self->info.v.features & GSPACE_FEAT_PREEMPT);
+	ASSERT_TRUE(self->f.info.v.features & GSPACE_FEAT_PREEMPT);
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "preemptive"));
-	ASSERT_TRUE(all_devices(self->b, GSPACE_PROTECT_PREEMPTIVE));
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_PROTECT_PREEMPTIVE));
 
 	/* A slot held, idle or reserving, asks for nothing. */
-	lc_open(_metadata, &self->lc[0], 0);
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	lc_reserve(&self->lc[0], 1);
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	lc_reserve(&self->lc[0], 0);
+	lc_open(_metadata, &self->f.lc[0], 0);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	lc_reserve(&self->f.lc[0], 1);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	lc_reserve(&self->f.lc[0], 0);
 
 	/* In flight: the whole device, seen by the BE's read-only mapping. */
-	w = lc_inflight(&self->lc[0], 1);
-	ASSERT_EQ(w, part_req(self->b, 0));
+	w = lc_inflight(&self->f.lc[0], 1);
+	ASSERT_EQ(w, part_req(self->f.b, 0));
 	ASSERT_EQ(REQ_ALL, GSP_BOARD_REQ_NK(w));
 	ASSERT_EQ(GSPACE_PART_MAX_N, GSP_BOARD_REQ_N(w));
 	ASSERT_EQ(GSPACE_PART_MAX_K, GSP_BOARD_REQ_K(w));
-	if (self->info.num_devices > 1)
-		EXPECT_EQ(0, req_nk(self->b, 1));
+	if (self->f.info.num_devices > 1)
+		EXPECT_EQ(0, req_nk(self->f.b, 1));
 
 	/* The arbiter's own recomputation follows the same rule. */
 	ASSERT_EQ(0, knob_write("protect", "reactive"));
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "preemptive"));
-	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("partition", "4,1"));
-	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
 	/* Spatial sharing off is off, in flight or not. */
 	ASSERT_EQ(0, knob_write("partition", "0,0"));
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
-	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
 
 	/* Done: withdrawn. A second tenant keeps it up while in flight. */
-	lc_inflight(&self->lc[0], 0);
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	lc_open(_metadata, &self->lc[1], 0);
-	lc_inflight(&self->lc[1], 2);
-	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	lc_inflight(&self->f.lc[0], 0);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	lc_open(_metadata, &self->f.lc[1], 0);
+	lc_inflight(&self->f.lc[1], 2);
+	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
 	/* Its slot goes with its file: withdrawn by the arbiter. */
-	lc_close(&self->lc[1]);
-	slot_freed(_metadata, self->b, self->lc[1].slot);
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	lc_close(&self->f.lc[1]);
+	slot_freed(_metadata, self->f.b, self->f.lc[1].slot);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 }
 
 /* A reserving LC tenant killed must not leave BE kernels partitioned. */
@@ -320,7 +285,7 @@ TEST_F(protect, killed_reserving_lc_withdrawn)
 	int pipefd[2], slot = -1, status, i;
 	pid_t pid;
 
-	if (!self->info.v.lc_allowed)
+	if (!self->f.info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(0, knob_write("protect", "predictive"));
@@ -349,15 +314,15 @@ TEST_F(protect, killed_reserving_lc_withdrawn)
 	ASSERT_EQ(sizeof(int), read(pipefd[0], &slot, sizeof(int)));
 	close(pipefd[0]);
 	ASSERT_LE(0, slot);
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
-	ASSERT_NE(0, self->b->lc[slot].reserve);
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
+	ASSERT_NE(0, self->f.b->lc[slot].reserve);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	for (i = 0; i < 500 && req_nk(self->b, 0); i++)
+	for (i = 0; i < 500 && req_nk(self->f.b, 0); i++)
 		sleep_ms(10);
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	ASSERT_EQ(0, self->b->lc[slot].owner);
-	ASSERT_EQ(0, self->b->lc[slot].reserve);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	ASSERT_EQ(0, self->f.b->lc[slot].owner);
+	ASSERT_EQ(0, self->f.b->lc[slot].reserve);
 }
 
 TEST_HARNESS_MAIN

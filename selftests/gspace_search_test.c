@@ -17,51 +17,18 @@ static const char *const knobs[] = { "partition", "search", "protect" };
 #define NKNOBS	(sizeof(knobs) / sizeof(knobs[0]))
 
 FIXTURE(search) {
-	int fd;
-	struct gsp_info info;
-	struct gspace_board *b;	/* a BE tenant's read-only mapping */
-	char saved[NKNOBS][64];
-	int restore;
-	struct lc_tenant lc[2];
+	struct lc_fixture f;
 };
 
 FIXTURE_SETUP(search)
 {
-	unsigned int i;
-
-	self->fd = -1;
-	self->b = NULL;
-	self->restore = 0;
-	for (i = 0; i < 2; i++) {
-		self->lc[i].fd = -1;
-		self->lc[i].rw = NULL;
-	}
-	self->fd = t_open(_metadata);
-	t_info(_metadata, self->fd, &self->info);
-	if (!(self->info.v.features & GSPACE_FEAT_PART_AUTO))
-		TH_LOG("the arbiter (ABI %u.%u) lacks GSPACE_FEAT_PART_AUTO",
-		       self->info.v.abi_major, self->info.v.abi_minor);
-	ASSERT_TRUE(self->info.v.features & GSPACE_FEAT_PART_AUTO);
-	ASSERT_LE(5, self->info.v.abi_minor);
-	self->b = gsp_board_map(self->fd, 0);
-	ASSERT_NE(NULL, self->b);
-	for (i = 0; i < NKNOBS; i++)
-		t_knob_save(_metadata, knobs[i], self->saved[i],
-			    sizeof(self->saved[i]));
-	self->restore = 1;
+	lc_fixture_setup(_metadata, &self->f, knobs, NKNOBS, GSPACE_FEAT_PART_AUTO,
+			 "GSPACE_FEAT_PART_AUTO", 5);
 }
 
 FIXTURE_TEARDOWN(search)
 {
-	unsigned int i;
-
-	for (i = 0; i < 2; i++)
-		lc_close(&self->lc[i]);
-	for (i = NKNOBS; self->restore && i-- > 0;)
-		EXPECT_EQ(0, knob_write(knobs[i], self->saved[i]));
-	if (self->b)
-		munmap(self->b, GSPACE_BOARD_SIZE);
-	t_close(&self->fd);
+	lc_fixture_teardown(_metadata, &self->f);
 }
 
 /* Every device of the board, present or not, publishes @search. */
@@ -87,13 +54,13 @@ TEST_F(search, knobs_validated_and_published)
 	ASSERT_EQ(0, knob_write("search", "ns"));
 	ASSERT_EQ(0, knob_write("partition", "auto"));
 	expect_knob(_metadata, "partition", "auto");
-	ASSERT_TRUE(all_devices(self->b, GSPACE_SEARCH_NS));
-	ASSERT_EQ(0, self->b->dev[0].part_n);
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_SEARCH_NS));
+	ASSERT_EQ(0, self->f.b->dev[0].part_n);
 	ASSERT_EQ(0, knob_write("search", "grid\n"));
 	expect_knob(_metadata, "search", "grid");
-	ASSERT_TRUE(all_devices(self->b, GSPACE_SEARCH_GRID));
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_SEARCH_GRID));
 	ASSERT_EQ(0, knob_write("search", "nn_srs"));
-	ASSERT_TRUE(all_devices(self->b, GSPACE_SEARCH_NN_SRS));
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_SEARCH_NN_SRS));
 	for (i = 0; i < sizeof(bad_search) / sizeof(bad_search[0]); i++) {
 		int r = knob_write("search", bad_search[i]);
 
@@ -109,8 +76,8 @@ TEST_F(search, knobs_validated_and_published)
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	expect_knob(_metadata, "partition", "8,2");
 	expect_knob(_metadata, "search", "nn_srs");
-	ASSERT_TRUE(all_devices(self->b, GSPACE_SEARCH_OFF));
-	ASSERT_EQ(8, self->b->dev[0].part_n);
+	ASSERT_TRUE(all_devices(self->f.b, GSPACE_SEARCH_OFF));
+	ASSERT_EQ(8, self->f.b->dev[0].part_n);
 }
 
 static uint64_t lc_cell(struct lc_tenant *t, uint32_t n, uint32_t k)
@@ -123,60 +90,60 @@ TEST_F(search, cells_claimed)
 {
 	int i;
 
-	if (!self->info.v.lc_allowed)
+	if (!self->f.info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
 	ASSERT_EQ(0, knob_write("protect", "reactive"));
 	ASSERT_EQ(0, knob_write("partition", "auto"));
 	for (i = 0; i < 2; i++)
-		lc_open(_metadata, &self->lc[i], 0);
-	ASSERT_EQ(0, req_nk(self->b, 0));
-	lc_cell(&self->lc[0], 48, 4);
-	ASSERT_EQ(0, req_nk(self->b, 0));	/* a cell alone claims nothing */
-	lc_inflight(&self->lc[0], 1);
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->b, 0));
+		lc_open(_metadata, &self->f.lc[i], 0);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
+	lc_cell(&self->f.lc[0], 48, 4);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));	/* a cell alone claims nothing */
+	lc_inflight(&self->f.lc[0], 1);
+	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
 	/* in flight without a cell: the whole device */
-	lc_inflight(&self->lc[1], 1);
-	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	lc_inflight(&self->f.lc[1], 1);
+	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
 	/* two cells: the greatest n and the greatest k */
-	lc_cell(&self->lc[1], 96, 2);
-	ASSERT_EQ(REQ_NK(96, 4), req_nk(self->b, 0));
-	lc_inflight(&self->lc[1], 0);
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->b, 0));
+	lc_cell(&self->f.lc[1], 96, 2);
+	ASSERT_EQ(REQ_NK(96, 4), req_nk(self->f.b, 0));
+	lc_inflight(&self->f.lc[1], 0);
+	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
 	/* the arbiter's own recomputation follows the same rule */
 	ASSERT_EQ(0, knob_write("protect", "reserved"));
-	ASSERT_EQ(REQ_NK(96, 4), req_nk(self->b, 0));
+	ASSERT_EQ(REQ_NK(96, 4), req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "preemptive"));
-	ASSERT_EQ(REQ_ALL, req_nk(self->b, 0));
+	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "reactive"));
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->b, 0));
+	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
 	/* off auto, the operator's partition again */
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
-	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->b, 0));
+	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("partition", "auto"));
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->b, 0));
-	lc_inflight(&self->lc[0], 0);
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
+	lc_inflight(&self->f.lc[0], 0);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 }
 
 TEST_F(search, slot_words_zeroed_with_owner)
 {
 	int slot;
 
-	if (!self->info.v.lc_allowed)
+	if (!self->f.info.v.lc_allowed)
 		SKIP("this caller may not use GSPACE_CLASS_LC");
 	ASSERT_EQ(0, knob_write("partition", "auto"));
-	lc_open(_metadata, &self->lc[0], 0);
-	slot = self->lc[0].slot;
-	lc_cell(&self->lc[0], 24, 8);
-	lc_write(&self->lc[0], &self->lc[0].rw->lc[slot].search,
+	lc_open(_metadata, &self->f.lc[0], 0);
+	slot = self->f.lc[0].slot;
+	lc_cell(&self->f.lc[0], 24, 8);
+	lc_write(&self->f.lc[0], &self->f.lc[0].rw->lc[slot].search,
 		 GSPACE_BOARD_SEARCH(GSPACE_SEARCH_NS, 2, 5, 40));
-	lc_inflight(&self->lc[0], 3);
-	ASSERT_EQ(REQ_NK(24, 8), req_nk(self->b, 0));
-	lc_close(&self->lc[0]);
-	slot_freed(_metadata, self->b, slot);
-	ASSERT_EQ(0, self->b->lc[slot].cell);
-	ASSERT_EQ(0, self->b->lc[slot].search);
-	ASSERT_EQ(0, req_nk(self->b, 0));
+	lc_inflight(&self->f.lc[0], 3);
+	ASSERT_EQ(REQ_NK(24, 8), req_nk(self->f.b, 0));
+	lc_close(&self->f.lc[0]);
+	slot_freed(_metadata, self->f.b, slot);
+	ASSERT_EQ(0, self->f.b->lc[slot].cell);
+	ASSERT_EQ(0, self->f.b->lc[slot].search);
+	ASSERT_EQ(0, req_nk(self->f.b, 0));
 }
 
 TEST_HARNESS_MAIN
