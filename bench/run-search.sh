@@ -5,7 +5,8 @@
 # nvcc and the MPS binaries in PATH):
 #
 #   bench/run-search.sh [--pairs LIST] [--methods LIST] [--q Q]
-#                       [--models FILE] [--tail] OUT
+#                       [--models FILE] [--tail] [--no-guard]
+#                       [--oracle CELLS] OUT
 #
 # For each LC/BE pair of gsp-bench's 24 (LC bp, lbm, hotspot, pathfinder,
 # streamcluster, spmv; BE cfd, md, mm, nn: gsp-wl workloads), one gspaced
@@ -19,6 +20,9 @@
 # every pair (lc,be,n,k,lc_ratio,be_rate), else they run ns and say so.
 # --tail judges a cell by its greatest sample (GSP_SEARCH_TAIL=1) and
 # names the runs METHOD_tail (detail.csv and sidebyside.csv only).
+# --no-guard holds the chosen cell (GSP_SEARCH_GUARD=0) and names the
+# runs METHOD_noguard likewise. --oracle CELLS gives search-eval.py an
+# earlier run's cells.csv for pairs this run measures no grid of.
 # mps and mps50 run the same two programs without gspace under plain MPS,
 # the BE at 100 % or 50 % of the threads (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE). Writes, per pair and method, the search's log, the
 # LC's requests and the BE's units (gsp-wl --trace-out) into OUT/logs.tgz,
@@ -36,7 +40,7 @@
 # spells them. Default: the 24 pairs, methods grid and ns, Q 2. About
 # 14 s a pair for grid (40 invocations a cell), 8 s for a method.
 set -uo pipefail
-pairs= methods=grid,ns q=2 models= tail=
+pairs='' methods=grid,ns q=2 models='' tail='' noguard='' oracle=()
 while [ $# -gt 1 ]; do
 	case $1 in
 	--pairs) pairs=$2; shift ;;
@@ -44,12 +48,14 @@ while [ $# -gt 1 ]; do
 	--q) q=$2; shift ;;
 	--models) models=$(realpath "$2"); shift ;;
 	--tail) tail=_tail ;;
+	--no-guard) noguard=_noguard ;;
+	--oracle) oracle=(--oracle "$(realpath "$2")"); shift ;;
 	*) echo "run-search: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
 case ${1:-} in
-''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] [--tail] OUT" >&2; exit 2 ;;
+''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] [--tail] [--no-guard] [--oracle CELLS] OUT" >&2; exit 2 ;;
 esac
 case $q in ''|*[!0-9.]*) echo "run-search: --q takes a ratio such as 2 or 1.5" >&2; exit 2 ;; esac
 for m in ${methods//,/ }; do
@@ -77,7 +83,7 @@ build_or_die run-search "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl"
 WL=$BUILD/gsp-wl
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none} tail=${tail:-no}"
+gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none} tail=${tail:-no} guard=${noguard:-on}"
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
@@ -132,7 +138,10 @@ for p in ${pairs//,/ }; do
 	for m in ${methods//,/ }; do
 		tag=$p.$m
 		dur=3 gs=() model=()
-		case $m in mps*|grid) ;; *) [ -n "$tail" ] && tag=$p.$m$tail gs=(GSP_SEARCH_TAIL=1) ;; esac
+		case $m in mps*|grid) ;; *)
+			[ -n "$tail" ] && tag=$tag$tail gs+=(GSP_SEARCH_TAIL=1)
+			[ -n "$noguard" ] && tag=$tag$noguard gs+=(GSP_SEARCH_GUARD=0) ;;
+		esac
 		# grid: 40 invocations a cell, 88 cells, one every 2 ms
 		[ "$m" = grid ] && dur=9 gs=(GSP_SEARCH_GRID_SAMPLES=40)
 		[ -f "$LOGS/models/$p.csv" ] && model=(GSP_SEARCH_MODEL="$LOGS/models/$p.csv")
@@ -165,5 +174,5 @@ for p in ${pairs//,/ }; do
 	done
 done
 
-log_cmd python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "$LOGS" "$OUT"
-python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "$LOGS" "$OUT"
+log_cmd python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "${oracle[@]}" "$LOGS" "$OUT"
+python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "${oracle[@]}" "$LOGS" "$OUT"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Evaluates bench/run-search.sh's runs (standard library only).
 
-    search-eval.py [--q Q] [--gpu NAME] LOGS OUT
+    search-eval.py [--q Q] [--gpu NAME] [--oracle CELLS] LOGS OUT
 
 LOGS holds, per run PAIR.METHOD, the LC's search log (GSP_SEARCH_LOG,
 PAIR.METHOD.search.csv) and gsp-wl's traces (PAIR.METHOD.lc.trace: "lc
@@ -21,6 +21,10 @@ from gsp-wl's traces, never from the search's own log:
   state done), the invocations it measured before (solo not counted),
   the BE rate of that cell in the oracle's table over the oracle's, and
   the requests begun after that whose latency exceeds Q times solo.
+
+--oracle CELLS takes the oracle's table of a pair with no grid run in
+LOGS from an earlier run's cells.csv (its BE rates are that run's: say
+so beside the numbers).
 
 Writes OUT/search.csv, OUT/cells.csv, OUT/detail.csv and
 OUT/sidebyside.csv (every run, mps and mps50 included, as beside() says).
@@ -155,6 +159,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--q', type=float, default=2.0)
     ap.add_argument('--gpu', default='unknown')
+    ap.add_argument('--oracle', help="an earlier run's cells.csv")
     ap.add_argument('logs')
     ap.add_argument('out')
     a = ap.parse_args()
@@ -167,6 +172,16 @@ def main():
                     solo[p[1]] = float(p[2]) * 1e3
     except OSError as e:
         sys.exit(f'search-eval: {e}')
+    earlier = {}
+    if a.oracle:
+        try:
+            with open(a.oracle) as f:
+                for r in csv.DictReader(f):
+                    earlier.setdefault(r['pair'], {})[
+                        (int(r['n']), int(r['k']))] = (
+                        float(r['lc_ratio']), float(r['be_per_s']))
+        except (OSError, KeyError, ValueError) as e:
+            sys.exit(f'search-eval: --oracle {a.oracle}: {e}')
     runs = sorted(f[:-len('.lc.trace')] for f in os.listdir(a.logs)
                   if f.endswith('.lc.trace'))
     pairs = sorted({r.rsplit('.', 1)[0] for r in runs})
@@ -176,14 +191,14 @@ def main():
         if lcname not in solo:
             continue
         s_ns = solo[lcname]
-        tab = {}
+        tab = dict(earlier.get(p, {}))
         if f'{p}.grid' in runs:
             base = os.path.join(a.logs, f'{p}.grid')
             tab = table(read_log(base + '.search.csv'),
                         read_trace(base + '.lc.trace', 'lc'),
                         read_trace(base + '.be.trace', 'be'), s_ns)
-        for c, (r, b) in sorted(tab.items()):
-            cells_out.append([p, c[0], c[1], f'{r:.4f}', f'{b:.1f}'])
+            for c, (r, b) in sorted(tab.items()):
+                cells_out.append([p, c[0], c[1], f'{r:.4f}', f'{b:.1f}'])
         ok = [b for (r, b) in tab.values() if r <= a.q]
         best = max(ok) if ok else float('nan')
         for run in [r for r in runs if r.startswith(p + '.')]:

@@ -26,14 +26,31 @@ static struct {
 	const char *model_path, *log_path;
 	uint64_t solo_ns;
 	double q;
-	unsigned int grid_samples, tail;
+	unsigned int grid_samples, tail, guard;
 	atomic_ullong pending;		/* start of the open episode, or 0 */
 	int tried;			/* set-up done, or given up */
 	struct gsp_agent *agent;	/* NULL: no search */
 	struct gsp_search_pred *model;
 	FILE *log;
 	unsigned int restarts_seen;
-} lcs = { .q = 2.0 };
+} lcs = { .q = 2.0, .guard = 1 };
+
+/* A 0-or-1 setting @name, left at *@v when unset; -1 if it is neither. */
+static int env_bool(const char *name, const char *what0, const char *what1,
+		    unsigned int *v)
+{
+	const char *s = getenv(name);
+
+	if (!s)
+		return 0;
+	if (strcmp(s, "0") && strcmp(s, "1")) {
+		fprintf(stderr, "gsp: %s=%s is not 0 (%s) or 1 (%s); passing every CUDA call through\n",
+			name, s, what0, what1);
+		return -1;
+	}
+	*v = s[0] == '1';
+	return 0;
+}
 
 int gsp_lcsearch_config(void)
 {
@@ -41,15 +58,14 @@ int gsp_lcsearch_config(void)
 	char *end;
 
 	const char *gs = getenv("GSP_SEARCH_GRID_SAMPLES");
-	const char *tail = getenv("GSP_SEARCH_TAIL");
 
 	lcs.model_path = getenv("GSP_SEARCH_MODEL");
-	if (tail && strcmp(tail, "0") && strcmp(tail, "1")) {
-		fprintf(stderr, "gsp: GSP_SEARCH_TAIL=%s is not 0 (a cell's median) or 1 (its greatest sample); passing every CUDA call through\n",
-			tail);
+	if (env_bool("GSP_SEARCH_TAIL", "a cell's median",
+		     "its greatest sample", &lcs.tail) ||
+	    env_bool("GSP_SEARCH_GUARD", "hold the chosen cell",
+		     "step it toward the LC while requests break q",
+		     &lcs.guard))
 		return -1;
-	}
-	lcs.tail = tail && !strcmp(tail, "1");
 	if (gs) {
 		unsigned long v;
 
@@ -161,7 +177,7 @@ static int setup(const struct lc_view *v)
 		.method = (enum gsp_agent_method)method,
 		.target_ns = tenant.lc_target_ns, .q = lcs.q,
 		.solo_ns = lcs.solo_ns, .grid_samples = lcs.grid_samples,
-		.tail = lcs.tail,
+		.tail = lcs.tail, .guard = lcs.guard,
 		.hold_ns = gsp_board_load(&v->rw->lc_hold_ns),
 	};
 	unsigned int nsm;
@@ -291,8 +307,11 @@ void gsp_lcsearch_stats(FILE *f)
 		return;
 	fprintf(f, "search_method %u\nsearch_state %d\nsearch_cell %u,%u\n"
 		"search_invocations %u\nsearch_cells %u\nsearch_restarts %u\n"
-		"search_violations_done %u\nsearch_solo_us %.1f\nsearch_q %.3f\n",
+		"search_violations_done %u\nsearch_solo_us %.1f\nsearch_q %.3f\n"
+		"search_chosen %u,%u\nsearch_guard_steps %d\n"
+		"search_guard_moves %u\n",
 		a->running, a->state, a->cell.n, a->cell.k, a->invocations,
 		a->s.ntried, a->restarts, a->violations_done, a->solo_ns / 1e3,
-		a->q);
+		a->q, a->chosen.n, a->chosen.k, a->guard_steps,
+		a->guard_moves);
 }

@@ -85,6 +85,49 @@ static void set_cell(struct gsp_agent *a, struct gsp_cell c, uint64_t now)
 	a->cell = c;
 }
 
+/* Done: hold @c, measured (or predicted) at LC ratio @lc. */
+static void hold(struct gsp_agent *a, struct gsp_cell c, double lc,
+		 uint64_t now)
+{
+	a->state = GSP_AGENT_DONE;
+	a->chosen_lc = lc;
+	a->chosen = c;
+	set_cell(a, c, now);
+}
+
+/*
+ * The guard's order of cells: by the slots they give the LC (n k, what
+ * the BE is credited for), then by n; the whole device after all.
+ */
+static uint64_t guard_key(const struct gsp_agent *a, struct gsp_cell c)
+{
+	uint64_t nk = c.n && c.k ? (uint64_t)c.n * c.k :
+		      (uint64_t)a->cfg.n_max * GSP_AGENT_K + 1;
+
+	return nk << 16 | c.n;
+}
+
+/* The cell next to @c in the guard's order: toward the LC if @up. */
+static struct gsp_cell guard_step(const struct gsp_agent *a,
+				  struct gsp_cell c, int up)
+{
+	uint64_t key = guard_key(a, c), best_key = 0;
+	struct gsp_cell best = c;
+	unsigned int i;
+
+	for (i = 0; i < grid_cells(a); i++) {
+		struct gsp_cell g = grid_cell(a, i);
+		uint64_t k = guard_key(a, g);
+
+		if (up ? k > key && (!best_key || k < best_key) :
+			 k < key && (!best_key || k > best_key)) {
+			best = g;
+			best_key = k;
+		}
+	}
+	return best;
+}
+
 /* The search's grid and method, once q is known; 0 or -EINVAL. */
 static int search_begin(struct gsp_agent *a, uint64_t now)
 {
@@ -123,15 +166,18 @@ static int search_begin(struct gsp_agent *a, uint64_t now)
 	a->grid_idx = 0;
 	a->grid_n = 0;
 	a->nwatch = 0;
-	if (a->running == GSP_AGENT_NN || a->running == GSP_AGENT_LR) {
-		a->state = GSP_AGENT_DONE;
-		a->chosen_lc = 0;
-		set_cell(a, model_pick(a), now);
-	} else if (a->running == GSP_AGENT_GRID) {
+	a->guard_n = 0;
+	a->guard_over = 0;
+	a->guard_clean = 0;
+	a->guard_wait = GSP_AGENT_GUARD_CLEAN;
+	a->guard_steps = 0;
+	a->guard_back = 0;
+	if (a->running == GSP_AGENT_NN || a->running == GSP_AGENT_LR)
+		hold(a, model_pick(a), 0, now);
+	else if (a->running == GSP_AGENT_GRID)
 		set_cell(a, grid_cell(a, 0), now);
-	} else if (gsp_search_next(&a->s, &c) == GSP_SEARCH_RUN) {
+	else if (gsp_search_next(&a->s, &c) == GSP_SEARCH_RUN)
 		set_cell(a, c, now);
-	}
 	return 0;
 }
 
@@ -142,7 +188,8 @@ int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg)
 	    cfg->method >= GSP_AGENT_NR_METHODS ||
 	    (!cfg->target_ns && !(cfg->q > 0 && isfinite(cfg->q))))
 		return -EINVAL;
-	if (cfg->grid_samples > GSP_AGENT_GRID_MAX || cfg->tail > 1)
+	if (cfg->grid_samples > GSP_AGENT_GRID_MAX || cfg->tail > 1 ||
+	    cfg->guard > 1)
 		return -EINVAL;
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
@@ -181,9 +228,7 @@ static void grid_report(struct gsp_agent *a, double r, uint64_t now)
 				      a->grid_lc[best],
 				      gsp_agent_be_rate(a, grid_cell(a, best))) > 0)
 			best = i;
-	a->state = GSP_AGENT_DONE;
-	a->chosen_lc = a->grid_lc[best];
-	set_cell(a, grid_cell(a, best), now);
+	hold(a, grid_cell(a, best), a->grid_lc[best], now);
 }
 
 /*
@@ -215,6 +260,52 @@ static void watch(struct gsp_agent *a, double r, uint64_t now)
 		a->restarts++;
 		search_begin(a, now);
 	}
+}
+
+/* Move the held cell one step of the guard's order; 1 if it moved. */
+static int guard_move(struct gsp_agent *a, int up, uint64_t now)
+{
+	struct gsp_cell c = guard_step(a, a->cell, up);
+
+	a->guard_n = 0;
+	a->guard_over = 0;
+	a->guard_clean = 0;
+	if (c.n == a->cell.n && c.k == a->cell.k)
+		return 0;
+	/* a step back that broke q again: probe half as often */
+	if (up && a->guard_back && a->guard_wait < GSP_AGENT_GUARD_WAIT)
+		a->guard_wait *= 2;
+	a->guard_back = !up;
+	a->guard_steps += up ? 1 : -1;
+	a->guard_moves++;
+	set_cell(a, c, now);
+	return 1;
+}
+
+/*
+ * Done, the guard: what the user feels is every request, and a cell
+ * chosen by its median leaves the slow ones over q. More than
+ * GSP_AGENT_GUARD_OVER results over q within a window of
+ * GSP_AGENT_GUARD_WIN move the held cell one step toward the LC at
+ * once; GSP_AGENT_GUARD_CLEAN windows with none over q move it one step
+ * back, never past the chosen cell. A step back that is undone at once
+ * doubles the clean windows the next one waits for, up to
+ * GSP_AGENT_GUARD_WAIT: each probe costs up to two requests over q.
+ */
+static void guard(struct gsp_agent *a, double r, uint64_t now)
+{
+	a->guard_n++;
+	if (r > a->q && ++a->guard_over > GSP_AGENT_GUARD_OVER) {
+		guard_move(a, 1, now);
+		return;
+	}
+	if (a->guard_n < GSP_AGENT_GUARD_WIN)
+		return;
+	a->guard_clean = a->guard_over ? 0 : a->guard_clean + 1;
+	a->guard_n = 0;
+	a->guard_over = 0;
+	if (a->guard_clean >= a->guard_wait && a->guard_steps > 0)
+		guard_move(a, 0, now);
 }
 
 /* An invocation is over: measure it. */
@@ -257,6 +348,8 @@ static void measure(struct gsp_agent *a, uint64_t now,
 	switch (a->state) {
 	case GSP_AGENT_DONE:
 		watch(a, r, now);
+		if (a->cfg.guard && a->state == GSP_AGENT_DONE)
+			guard(a, r, now);
 		return;
 	case GSP_AGENT_RUN:
 		break;
@@ -271,9 +364,9 @@ static void measure(struct gsp_agent *a, uint64_t now,
 	if (gsp_search_next(&a->s, &c) == GSP_SEARCH_DONE) {
 		struct gsp_search_result res;
 
-		a->state = GSP_AGENT_DONE;
-		a->chosen_lc = gsp_search_result(&a->s, &res) ? 0 :
-			       res.chosen.lc_ratio;
+		hold(a, c, gsp_search_result(&a->s, &res) ? 0 :
+			   res.chosen.lc_ratio, now);
+		return;
 	}
 	set_cell(a, c, now);
 }

@@ -5,8 +5,8 @@
  * them, feeds the search (search.h) and says which cell the tenant's
  * board slot asks for. Pure C like the search: the caller (the
  * interposer's reporter thread, libgsp/preload/lcsearch.c) brings the
- * clock, the episodes and the board; Documentation/search.rst,
- * "Partition auto", says every rule.
+ * clock, the episodes and the board; Documentation/partition-auto.rst,
+ * "How it works", says every rule.
  *
  * An invocation is a run of episodes (first issue to seen done) with
  * gaps under hold_ns between them. It is measured when it is over: hold_ns
@@ -21,13 +21,18 @@
 
 #include "search.h"
 
-/* The product's grid (search.rst, "The grid"): 11 columns of n, K = 8. */
+/* The product's grid (partition-auto.rst): 11 columns of n, K = 8. */
 #define GSP_AGENT_COLS		11
 #define GSP_AGENT_K		8
 #define GSP_AGENT_SOLO_N	3	/* invocations timed for solo */
 #define GSP_AGENT_WATCH		8	/* after done: the last results kept */
 #define GSP_AGENT_GRID_SAMPLES	5	/* grid: invocations per cell, default */
 #define GSP_AGENT_GRID_MAX	64	/* ... at most */
+/* The guard (partition-auto.rst): results a window, over q allowed. */
+#define GSP_AGENT_GUARD_WIN	32
+#define GSP_AGENT_GUARD_OVER	1
+#define GSP_AGENT_GUARD_CLEAN	4	/* clean windows before a step back, */
+#define GSP_AGENT_GUARD_WAIT	64	/* ... doubled by each failed one, to */
 
 /* What the agent runs: uapi's GSPACE_SEARCH_* values. */
 enum gsp_agent_method {
@@ -64,6 +69,7 @@ struct gsp_agent_cfg {
 	uint64_t hold_ns;		/* episodes closer than this: one */
 	unsigned int grid_samples;	/* grid: 1..GSP_AGENT_GRID_MAX, 0: default */
 	unsigned int tail;		/* the search's cfg.tail, 0 or 1 */
+	unsigned int guard;		/* 1: the guard steps the held cell */
 	/* The model over the grid (NULL: none), in its numbering. */
 	const struct gsp_search_pred *model;
 };
@@ -98,12 +104,18 @@ struct gsp_agent {
 	unsigned int nwatch;
 	double chosen_lc;		/* the held cell's LC ratio when chosen */
 	unsigned int invocations, restarts, violations_done;
+	/* done, the guard: the chosen cell, the window, the steps taken */
+	struct gsp_cell chosen;
+	unsigned int guard_n, guard_over, guard_clean, guard_wait;
+	int guard_steps;		/* > 0: toward the LC */
+	int guard_back;			/* the last move was a step back */
+	unsigned int guard_moves;	/* steps either way, all told */
 	struct gsp_search s;
 };
 
 /* -EINVAL if @cfg is out of range. */
 int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg);
-/* The BE's throughput the agent credits a cell with (search.rst). */
+/* The BE's throughput the agent credits a cell with (partition-auto.rst). */
 double gsp_agent_be_rate(const struct gsp_agent *a, struct gsp_cell c);
 /*
  * An episode of LC work ended at @end_ns, begun at @start_ns. Returns 1

@@ -24,6 +24,7 @@ static struct gsp_search_pred model[GSP_SEARCH_MAX_CELLS];
 static double slowdown = 1;	/* the LC's phase: its time scale */
 static unsigned int noisy;	/* invocations x 0.8, 1.3, 1.0 in turn */
 static unsigned int tick;
+static unsigned int guard_on;	/* the cfg's guard in init_tail() */
 
 /*
  * The simulated LC: its time over solo grows with the slots the BE keeps
@@ -69,6 +70,7 @@ static int init_tail(enum gsp_agent_method m, double q, uint64_t target,
 	struct gsp_agent_cfg cfg = {
 		.n_max = N, .method = m, .q = q, .target_ns = target,
 		.solo_ns = solo, .hold_ns = HOLD, .model = mod, .tail = tail,
+		.guard = guard_on,
 	};
 
 	slowdown = 1;
@@ -253,6 +255,85 @@ static void test_tail(void)
 	       "tail 2: -EINVAL");
 }
 
+/* Runs @count invocations whatever the state; how many broke q. */
+static unsigned int run(uint64_t *now, unsigned int count)
+{
+	static const double noise[] = { 0.8, 1.3, 1.0 };
+	struct gsp_agent_rec rec;
+	unsigned int i, over = 0;
+	uint64_t next;
+
+	for (i = 0; i < count; i++) {
+		double r = surface(A.cell) * (noisy ? noise[tick++ % 3] : 1.0);
+		uint64_t t = (uint64_t)(SOLO * r);
+
+		*now += GAP;
+		gsp_agent_episode(&A, *now, *now + t, &rec);
+		gsp_agent_poll(&A, *now + t + HOLD, 0, &rec, &next);
+		*now += t;
+		over += r > 2;
+	}
+	return over;
+}
+
+static uint64_t slots(struct gsp_cell c)
+{
+	return c.n && c.k ? (uint64_t)c.n * c.k : (uint64_t)N * GSP_AGENT_K;
+}
+
+/*
+ * The guard: under noise the median's cell breaks q one request in
+ * three; the guard steps toward the LC until none does, and steps back
+ * to the chosen cell once the noise is gone.
+ */
+static void test_guard(void)
+{
+	struct gsp_cell chosen, held;
+	unsigned int over, steps;
+	uint64_t now = 0;
+
+	noisy = 1;
+	init(GSP_AGENT_NS, 2, 0, SOLO, NULL);
+	drive(&now, 4000);
+	chosen = A.cell;
+	over = run(&now, 300);
+	tap_ok(A.state == GSP_AGENT_DONE && A.cell.n == chosen.n &&
+	       A.cell.k == chosen.k && over > 90 && !A.guard_moves,
+	       "no guard: ns holds (%u, %u) and %u of 300 requests break q",
+	       chosen.n, chosen.k, over);
+	guard_on = 1;
+	init(GSP_AGENT_NS, 2, 0, SOLO, NULL);
+	drive(&now, 4000);
+	tap_ok(A.state == GSP_AGENT_DONE && A.cell.n == chosen.n &&
+	       A.cell.k == chosen.k && A.chosen.n == chosen.n,
+	       "guard: the search's choice is the same (%u, %u)", chosen.n,
+	       chosen.k);
+	over = run(&now, 3000);
+	held = A.cell;
+	steps = A.guard_steps;
+	tap_ok(A.state == GSP_AGENT_DONE && steps > 0 &&
+	       slots(held) > slots(chosen) && over <= 30 &&
+	       surface(held) * 1.3 <= 2 && A.guard_wait > GSP_AGENT_GUARD_CLEAN,
+	       "guard: %u steps toward the LC to (%u, %u); %u of 3000 requests over q; probes every %u windows",
+	       steps, held.n, held.k, over, A.guard_wait);
+	over = run(&now, 2 * GSP_AGENT_GUARD_WAIT * GSP_AGENT_GUARD_WIN);
+	tap_ok(A.state == GSP_AGENT_DONE && over <= 4 &&
+	       A.guard_wait == GSP_AGENT_GUARD_WAIT,
+	       "guard, settled: %u of %d requests over q (a probe every %d windows)",
+	       over, 2 * GSP_AGENT_GUARD_WAIT * GSP_AGENT_GUARD_WIN,
+	       GSP_AGENT_GUARD_WAIT);
+	noisy = 0;
+	run(&now, (steps + 1) * GSP_AGENT_GUARD_WAIT * GSP_AGENT_GUARD_WIN);
+	tap_ok(A.state == GSP_AGENT_DONE && !A.guard_steps &&
+	       A.cell.n == chosen.n && A.cell.k == chosen.k,
+	       "guard: without the noise, back to the chosen cell (%u moves in all)",
+	       A.guard_moves);
+	guard_on = 2;
+	tap_ok(init(GSP_AGENT_NS, 2, 0, SOLO, NULL) == -EINVAL,
+	       "guard 2: -EINVAL");
+	guard_on = 0;
+}
+
 int main(void)
 {
 	test_invocations();
@@ -260,5 +341,6 @@ int main(void)
 	test_search_and_grid();
 	test_model_and_phase();
 	test_tail();
+	test_guard();
 	return tap_done();
 }
