@@ -237,7 +237,9 @@ static void grid_report(struct gsp_agent *a, double r, uint64_t now)
  * the search's band, where the chosen cell met q when chosen, or as all
  * of them under q / 2; either restarts the search from where it
  * started. A search that found no cell meeting q is not restarted by
- * results over q: it would find none again.
+ * results over q: it would find none again. Under the guard, results
+ * over q move the held cell instead: a new search would measure cells
+ * the guard has already left, each costing requests over q.
  */
 static void watch(struct gsp_agent *a, double r, uint64_t now)
 {
@@ -255,7 +257,8 @@ static void watch(struct gsp_agent *a, double r, uint64_t now)
 		w[i] = a->watch[i];
 		under += w[i] < a->q / 2;
 	}
-	if ((met && median(w, GSP_AGENT_WATCH) > a->q * (1 + band)) ||
+	if ((met && !a->cfg.guard &&
+	     median(w, GSP_AGENT_WATCH) > a->q * (1 + band)) ||
 	    under == GSP_AGENT_WATCH) {
 		a->restarts++;
 		search_begin(a, now);

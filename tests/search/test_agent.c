@@ -328,6 +328,15 @@ static void test_guard(void)
 	       A.cell.n == chosen.n && A.cell.k == chosen.k,
 	       "guard: without the noise, back to the chosen cell (%u moves in all)",
 	       A.guard_moves);
+	/* a heavier phase: the guard climbs to the top, no restart */
+	noisy = 0;
+	slowdown = 2.5;
+	run(&now, 20 * GSP_AGENT_GUARD_WIN);
+	tap_ok(A.state == GSP_AGENT_DONE && !A.restarts &&
+	       A.cell.n == N && A.cell.k == GSP_AGENT_K,
+	       "guard, a phase 2.5x slower: up to the whole GPU (%u, %u), no restart",
+	       A.cell.n, A.cell.k);
+	slowdown = 1;
 	guard_on = 2;
 	tap_ok(init(GSP_AGENT_NS, 2, 0, SOLO, NULL) == -EINVAL,
 	       "guard 2: -EINVAL");
