@@ -2,14 +2,18 @@
 #
 # Admission by prediction (libgsp/admit: Prophet, ASPLOS '17): solo
 # traces in, the LC's predicted latency beside k batch instances out.
-# Pure C, no GPU, no CUDA.
+# Pure C, no GPU, no CUDA. gspctl's predict and admit commands use it
+# (mk/libgsp.mk links it in).
 #
 #   make check-admit    test_prophet under ASan and UBSan (the digest's
 #                       worked examples, the solo replay, admission on
-#                       synthetic pairs, the reader's refusals), TAP only
+#                       synthetic pairs, the reader's refusals) and
+#                       gspctl predict/admit on tests/admit/fixtures,
+#                       TAP only
 
 ADMIT_SRCS := libgsp/admit/trace.c libgsp/admit/prophet.c
 CFLAGS_tests/admit := -Ilibgsp/admit -Itests
+CFLAGS_libgsp/tools += -Ilibgsp/admit
 ADMIT_TEST_DIR := $(BUILD)/tests/admit
 
 CHECK_SUITES += admit
@@ -21,6 +25,9 @@ $(ADMIT_TEST_DIR)/test_prophet: $(call objs,san,tests/admit/test_prophet.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-check-admit: $(ADMIT_TEST_DIR)/test_prophet
+check-admit: $(ADMIT_TEST_DIR)/test_prophet $(LIBGSP_TEST_DIR)/gspctl
 	@timeout 120 $(ADMIT_TEST_DIR)/test_prophet || \
 		echo "not ok - test_prophet exited with status $$?"
+	@timeout 120 bash tests/admit/test_gspctl_admit.sh \
+		$(LIBGSP_TEST_DIR)/gspctl $(ADMIT_TEST_DIR)/scratch || \
+		echo "not ok - test_gspctl_admit.sh exited with status $$?"
