@@ -29,8 +29,11 @@ CFLAGS_tests/libgsp := -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -Itests \
 # libgsp/tools: each fragment adds what its tool includes.
 CFLAGS_libgsp/tools += -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -pthread
 GSPCTL := $(BUILD)/gspctl
-# gspctl's knob list is the core's table (kmod/core/gsp_knobs.h).
+# gspctl's knob list is the core's table (kmod/core/gsp_knobs.h); its
+# predict and admit commands are the predictor's (mk/admit.mk).
 GSPCTL_CORE := kmod/core/gsp_knobs.c
+GSPCTL_ADMIT := libgsp/tools/gspctl_admit.c libgsp/admit/trace.c \
+	libgsp/admit/prophet.c
 LIBGSP_TEST_DIR := $(BUILD)/tests/libgsp
 # The daemon the end-to-end test starts (mk/daemon.mk).
 GSPACED := $(BUILD)/gspaced
@@ -54,8 +57,9 @@ $(LIBGSP_SO): $(call objs,pic,$(LIBGSP_SRCS)) $(LIBGSP_MAP)
 
 # gspctl is built from libgsp's objects, not against libgsp.so: it needs
 # the daemon's control requests (gspd_ctl_*), which the library hides.
-$(GSPCTL): $(call objs,plain,libgsp/tools/gspctl.c $(LIBGSP_SRCS) $(GSPCTL_CORE))
-	$(CC) -pthread -o $@ $^
+$(GSPCTL): $(call objs,plain,libgsp/tools/gspctl.c $(LIBGSP_SRCS) $(GSPCTL_CORE) \
+		$(GSPCTL_ADMIT))
+	$(CC) -pthread -o $@ $^ -lm
 
 # The tests: sanitized builds of the same sources.
 $(LIBGSP_TEST_DIR)/%: $(call objs,san,tests/libgsp/%.c $(LIBGSP_SRCS))
@@ -63,9 +67,9 @@ $(LIBGSP_TEST_DIR)/%: $(call objs,san,tests/libgsp/%.c $(LIBGSP_SRCS))
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
 $(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,libgsp/tools/gspctl.c $(LIBGSP_SRCS) \
-		$(GSPCTL_CORE))
+		$(GSPCTL_CORE) $(GSPCTL_ADMIT))
 	@mkdir -p $(@D)
-	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
+	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ -lm
 
 LIBGSP_TESTS := $(LIBGSP_TEST_DIR)/test_api $(LIBGSP_TEST_DIR)/test_e2e \
 	$(LIBGSP_TEST_DIR)/test_board $(LIBGSP_TEST_DIR)/gspctl

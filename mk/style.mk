@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Kernel style: checkpatch over the module, the core, the uapi header and
-# the partition search.
+# Kernel style: checkpatch over the module, the core, the uapi header,
+# the partition search and the admission predictor.
 
-STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch] libgsp/search/*.[ch]) \
-	uapi/gspace.h
+STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch] libgsp/search/*.[ch] \
+	libgsp/admit/*.[ch]) uapi/gspace.h
 
 CHECK_SUITES += style
 .PHONY: check-style

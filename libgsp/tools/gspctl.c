@@ -11,7 +11,9 @@
  *
  * Built from libgsp's objects rather than against libgsp.so: it needs the
  * daemon connection and gspd_ctl_*(), which libgsp.so keeps hidden.
- * Exit status: 0 done, 1 the arbiter failed or is absent, 2 bad usage.
+ * Exit status: 0 done, 1 the arbiter failed or is absent, 2 bad usage;
+ * predict and admit (gspctl_admit.c) are offline, and admit exits 3 when
+ * not even one batch instance meets the target.
  *
  * Over 800 lines: status, top, knobs and mps in one file; the split is
  * issue 33's section 2.
@@ -38,6 +40,7 @@
 #include "libgsp_internal.h"
 #include "gspd_proto.h"
 #include "gsp_knobs.h"
+#include "gspctl_admit.h"
 
 #define SYSFS_DIR	"/sys/class/misc/gspace"
 #define DEBUGFS_DIR	"/sys/kernel/debug/gspace"
@@ -68,6 +71,14 @@ static const char usage_text[] =
 "                                  $CUDA_MPS_PIPE_DIRECTORY and\n"
 "                                  $CUDA_MPS_LOG_DIRECTORY (status: exit 0\n"
 "                                  if it runs, 1 if not)\n"
+"  predict --hw HW --lc LC [--be BE [--k N]] [--model fluid|sequential]\n"
+"          [--be-pes P]            the LC's latency beside N batch\n"
+"                                  instances, predicted from solo traces\n"
+"                                  (offline; gspctl predict --help)\n"
+"  admit --hw HW --lc LC --be BE [--q Q | --target-us US] [--kmax K]\n"
+"        [--model M] [--be-pes P]  the most batch instances that keep the\n"
+"                                  LC within its target (offline; exit 3:\n"
+"                                  not even one; gspctl admit --help)\n"
 "\n"
 "options:\n"
 "  --arbiter A   kernel (gspace.ko), daemon (gspaced) or auto (default:\n"
@@ -1104,6 +1115,12 @@ int main(int argc, char **argv)
 	cmd = argv[optind];
 	argc -= optind;
 	argv += optind;
+
+	/* Offline: traces in, predictions out, no arbiter. */
+	if (!strcmp(cmd, "predict"))
+		return gspctl_predict(argc, argv);
+	if (!strcmp(cmd, "admit"))
+		return gspctl_admit(argc, argv);
 
 	/* Argument errors first: they must not depend on what is running. */
 	if (!strcmp(cmd, "get")) {
