@@ -7,6 +7,7 @@
 #
 #   make $(BUILD)/gpu/gsp-check $(BUILD)/gpu/gsp-load $(BUILD)/gpu/launch-overhead
 #   make $(BUILD)/gpu/corun    the micro-benchmark co-run tables
+#   make $(BUILD)/gpu/hwprobe  hw.csv for the Prophet traces
 #                              (bench/gpu/profile.sh profiles with it)
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
 #                          scripts parse, analyze.py's and ncu_features.py's
@@ -16,7 +17,7 @@
 GPU_OUT := $(BUILD)/gpu
 GPU_NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -I$(GPU_OUT) $(NVCC_WERROR)
 GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead \
-	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun
+	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun $(GPU_OUT)/hwprobe
 GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
 	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
@@ -49,6 +50,12 @@ $(GPU_OUT)/corun: bench/gpu/corun.cu bench/gpu/gpu_cli.h kernels/micro.cuh \
 		kernels/ref/ref.h $(call objs,plain,kernels/ref/ref.c)
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -Ikernels -o $@ $< $(call objs,plain,kernels/ref/ref.c)
+
+# hwprobe: the machine's constants for the Prophet traces (hw.csv,
+# Documentation/tracing.rst); the static runtime only.
+$(GPU_OUT)/hwprobe: bench/gpu/hwprobe.cu bench/gpu/gpu_cli.h
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $<
 
 $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 		$(GPU_OUT)/spin_ptx.h
