@@ -73,6 +73,15 @@ if [ -e /nonexistent/x ]; then
 else
 	echo "ok - cli: run-be-cost.sh creates nothing for a bad mode"
 fi
+R=bench/run-prophet.sh
+expect2 "run-prophet.sh without OUT" bash "$R"
+expect2 "run-prophet.sh --help" bash "$R" --help
+expect2 "run-prophet.sh unknown option" bash "$R" --bogus /nonexistent/x
+expect2 "run-prophet.sh --kmax 0" bash "$R" --kmax 0 /nonexistent/x
+expect2 "run-prophet.sh --duration 0" bash "$R" --duration 0 /nonexistent/x
+expect2 "run-prophet.sh --duration 1.2.3" bash "$R" --duration 1.2.3 /nonexistent/x
+expect2 "run-prophet.sh --pairs with an unknown BE" bash "$R" --pairs bp_foo /nonexistent/x
+expect2 "run-prophet.sh --pairs BE_LC" bash "$R" --pairs cfd_bp /nonexistent/x
 expect2 "green-check.sh without OUT" bash bench/gpu/green-check.sh
 expect2 "plot-be-cost.py without be-cost.csv" python3 bench/gpu/plot-be-cost.py /nonexistent/x
 pd=$(mktemp -d)
