@@ -10,8 +10,8 @@
 #   make $(BUILD)/gpu/hwprobe  hw.csv for the Prophet traces
 #                              (bench/gpu/profile.sh profiles with it)
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
-#                          scripts parse, analyze.py's, ncu_features.py's and
-#                          prophet-ncu.py's unit tests, argument checks, profile.sh with a
+#                          scripts parse, the unit tests of analyze.py,
+#                          ncu_features.py, prophet-ncu.py and prophet-eval.py, argument checks, profile.sh with a
 #                          stand-in ncu (no GPU is used)
 
 GPU_OUT := $(BUILD)/gpu
@@ -99,6 +99,8 @@ check-gpu-progs:
 		echo "not ok - test_ncu_features.py exited with an error"; \
 	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_prophet_ncu.py 2>&1 || \
 		echo "not ok - test_prophet_ncu.py exited with an error"; \
+	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_prophet_eval.py 2>&1 || \
+		echo "not ok - test_prophet_eval.py exited with an error"; \
 	   BUILD=$(BUILD) bash bench/gpu/test_corun.sh 2>&1 || \
 		echo "not ok - test_corun.sh exited with an error"; \
 	}
