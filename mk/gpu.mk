@@ -7,11 +7,12 @@
 #
 #   make $(BUILD)/gpu/gsp-check $(BUILD)/gpu/gsp-load $(BUILD)/gpu/launch-overhead
 #   make $(BUILD)/gpu/corun    the micro-benchmark co-run tables
-#   make $(BUILD)/gpu/hwprobe  hw.csv for the Prophet traces
 #                              (bench/gpu/profile.sh profiles with it)
+#   make $(BUILD)/gpu/hwprobe  hw.csv for the Prophet traces
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
 #                          scripts parse, the unit tests of analyze.py,
-#                          ncu_features.py, prophet-ncu.py and prophet-eval.py, argument checks, profile.sh with a
+#                          ncu_features.py, prophet-ncu.py and
+#                          prophet-eval.py, argument checks, profile.sh with a
 #                          stand-in ncu (no GPU is used)
 
 GPU_OUT := $(BUILD)/gpu
