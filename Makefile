@@ -76,6 +76,7 @@ include mk/xform.mk		# gsp-xform
 include mk/psim.mk		# gsp-psim
 include mk/search.mk		# the partition search, simulated
 include mk/admit.mk		# admission by prediction (Prophet)
+include mk/trace.mk		# libgsp_trace.so, the CUPTI task tracer
 include mk/selftests.mk		# the module's selftests
 include mk/kernels.mk		# gsp-wl, gsp-bench
 include mk/gpu.mk		# the GPU experiment's programs

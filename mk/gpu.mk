@@ -8,17 +8,20 @@
 #   make $(BUILD)/gpu/gsp-check $(BUILD)/gpu/gsp-load $(BUILD)/gpu/launch-overhead
 #   make $(BUILD)/gpu/corun    the micro-benchmark co-run tables
 #                              (bench/gpu/profile.sh profiles with it)
+#   make $(BUILD)/gpu/hwprobe  hw.csv for the Prophet traces
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
-#                          scripts parse, analyze.py's and ncu_features.py's
-#                          unit tests, argument checks, profile.sh with a
+#                          scripts parse, the unit tests of analyze.py,
+#                          ncu_features.py, prophet-ncu.py and
+#                          prophet-eval.py, argument checks, profile.sh with a
 #                          stand-in ncu (no GPU is used)
 
 GPU_OUT := $(BUILD)/gpu
 GPU_NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -I$(GPU_OUT) $(NVCC_WERROR)
 GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead \
-	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun
+	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun $(GPU_OUT)/hwprobe
 GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
-	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh
+	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh \
+	bench/run-prophet.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
 
 # spin.ptx as a C string: the file has no quotes or backslashes, but
@@ -49,6 +52,12 @@ $(GPU_OUT)/corun: bench/gpu/corun.cu bench/gpu/gpu_cli.h kernels/micro.cuh \
 		kernels/ref/ref.h $(call objs,plain,kernels/ref/ref.c)
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -Ikernels -o $@ $< $(call objs,plain,kernels/ref/ref.c)
+
+# hwprobe: the machine's constants for the Prophet traces (hw.csv,
+# Documentation/tracing.rst); the static runtime only.
+$(GPU_OUT)/hwprobe: bench/gpu/hwprobe.cu bench/gpu/gpu_cli.h
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $<
 
 $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 		$(GPU_OUT)/spin_ptx.h
@@ -89,6 +98,10 @@ check-gpu-progs:
 		echo "not ok - test_cli.sh exited with an error"; \
 	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_ncu_features.py 2>&1 || \
 		echo "not ok - test_ncu_features.py exited with an error"; \
+	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_prophet_ncu.py 2>&1 || \
+		echo "not ok - test_prophet_ncu.py exited with an error"; \
+	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_prophet_eval.py 2>&1 || \
+		echo "not ok - test_prophet_eval.py exited with an error"; \
 	   BUILD=$(BUILD) bash bench/gpu/test_corun.sh 2>&1 || \
 		echo "not ok - test_corun.sh exited with an error"; \
 	}

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Argument checks of the GPU experiment's tools that need no GPU: each bad
 # invocation must exit 2 with a message on stderr. Prints TAP lines only.
-# gsp-load and lcprotect link only the static CUDA runtime, so they start
+# gsp-load, lcprotect and hwprobe link only the static CUDA runtime, so they start
 # without a driver; gsp-check and launch-overhead need libcuda.so.1 and are left out.
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -31,6 +31,11 @@ expect2 "gsp-load without --out" "$L" --kernel-us 100
 expect2 "gsp-load unknown option" "$L" --kernel-us 100 --out /dev/null --bogus
 expect2 "gsp-load --tag with a comma" "$L" --kernel-us 100 --out /dev/null --tag a,b
 expect2 "gsp-load --duration-s without a value" "$L" --kernel-us 100 --out /dev/null --duration-s
+H=$BUILD/gpu/hwprobe
+expect2 "hwprobe without --out" "$H"
+expect2 "hwprobe --dram-mib under 1 GiB" "$H" --out /nonexistent/x --dram-mib 512
+expect2 "hwprobe --reps 0" "$H" --out /nonexistent/x --reps 0
+expect2 "hwprobe unknown option" "$H" --out /nonexistent/x --bogus
 P=$BUILD/gpu/lcprotect
 expect2 "lcprotect without a role" "$P"
 expect2 "lcprotect unknown role" "$P" serve
@@ -68,6 +73,15 @@ if [ -e /nonexistent/x ]; then
 else
 	echo "ok - cli: run-be-cost.sh creates nothing for a bad mode"
 fi
+R=bench/run-prophet.sh
+expect2 "run-prophet.sh without OUT" bash "$R"
+expect2 "run-prophet.sh --help" bash "$R" --help
+expect2 "run-prophet.sh unknown option" bash "$R" --bogus /nonexistent/x
+expect2 "run-prophet.sh --kmax 0" bash "$R" --kmax 0 /nonexistent/x
+expect2 "run-prophet.sh --duration 0" bash "$R" --duration 0 /nonexistent/x
+expect2 "run-prophet.sh --duration 1.2.3" bash "$R" --duration 1.2.3 /nonexistent/x
+expect2 "run-prophet.sh --pairs with an unknown BE" bash "$R" --pairs bp_foo /nonexistent/x
+expect2 "run-prophet.sh --pairs BE_LC" bash "$R" --pairs cfd_bp /nonexistent/x
 expect2 "green-check.sh without OUT" bash bench/gpu/green-check.sh
 expect2 "plot-be-cost.py without be-cost.csv" python3 bench/gpu/plot-be-cost.py /nonexistent/x
 pd=$(mktemp -d)
