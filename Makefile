@@ -75,6 +75,7 @@ include mk/preload.mk		# libgsp_preload.so, gsp-run
 include mk/xform.mk		# gsp-xform
 include mk/psim.mk		# gsp-psim
 include mk/search.mk		# the partition search, simulated
+include mk/plan.mk		# the STM planner (Liang et al.), pure C
 include mk/selftests.mk		# the module's selftests
 include mk/kernels.mk		# gsp-wl, gsp-bench
 include mk/gpu.mk		# the GPU experiment's programs
