@@ -28,6 +28,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GSP_STM_MAX_UNITS	132	/* M: one unit per SM at most */
 #define GSP_STM_MAX_JOBS	64
 #define GSP_STM_MAX_TB		65536	/* blocks of one job, for DRR */
@@ -159,5 +163,9 @@ int gsp_stm_optimum(struct gsp_stm *s, struct gsp_stm_plan *p);
  */
 int gsp_stm_plan_str(const struct gsp_stm_plan *p, const char *const *names,
 		     char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GSP_STM_H */
