@@ -11,10 +11,9 @@
 #   make $(BUILD)/gpu/stm      Liang et al.'s STM against sequential and
 #                              stream concurrency (bench/run-stm.sh)
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
-#                          scripts parse, analyze.py's and ncu_features.py's
-#                          unit tests (and stm-eval.py's), argument checks,
-#                          profile.sh with a
-#                          stand-in ncu (no GPU is used)
+#                          scripts parse, analyze.py's, ncu_features.py's
+#                          and stm-eval.py's unit tests, argument checks,
+#                          profile.sh with a stand-in ncu (no GPU is used)
 
 GPU_OUT := $(BUILD)/gpu
 GPU_NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -I$(GPU_OUT) $(NVCC_WERROR)
