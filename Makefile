@@ -77,6 +77,7 @@ include mk/psim.mk		# gsp-psim
 include mk/search.mk		# the partition search, simulated
 include mk/admit.mk		# admission by prediction (Prophet)
 include mk/trace.mk		# libgsp_trace.so, the CUPTI task tracer
+include mk/plan.mk		# the STM planner (Liang et al.), pure C
 include mk/selftests.mk		# the module's selftests
 include mk/kernels.mk		# gsp-wl, gsp-bench
 include mk/gpu.mk		# the GPU experiment's programs

@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
+#include "green.h"
 #include "wl_common.cuh"
 
 static const struct wl_ops *const wl_all[] = {
@@ -93,41 +94,6 @@ static const struct wl_ops *wl_find(const char *spec, const char **arg)
 		return -1;						\
 	}								\
 } while (0)
-
-/* A green context of (at least) nsm SMs and a stream in it. */
-struct green {
-	CUgreenCtx g;
-	CUcontext ctx;
-	cudaStream_t s;
-	int sms;
-};
-
-static int green_make(struct green *gr, int nsm, int prio)
-{
-	CUdevice dev;
-	CUdevResource all, part, rest;
-	CUdevResourceDesc desc;
-	CUstream cs;
-	unsigned int n = 1;
-
-	CU(cuDeviceGet(&dev, 0));
-	CU(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
-	CU(cuDevSmResourceSplitByCount(&part, &n, &all, &rest, 0,
-				       (unsigned int)nsm));
-	CU(cuDevResourceGenerateDesc(&desc, &part, 1));
-	CU(cuGreenCtxCreate(&gr->g, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
-	CU(cuCtxFromGreenCtx(&gr->ctx, gr->g));
-	CU(cuGreenCtxStreamCreate(&cs, gr->g, CU_STREAM_NON_BLOCKING, prio));
-	gr->s = (cudaStream_t)cs;
-	gr->sms = (int)part.sm.smCount;
-	return 0;
-}
-
-static void green_free(struct green *gr)
-{
-	cudaStreamDestroy(gr->s);
-	cuGreenCtxDestroy(gr->g);
-}
 
 /* ---- one role ---- */
 

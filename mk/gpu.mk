@@ -9,19 +9,22 @@
 #   make $(BUILD)/gpu/corun    the micro-benchmark co-run tables
 #                              (bench/gpu/profile.sh profiles with it)
 #   make $(BUILD)/gpu/hwprobe  hw.csv for the Prophet traces
+#   make $(BUILD)/gpu/stm      Liang et al.'s STM against sequential and
+#                              stream concurrency (bench/run-stm.sh)
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
 #                          scripts parse, the unit tests of analyze.py,
-#                          ncu_features.py, prophet-ncu.py and
-#                          prophet-eval.py, argument checks, profile.sh with a
-#                          stand-in ncu (no GPU is used)
+#                          ncu_features.py, prophet-ncu.py,
+#                          prophet-eval.py and stm-eval.py, argument
+#                          checks, profile.sh with a stand-in ncu (no GPU
+#                          is used)
 
 GPU_OUT := $(BUILD)/gpu
 GPU_NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -I$(GPU_OUT) $(NVCC_WERROR)
 GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead \
-	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun $(GPU_OUT)/hwprobe
+	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun $(GPU_OUT)/hwprobe $(GPU_OUT)/stm
 GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
 	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh \
-	bench/run-prophet.sh
+	bench/run-prophet.sh bench/run-stm.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
 
 # spin.ptx as a C string: the file has no quotes or backslashes, but
@@ -58,6 +61,17 @@ $(GPU_OUT)/corun: bench/gpu/corun.cu bench/gpu/gpu_cli.h kernels/micro.cuh \
 $(GPU_OUT)/hwprobe: bench/gpu/hwprobe.cu bench/gpu/gpu_cli.h
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $<
+
+# stm runs gsp-wl's workloads (every kernels/ object but gsp-wl's own)
+# in green contexts (kernels/green.cu, driver calls through the runtime,
+# so no libcuda: it starts without a driver) and plans with the C
+# planner (libgsp/plan, mk/plan.mk).
+STM_OBJS := $(filter-out $(BUILD)/kernels/gsp-wl.o,$(KERN_OBJS)) \
+	$(call objs,plain,kernels/ref/ref.c $(PLAN_SRCS))
+$(GPU_OUT)/stm: bench/gpu/stm.cu bench/gpu/gpu_cli.h kernels/green.h \
+		kernels/wl.h kernels/wl_common.cuh libgsp/plan/stm.h $(STM_OBJS)
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -Ikernels -Ilibgsp/plan -o $@ $< $(STM_OBJS)
 
 $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 		$(GPU_OUT)/spin_ptx.h
@@ -104,4 +118,6 @@ check-gpu-progs:
 		echo "not ok - test_prophet_eval.py exited with an error"; \
 	   BUILD=$(BUILD) bash bench/gpu/test_corun.sh 2>&1 || \
 		echo "not ok - test_corun.sh exited with an error"; \
+	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_stm_eval.py 2>&1 || \
+		echo "not ok - test_stm_eval.py exited with an error"; \
 	}

@@ -47,6 +47,25 @@ expect2 "lcprotect --prio 2" "$P" lc --iters 10 --blocks 264 --period-us 100 --p
 expect2 "lcprotect both without --prio 1" "$P" both --lc-iters 1 --lc-blocks 1 --period-us 100 --iters 1
 expect2 "lcprotect calibrate without --target-us" "$P" calibrate --body compute
 expect2 "lcprotect an option without its value" "$P" be --iters
+S=$BUILD/gpu/stm
+expect2 "stm without --out" "$S"
+expect2 "stm --reps 0" "$S" --reps 0 --out /nonexistent/x
+expect2 "stm --est best" "$S" --est best --out /nonexistent/x
+expect2 "stm --sets with one workload" "$S" --sets mm --list-sets
+expect2 "stm --sets with a workload twice" "$S" --sets mm+mm --list-sets
+expect2 "stm --sets with 6 workloads" "$S" --sets mm+nn+cfd+md+bp+lbm --list-sets
+expect2 "stm --wls with an unknown workload" "$S" --wls mm,bogus --list-sets
+expect2 "stm --target-ms -5" "$S" --target-ms -5 --out /nonexistent/x
+expect2 "stm an option without its value" "$S" --out
+if [ "$("$S" --list-sets 2>"$err" | wc -l)" = 76 ] &&
+   [ "$("$S" --list-sets --sets pairs --wls mm,lbm,nn 2>"$err" | tr '\n' ' ')" = "mm+lbm mm+nn lbm+nn " ]; then
+	echo "ok - cli: stm --list-sets: 76 default sets, and the pairs of --wls"
+else
+	echo "not ok - cli: stm --list-sets"
+	sed 's/^/# /' "$err"
+fi
+expect2 "run-stm.sh without OUT" bash bench/run-stm.sh
+expect2 "run-stm.sh unknown option" bash bench/run-stm.sh --bogus /nonexistent/x
 R=bench/gpu/run-experiment.sh
 expect2 "run-experiment.sh without OUT" env -u OUT bash "$R"
 expect2 "run-experiment.sh unknown part" env OUT=/nonexistent/x bash "$R" everything
