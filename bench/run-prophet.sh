@@ -270,10 +270,9 @@ if "$BUILD/gspctl" predict --help >"$LOGS/predict-help.txt" 2>&1; then
 	kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$line"; }
 	tail -n +2 "$OUT/measured.csv" | while IFS=, read -r lc be v k _; do
 		sx=$(suffix "$v")
-		args=(--hw "$OUT/hw.csv" --lc "$OUT/traces/$lc.lc$sx.csv")
-		for ((i = 0; i < k; i++)); do
-			args+=(--be "$OUT/traces/$be.be$sx.csv")
-		done
+		# query 0 of a gsp-wl trace is its set-up and warm-up
+		args=(--hw "$OUT/hw.csv" --lc "$OUT/traces/$lc.lc$sx.csv" --skip 1)
+		[ "$k" -gt 0 ] && args+=(--be "$OUT/traces/$be.be$sx.csv" --k "$k")
 		for m in fluid sequential; do
 			log_cmd "$BUILD/gspctl" predict --model "$m" "${args[@]}"
 			line=$("$BUILD/gspctl" predict --model "$m" "${args[@]}" 2>>"$LOGS/predict.err")

@@ -400,7 +400,7 @@ static int summarize(struct sim *m)
 {
 	struct gsp_prophet_result *r = m->res;
 	double sum = 0, *s;
-	size_t i;
+	size_t i, n;
 
 	r->end_ns = m->now;
 	r->napps = m->napps;
@@ -417,16 +417,17 @@ static int summarize(struct sim *m)
 			r->be_iters_per_s += r->iters_per_s[i];
 		}
 	}
-	s = malloc(r->nq * sizeof(*s));
+	n = r->nq - m->cfg->skip;	/* check_apps: skip < nq */
+	s = malloc(n * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	memcpy(s, r->lat_ns, r->nq * sizeof(*s));
-	qsort(s, r->nq, sizeof(*s), cmp_double);
-	for (i = 0; i < r->nq; i++)
+	memcpy(s, r->lat_ns + m->cfg->skip, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	for (i = 0; i < n; i++)
 		sum += s[i];
-	r->lc_mean_ns = sum / (double)r->nq;
+	r->lc_mean_ns = sum / (double)n;
 	/* nearest rank: the ceil(0.95 n)-th smallest */
-	r->lc_p95_ns = s[(95 * r->nq + 99) / 100 - 1];
+	r->lc_p95_ns = s[(95 * n + 99) / 100 - 1];
 	free(s);
 	return 0;
 }
@@ -438,7 +439,8 @@ static int check_apps(const struct gsp_hw *hw,
 	unsigned int i;
 
 	if (!napps || napps > GSP_PROPHET_MAX_APPS || apps[0].batch ||
-	    !hw->sms || !(hw->dram_Bps > 0))
+	    !hw->sms || !(hw->dram_Bps > 0) || !apps[0].trace ||
+	    cfg->skip >= apps[0].trace->nqueries)
 		return -EINVAL;
 	if (cfg->model != GSP_PROPHET_FLUID &&
 	    cfg->model != GSP_PROPHET_SEQUENTIAL)
@@ -464,7 +466,7 @@ int gsp_prophet_run(const struct gsp_hw *hw,
 		    struct gsp_prophet_result *res,
 		    gsp_prophet_obs_fn *obs, void *obs_arg)
 {
-	static const struct gsp_prophet_cfg dflt = { GSP_PROPHET_FLUID, 0 };
+	static const struct gsp_prophet_cfg dflt = { .model = GSP_PROPHET_FLUID };
 	struct sim *m;
 	unsigned int i;
 	int rc;
@@ -564,7 +566,7 @@ int gsp_prophet_predict(const struct gsp_hw *hw, const struct gsp_trace *lc,
 			const struct gsp_prophet_cfg *cfg,
 			struct gsp_prophet_result *res)
 {
-	static const struct gsp_prophet_cfg dflt = { GSP_PROPHET_FLUID, 0 };
+	static const struct gsp_prophet_cfg dflt = { .model = GSP_PROPHET_FLUID };
 	struct gsp_prophet_app apps[GSP_PROPHET_MAX_APPS] = { { 0 } };
 	struct gsp_prophet_result solo;
 	unsigned int i, j, nth, of;

@@ -40,6 +40,12 @@ enum gsp_prophet_model {
 struct gsp_prophet_cfg {
 	enum gsp_prophet_model model;
 	uint32_t be_pes;	/* fluid: SMs a batch app may hold, 0: all */
+	/*
+	 * The LC's first queries left out of its mean and p95 (a program's
+	 * set-up and warm-up before its first synchronisation), < its
+	 * queries.
+	 */
+	uint32_t skip;
 };
 
 /*

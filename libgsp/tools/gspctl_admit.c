@@ -27,26 +27,28 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NONE = 3 };
 
 static const char predict_usage[] =
 "usage: gspctl predict --hw HW.csv --lc LC.csv [--be BE.csv [--k N]]\n"
-"                      [--model fluid|sequential] [--be-pes P]\n"
+"                      [--model fluid|sequential] [--be-pes P] [--skip N]\n"
 "  prints lc_solo_us= lc_mean_us= lc_p95_us= be_tasks_per_s= be_iters_per_s=\n"
 "  --k N        batch instances of BE.csv, 0..64 (default 1)\n"
-"  --be-pes P   each batch instance uses at most P SMs (fluid only)\n";
+"  --be-pes P   each batch instance uses at most P SMs (fluid only)\n"
+"  --skip N     leave the LC's first N queries (set-up, warm-up) out\n";
 
 static const char admit_usage[] =
 "usage: gspctl admit --hw HW.csv --lc LC.csv --be BE.csv\n"
 "                    [--q Q | --target-us US] [--cap-us US] [--kmax K]\n"
-"                    [--model fluid|sequential] [--be-pes P]\n"
+"                    [--model fluid|sequential] [--be-pes P] [--skip N]\n"
 "  prints k= lc_mean_us= ok= for k = 0..K, then admit k= lc_solo_us= target_us=\n"
 "  --q Q          target = Q x the LC's solo mean (default 2)\n"
 "  --target-us US an absolute target instead\n"
 "  --cap-us US    and at most US (default 100000; 0: no cap)\n"
 "  --kmax K       batch instances tried, 0..64 (default 15)\n"
+"  --skip N       leave the LC's first N queries (set-up, warm-up) out\n"
 "  exit 0: k >= 1 admitted, 3: not even one instance, 2: bad usage\n";
 
 struct opts {
 	const char *cmd, *usage;
 	const char *hw, *lc, *be;
-	unsigned long k, kmax, be_pes;
+	unsigned long k, kmax, be_pes, skip;
 	int have_k, have_q, have_target;
 	double q, target_us, cap_us;
 	struct gsp_prophet_cfg cfg;
@@ -114,6 +116,7 @@ static void parse(struct opts *o, int argc, char **argv, int admit)
 		{ "cap-us", required_argument, NULL, 'c' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "be-pes", required_argument, NULL, 'p' },
+		{ "skip", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -175,6 +178,9 @@ static void parse(struct opts *o, int argc, char **argv, int admit)
 			if (!o->be_pes)
 				usage_error(o, "--be-pes takes at least 1 SM");
 			break;
+		case 's':
+			o->skip = parse_uint(o, "--skip", optarg, UINT32_MAX);
+			break;
 		case 'h':
 			fputs(o->usage, stdout);
 			exit(0);
@@ -197,6 +203,7 @@ static void parse(struct opts *o, int argc, char **argv, int admit)
 	if (o->be_pes && o->cfg.model == GSP_PROPHET_SEQUENTIAL)
 		usage_error(o, "--be-pes needs the fluid model");
 	o->cfg.be_pes = (uint32_t)o->be_pes;
+	o->cfg.skip = (uint32_t)o->skip;
 }
 
 /* The machine and the traces, or a message and EXIT_FAIL. */
@@ -218,6 +225,13 @@ static int load(const struct opts *o, struct gsp_hw *hw,
 		rc = gsp_trace_load(o->lc, hw, lc, err, sizeof(err));
 	if (!rc && o->be)
 		rc = gsp_trace_load(o->be, hw, be, err, sizeof(err));
+	if (!rc && o->skip >= lc->nqueries) {
+		fprintf(stderr, "gspctl %s: --skip %lu leaves none of the %zu queries of %s\n",
+			o->cmd, o->skip, lc->nqueries, o->lc);
+		gsp_trace_free(lc);
+		gsp_trace_free(be);
+		return EXIT_USAGE;
+	}
 	if (!rc)
 		return 0;
 	gsp_trace_free(lc);

@@ -42,6 +42,12 @@ expect_out 0 "predict: 2 batch copies share the channel, 3 ms" \
 expect_out 0 "predict: 2 batch kernels capped at 5 SMs leave the LC its own 5" \
 	"lc_solo_us=1000.000 lc_mean_us=1000.000 lc_p95_us=1000.000 be_tasks_per_s=65.934 be_iters_per_s=65.934" \
 	predict "${kn[@]}" --k 2 --be-pes 5
+expect_out 0 "predict: a 5 ms set-up query in the LC's mean" \
+	"lc_solo_us=2000.000 lc_mean_us=2000.000 lc_p95_us=5000.000 be_tasks_per_s=0.000 be_iters_per_s=0.000" \
+	predict "${hw[@]}" --lc "$F/lc_setup.csv"
+expect_out 0 "predict --skip 1: the set-up query left out" \
+	"lc_solo_us=1000.000 lc_mean_us=1000.000 lc_p95_us=1000.000 be_tasks_per_s=0.000 be_iters_per_s=0.000" \
+	predict "${hw[@]}" --lc "$F/lc_setup.csv" --skip 1
 "$G" predict "${kn[@]}" --model sequential >"$d/out" 2>"$d/err"
 rc=$?
 if [ $rc = 0 ] && grep -Eq '^lc_solo_us=[0-9.]+ lc_mean_us=[0-9.]+ lc_p95_us=[0-9.]+ be_tasks_per_s=[0-9.]+ be_iters_per_s=[0-9.]+$' "$d/out" &&
@@ -125,6 +131,8 @@ expect 2 "--be-pes over the SMs" "--be-pes 16 is more than the 15 SMs" \
 expect 2 "--be-pes with the sequential model" \
 	"--be-pes needs the fluid model" \
 	admit "${kn[@]}" --be-pes 5 --model sequential
+expect 2 "--skip of every query" "--skip 4 leaves none of the 4 queries" \
+	predict "${hw[@]}" --lc "$F/lc_setup.csv" --skip 4
 expect 2 "an unknown option" "unknown option '--bogus'" \
 	predict "${cp[@]}" --bogus
 expect 2 "an option without its value" "--lc needs a value" \

@@ -112,7 +112,7 @@ static void test_worked_kernels(void)
 	struct gsp_prophet_app apps[2] = {
 		{ .trace = &a }, { .trace = &b, .offset_ns = 2 * MS },
 	};
-	struct gsp_prophet_cfg cfg = { GSP_PROPHET_FLUID, 0 };
+	struct gsp_prophet_cfg cfg = { .model = GSP_PROPHET_FLUID };
 	struct gsp_prophet_result r;
 	struct ends e = { 0 };
 	int rc;
@@ -281,7 +281,7 @@ static void test_solo_replay(void)
 {
 	struct gsp_trace t;
 	struct gsp_prophet_app app = { 0 };
-	struct gsp_prophet_cfg cfg = { GSP_PROPHET_FLUID, 0 };
+	struct gsp_prophet_cfg cfg = { .model = GSP_PROPHET_FLUID };
 	struct gsp_prophet_result r;
 	int rc, ok;
 	size_t q;
@@ -376,7 +376,7 @@ static void test_admit_kernels(void)
 {
 	struct gsp_trace lc, be;
 	struct gsp_prophet_target tg = { 2, 0, 0 };
-	struct gsp_prophet_cfg cfg = { GSP_PROPHET_FLUID, 0 };
+	struct gsp_prophet_cfg cfg = { .model = GSP_PROPHET_FLUID };
 	struct gsp_prophet_admission ad;
 	char rows[2048];
 	size_t n = 0;
