@@ -16,8 +16,12 @@ struct green_api {
 	decltype(&cuGreenCtxDestroy) destroy;
 };
 
-/* Green contexts came with CUDA 12.4: ask for the calls of that version. */
-#define GREEN_API_VERSION	12040
+/*
+ * Ask for the calls as this toolkit's cuda.h declares them (the
+ * decltypes above): green contexts came with CUDA 12.4, their streams
+ * with 12.5, so an older version misses some.
+ */
+#define GREEN_API_VERSION	CUDA_VERSION
 
 static int lookup(const char *sym, void **fn)
 {
@@ -26,8 +30,8 @@ static int lookup(const char *sym, void **fn)
 	if (cudaGetDriverEntryPointByVersion(sym, fn, GREEN_API_VERSION,
 					     cudaEnableDefault, &q) != cudaSuccess ||
 	    q != cudaDriverEntryPointSuccess || !*fn) {
-		fprintf(stderr, "green: the driver has no %s (CUDA 12.4 or later needed)\n",
-			sym);
+		fprintf(stderr, "green: the driver has no %s of CUDA %d\n",
+			sym, GREEN_API_VERSION);
 		return -1;
 	}
 	return 0;
