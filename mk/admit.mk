@@ -18,6 +18,9 @@ ADMIT_TEST_DIR := $(BUILD)/tests/admit
 
 CHECK_SUITES += admit
 
+# gsp-run --admit asks the predictor before the program starts
+$(GSP_RUN): $(call objs,plain,$(ADMIT_SRCS))
+
 .PHONY: check-admit
 
 $(ADMIT_TEST_DIR)/test_prophet: $(call objs,san,tests/admit/test_prophet.c \

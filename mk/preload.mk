@@ -46,9 +46,11 @@ $(PRELOAD_SO): $(call objs,pic,$(PRELOAD_SRCS))
 	@mkdir -p $(@D)
 	$(CC) -pthread -shared -Wl,-z,defs -o $@ $^ -ldl -lm
 
+# (and Prophet's predictor, for --admit: mk/admit.mk adds its objects)
 $(GSP_RUN): libgsp/tools/gsp-run.c
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -o $@ $<
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -Ilibgsp/admit -o $@ $< \
+		$(filter %.o,$^) -lm
 
 $(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c
 	@mkdir -p $(@D)

@@ -13,7 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prophet.h"
+
 #define EXIT_USAGE 2
+#define EXIT_REFUSED 3	/* --admit refuse: the prediction broke the target */
+#define ADMIT_CAP_NS 100e6	/* Prophet's 100 ms cap on the target */
 
 static void usage(FILE *f)
 {
@@ -21,7 +25,9 @@ static void usage(FILE *f)
 		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
 		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
 		"               [--spatial|--no-spatial] [--no-green] [--no-lc-priority]\n"
-		"               [--no-gate] -- PROGRAM [ARGS...]\n"
+		"               [--no-gate] [--admit refuse|idle --admit-hw HW.csv\n"
+"               --admit-lc LC.csv --admit-be BE.csv [--admit-k K] [--admit-q Q]]\n"
+"               -- PROGRAM [ARGS...]\n"
 		"  --class        be (default) or lc\n"
 		"  --weight       1..10000 (default 100)\n"
 		"  --lc-target-us LC latency target, 0..3600000000 (lc only)\n"
@@ -38,7 +44,17 @@ static void usage(FILE *f)
 		"                 lc only: leave the program's stream priorities alone\n"
 		"                 (default: its streams and its kernels on the default\n"
 		"                 stream run at the device's greatest priority)\n"
-		"  --no-gate      load the interposer but pass every call through\n");
+		"  --no-gate      load the interposer but pass every call through\n"
+		"  --admit        be only: before the program starts, predict the LC's\n"
+		"                 mean latency beside K instances of this BE from solo\n"
+		"                 traces (Prophet, Documentation/admission.rst); if it\n"
+		"                 breaks min(Q x solo, 100 ms): refuse exits 3, idle runs\n"
+		"                 the program as --no-spatial (only while the LC is idle)\n"
+		"  --admit-hw, --admit-lc, --admit-be\n"
+		"                 hw.csv and the LC's and this BE's gsp-trace files\n"
+		"  --admit-k      BE instances beside the LC, this one counted, 1..64\n"
+		"                 (default 1)\n"
+		"  --admit-q      the target over the LC's solo mean (default 2)\n");
 }
 
 static int die_usage(const char *fmt, const char *a, const char *b)
@@ -92,6 +108,71 @@ static int find_preload(char *out, size_t n)
 	return -1;
 }
 
+struct admit_req {
+	const char *mode, *hw, *lc, *be;	/* mode NULL: no admission */
+	unsigned int k;
+	double q;
+};
+
+/*
+ * Prophet's answer for @r: 0 admitted, 1 not, -1 the traces could not be
+ * used (said why). The LC's first query is its set-up, left out as
+ * gspctl admit does by default.
+ */
+static int admit_check(const struct admit_req *r)
+{
+	const struct gsp_trace *be[GSP_PROPHET_MAX_BE];
+	struct gsp_prophet_cfg cfg = { .model = GSP_PROPHET_FLUID, .skip = 1 };
+	struct gsp_trace lc = { 0 }, bt = { 0 };
+	struct gsp_prophet_result res;
+	char err[512] = "";
+	struct gsp_hw hw;
+	double target;
+	unsigned int i;
+	int rc;
+
+	rc = gsp_hw_load(r->hw, &hw, err, sizeof(err));
+	if (!rc)
+		rc = gsp_trace_load(r->lc, &hw, &lc, err, sizeof(err));
+	if (!rc)
+		rc = gsp_trace_load(r->be, &hw, &bt, err, sizeof(err));
+	if (!rc && lc.nqueries < 2) {
+		snprintf(err, sizeof(err), "%s has %zu queries: none is left after its set-up",
+			 r->lc, lc.nqueries);
+		rc = -EINVAL;
+	}
+	for (i = 0; !rc && i < r->k; i++)
+		be[i] = &bt;
+	if (!rc)
+		rc = gsp_prophet_predict(&hw, &lc, be, r->k, &cfg, &res);
+	gsp_trace_free(&lc);
+	gsp_trace_free(&bt);
+	if (rc) {
+		fprintf(stderr, "gsp-run: --admit: %s\n",
+			err[0] ? err : strerror(-rc));
+		return -1;
+	}
+	target = r->q * res.lc_solo_mean_ns;
+	if (target > ADMIT_CAP_NS)
+		target = ADMIT_CAP_NS;
+	rc = res.lc_mean_ns > target;
+	fprintf(stderr, "gsp-run: admission: the LC's mean %.1f us predicted beside %u BE (solo %.1f us, target %.1f us): %s\n",
+		res.lc_mean_ns / 1e3, r->k, res.lc_solo_mean_ns / 1e3,
+		target / 1e3, rc ? "not admitted" : "admitted");
+	gsp_prophet_result_free(&res);
+	return rc;
+}
+
+/* A positive ratio no greater than 1000. */
+static int parse_ratio(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return !*s || *end || errno || !(*v > 0 && *v <= 1000) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -107,11 +188,18 @@ int main(int argc, char **argv)
 		{ "no-spatial", no_argument, NULL, 'N' },
 		{ "no-green", no_argument, NULL, 'G' },
 		{ "no-lc-priority", no_argument, NULL, 'P' },
+		{ "admit", required_argument, NULL, 'A' },
+		{ "admit-hw", required_argument, NULL, 1 },
+		{ "admit-lc", required_argument, NULL, 2 },
+		{ "admit-be", required_argument, NULL, 3 },
+		{ "admit-k", required_argument, NULL, 4 },
+		{ "admit-q", required_argument, NULL, 5 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cls = NULL, *target = NULL, *spatial = NULL;
-	int no_green = 0, no_prio = 0;
+	struct admit_req adm = { .k = 1, .q = 2 };
+	int no_green = 0, no_prio = 0, admit_opts = 0;
 	char lib[PATH_MAX], *pre;
 	const char *old;
 	int c;
@@ -182,6 +270,37 @@ int main(int argc, char **argv)
 			no_prio = 1;
 			setenv("GSP_LC_PRIORITY", "0", 1);
 			break;
+		case 'A':
+			if (strcmp(optarg, "refuse") && strcmp(optarg, "idle"))
+				return die_usage("--admit must be refuse or idle, not '%s'%s",
+						 optarg, "");
+			adm.mode = optarg;
+			break;
+		case 1:
+			adm.hw = optarg;
+			admit_opts = 1;
+			break;
+		case 2:
+			adm.lc = optarg;
+			admit_opts = 1;
+			break;
+		case 3:
+			adm.be = optarg;
+			admit_opts = 1;
+			break;
+		case 4:
+			if (parse_num(optarg, 1, GSP_PROPHET_MAX_BE))
+				return die_usage("--admit-k must be a number in 1..64, not '%s'%s",
+						 optarg, "");
+			adm.k = (unsigned int)strtoul(optarg, NULL, 10);
+			admit_opts = 1;
+			break;
+		case 5:
+			if (parse_ratio(optarg, &adm.q))
+				return die_usage("--admit-q must be a ratio in (0, 1000] such as 2, not '%s'%s",
+						 optarg, "");
+			admit_opts = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -203,8 +322,33 @@ int main(int argc, char **argv)
 	if (no_prio && (!cls || strcmp(cls, "lc")))
 		return die_usage("--no-lc-priority is for --class lc: only LC streams get a priority%s%s",
 				 "", "");
+	if (admit_opts && !adm.mode)
+		return die_usage("--admit-hw, --admit-lc, --admit-be, --admit-k and --admit-q need --admit refuse|idle%s%s",
+				 "", "");
+	if (adm.mode && (!cls || strcmp(cls, "be")))
+		return die_usage("--admit is for --class be: it asks whether this BE may run beside the LC%s%s",
+				 "", "");
+	if (adm.mode && (!adm.hw || !adm.lc || !adm.be))
+		return die_usage("--admit needs --admit-hw, --admit-lc and --admit-be%s%s",
+				 "", "");
+	if (adm.mode && !strcmp(adm.mode, "idle") && spatial && *spatial == '1')
+		return die_usage("--admit idle may run the program as --no-spatial: drop --spatial%s%s",
+				 "", "");
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");
+	if (adm.mode) {
+		int r = admit_check(&adm);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r && !strcmp(adm.mode, "refuse")) {
+			fprintf(stderr, "gsp-run: %s not started: it would break the LC's target; run it later, with fewer BE, or with --admit idle\n",
+				argv[optind]);
+			return EXIT_REFUSED;
+		}
+		if (r)
+			setenv("GSP_SPATIAL", "0", 1);
+	}
 	if (find_preload(lib, sizeof(lib))) {
 		fprintf(stderr, "gsp-run: libgsp_preload.so is not in lib/ next to gsp-run, ../lib/gspace/ or ../lib/; rebuild or reinstall gspace\n");
 		return EXIT_USAGE;

@@ -31,7 +31,7 @@ static const char predict_usage[] =
 "  prints lc_solo_us= lc_mean_us= lc_p95_us= be_tasks_per_s= be_iters_per_s=\n"
 "  --k N        batch instances of BE.csv, 0..64 (default 1)\n"
 "  --be-pes P   each batch instance uses at most P SMs (fluid only)\n"
-"  --skip N     leave the LC's first N queries (set-up, warm-up) out\n";
+"  --skip N     the LC's first N queries (its set-up) left out (default 1)\n";
 
 static const char admit_usage[] =
 "usage: gspctl admit --hw HW.csv --lc LC.csv --be BE.csv\n"
@@ -42,7 +42,7 @@ static const char admit_usage[] =
 "  --target-us US an absolute target instead\n"
 "  --cap-us US    and at most US (default 100000; 0: no cap)\n"
 "  --kmax K       batch instances tried, 0..64 (default 15)\n"
-"  --skip N       leave the LC's first N queries (set-up, warm-up) out\n"
+"  --skip N       the LC's first N queries (its set-up) left out (default 1)\n"
 "  exit 0: k >= 1 admitted, 3: not even one instance, 2: bad usage\n";
 
 struct opts {
@@ -125,6 +125,7 @@ static void parse(struct opts *o, int argc, char **argv, int admit)
 	o->cmd = argv[0];
 	o->usage = admit ? admit_usage : predict_usage;
 	o->k = 1;
+	o->skip = 1;
 	o->kmax = GSP_PROPHET_KMAX;
 	o->q = 2;
 	o->cap_us = CAP_US_DEFAULT;

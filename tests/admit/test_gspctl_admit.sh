@@ -42,12 +42,12 @@ expect_out 0 "predict: 2 batch copies share the channel, 3 ms" \
 expect_out 0 "predict: 2 batch kernels capped at 5 SMs leave the LC its own 5" \
 	"lc_solo_us=1000.000 lc_mean_us=1000.000 lc_p95_us=1000.000 be_tasks_per_s=65.934 be_iters_per_s=65.934" \
 	predict "${kn[@]}" --k 2 --be-pes 5
-expect_out 0 "predict: a 5 ms set-up query in the LC's mean" \
+expect_out 0 "predict --skip 0: a 5 ms set-up query in the LC's mean" \
 	"lc_solo_us=2000.000 lc_mean_us=2000.000 lc_p95_us=5000.000 be_tasks_per_s=0.000 be_iters_per_s=0.000" \
-	predict "${hw[@]}" --lc "$F/lc_setup.csv"
-expect_out 0 "predict --skip 1: the set-up query left out" \
+	predict "${hw[@]}" --lc "$F/lc_setup.csv" --skip 0
+expect_out 0 "predict: the set-up query left out by default" \
 	"lc_solo_us=1000.000 lc_mean_us=1000.000 lc_p95_us=1000.000 be_tasks_per_s=0.000 be_iters_per_s=0.000" \
-	predict "${hw[@]}" --lc "$F/lc_setup.csv" --skip 1
+	predict "${hw[@]}" --lc "$F/lc_setup.csv"
 "$G" predict "${kn[@]}" --model sequential >"$d/out" 2>"$d/err"
 rc=$?
 if [ $rc = 0 ] && grep -Eq '^lc_solo_us=[0-9.]+ lc_mean_us=[0-9.]+ lc_p95_us=[0-9.]+ be_tasks_per_s=[0-9.]+ be_iters_per_s=[0-9.]+$' "$d/out" &&

@@ -526,3 +526,44 @@ if [ $rc -eq 127 ]; then
 else
 	echo "not ok - preload: gsp-run exits 127 when the program cannot be run (rc $rc)"
 fi
+
+# gsp-run --admit on tests/admit/fixtures: an LC of 1 ms copies beside
+# batch copies sharing its channel, 2 ms with one BE and 3 ms with two,
+# against a target of 2 x solo.
+F=tests/admit/fixtures
+adm=(--class be --admit-hw "$F/hw.csv" --admit-lc "$F/lc_copy.csv"
+	--admit-be "$F/be_copy.csv")
+out=$("$B/gsp-run" "${adm[@]}" --admit refuse -- sh -c 'echo "ran:$GSP_SPATIAL"' 2>&1)
+rc=$?
+case "$rc:$out" in
+0:*"admitted"*"ran:") echo "ok - preload: gsp-run --admit refuse: one BE at 2x solo is admitted and runs as asked" ;;
+*) echo "not ok - preload: gsp-run --admit refuse: one BE admitted (rc $rc: $out)" ;;
+esac
+out=$("$B/gsp-run" "${adm[@]}" --admit refuse --admit-k 2 -- sh -c 'echo ran' 2>&1)
+rc=$?
+case "$rc:$out" in
+3:*"not admitted"*"not started"*) case "$out" in *ran*) echo "not ok - preload: gsp-run --admit refuse ran the program" ;;
+	*) echo "ok - preload: gsp-run --admit refuse --admit-k 2: 3 ms > 2 ms, exit 3, the program not run" ;; esac ;;
+*) echo "not ok - preload: gsp-run --admit refuse --admit-k 2 exits 3 (rc $rc: $out)" ;;
+esac
+out=$("$B/gsp-run" "${adm[@]}" --admit idle --admit-k 2 -- sh -c 'echo "ran:$GSP_SPATIAL"' 2>&1)
+rc=$?
+case "$rc:$out" in
+0:*"not admitted"*"ran:0") echo "ok - preload: gsp-run --admit idle --admit-k 2: runs only while the LC is idle (GSP_SPATIAL=0)" ;;
+*) echo "not ok - preload: gsp-run --admit idle --admit-k 2 runs as --no-spatial (rc $rc: $out)" ;;
+esac
+out=$("$B/gsp-run" "${adm[@]}" --admit idle --admit-q 3 --admit-k 2 -- sh -c 'echo "ran:$GSP_SPATIAL"' 2>&1)
+case "$out" in
+*" admitted"*"ran:") echo "ok - preload: gsp-run --admit-q 3: two BE at 3x solo admitted" ;;
+*) echo "not ok - preload: gsp-run --admit-q 3: two BE admitted ($out)" ;;
+esac
+run_bad --class be --admit maybe -- true
+run_bad --class be --admit-k 2 -- true
+run_bad --class lc --admit refuse --admit-hw "$F/hw.csv" \
+	--admit-lc "$F/lc_copy.csv" --admit-be "$F/be_copy.csv" -- true
+run_bad --class be --admit refuse --admit-hw "$F/hw.csv" -- true
+run_bad "${adm[@]}" --admit refuse --admit-k 65 -- true
+run_bad "${adm[@]}" --admit refuse --admit-q 0 -- true
+run_bad "${adm[@]}" --admit idle --spatial -- true
+run_bad --class be --admit refuse --admit-hw "$F/hw.csv" \
+	--admit-lc "$F/no-such.csv" --admit-be "$F/be_copy.csv" -- true
