@@ -6,7 +6,7 @@
 #
 #   bench/run-search.sh [--pairs LIST] [--methods LIST] [--q Q]
 #                       [--models FILE] [--tail] [--no-guard]
-#                       [--oracle CELLS] OUT
+#                       [--oracle CELLS] [--protect MODE] OUT
 #
 # For each LC/BE pair of gsp-bench's 24 (LC bp, lbm, hotspot, pathfinder,
 # streamcluster, spmv; BE cfd, md, mm, nn: gsp-wl workloads), one gspaced
@@ -23,6 +23,8 @@
 # --no-guard holds the chosen cell (GSP_SEARCH_GUARD=0) and names the
 # runs METHOD_noguard likewise. --oracle CELLS gives search-eval.py an
 # earlier run's cells.csv for pairs this run measures no grid of.
+# --protect MODE sets gspaced's protect knob (reactive, the default,
+# reserved, predictive or preemptive; Documentation/gspaced.rst).
 # mps and mps50 run the same two programs without gspace under plain MPS,
 # the BE at 100 % or 50 % of the threads (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE). Writes, per pair and method, the search's log, the
 # LC's requests and the BE's units (gsp-wl --trace-out) into OUT/logs.tgz,
@@ -41,6 +43,7 @@
 # 14 s a pair for grid (40 invocations a cell), 8 s for a method.
 set -uo pipefail
 pairs='' methods=grid,ns q=2 models='' tail='' noguard='' oracle=()
+protect=reactive
 while [ $# -gt 1 ]; do
 	case $1 in
 	--pairs) pairs=$2; shift ;;
@@ -50,12 +53,16 @@ while [ $# -gt 1 ]; do
 	--tail) tail=_tail ;;
 	--no-guard) noguard=_noguard ;;
 	--oracle) oracle=(--oracle "$(realpath "$2")"); shift ;;
+	--protect) protect=$2; shift ;;
 	*) echo "run-search: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
 case ${1:-} in
-''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] [--tail] [--no-guard] [--oracle CELLS] OUT" >&2; exit 2 ;;
+''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] [--tail] [--no-guard] [--oracle CELLS] [--protect MODE] OUT" >&2; exit 2 ;;
+esac
+case $protect in reactive|reserved|predictive|preemptive) ;;
+*) echo "run-search: --protect: '$protect' is not reactive, reserved, predictive or preemptive" >&2; exit 2 ;;
 esac
 case $q in ''|*[!0-9.]*) echo "run-search: --q takes a ratio such as 2 or 1.5" >&2; exit 2 ;; esac
 for m in ${methods//,/ }; do
@@ -83,7 +90,7 @@ build_or_die run-search "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl"
 WL=$BUILD/gsp-wl
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none} tail=${tail:-no} guard=${noguard:-on}"
+gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none} tail=${tail:-no} guard=${noguard:-on} protect=$protect"
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
@@ -96,8 +103,8 @@ finish() {
 	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
 }
 trap finish EXIT
-printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = auto\n' \
-	"$(id -u)" >"$OUT/gspaced.conf"
+printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = auto\nprotect = %s\n' \
+	"$(id -u)" "$protect" >"$OUT/gspaced.conf"
 gspaced_up search "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
 	{ echo "run-search: gspaced did not come up" >&2; exit 1; }
 trap finish EXIT
