@@ -37,11 +37,11 @@
 # gsp-bench (LC bp lbm hotspot pathfinder streamcluster spmv, BE cfd md mm
 # nn). K defaults to 4, S to 1.
 #
-# GPU time with the defaults (S = 1, K = 4), a run being S plus about 1.5 s
-# of start-up, set-up and warm-up: co-runs 24 pairs x 4 k + 6 LCs alone +
-# 4 xfer pairs x 4 k + 2 xfer LCs alone = 118 runs, about 300 s; traces
-# 14 runs, about 40 s; ncu 10 passes of about 8 s, 80 s; hwprobe 5 s.
-# About 7 minutes in all (6 with --no-ncu).
+# Time with the defaults (S = 1, K = 4) on an H200: steps a-c (14
+# traces, 10 ncu passes, 118 co-runs) about 9.5 minutes; step d needs no
+# GPU, runs a prediction per CPU at once, and takes up to about 5 s a
+# prediction. Under a 10-minute limit run fewer pairs a call, or step d
+# afterwards on any machine (bench/results/2026-11-26-h200-prophet).
 set -uo pipefail
 pairs='' kmax=4 dur=1 ncu=1
 LCS="bp lbm hotspot pathfinder streamcluster spmv"
@@ -267,8 +267,10 @@ done
 if "$BUILD/gspctl" predict --help >"$LOGS/predict-help.txt" 2>&1; then
 	echo "lc,be,variant,k,model,lc_solo_us,lc_mean_us,lc_p95_us,be_tasks_per_s,be_iters_per_s" \
 		>"$OUT/predicted.csv"
-	kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$line"; }
-	tail -n +2 "$OUT/measured.csv" | while IFS=, read -r lc be v k _; do
+	# one row of measured.csv, both models, into $LOGS/pred/N
+	predict_row() {
+		local n=$1 lc=$2 be=$3 v=$4 k=$5 m line args sx
+		kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$line"; }
 		sx=$(suffix "$v")
 		# query 0 of a gsp-wl trace is its set-up and warm-up
 		args=(--hw "$OUT/hw.csv" --lc "$OUT/traces/$lc.lc$sx.csv" --skip 1)
@@ -277,8 +279,17 @@ if "$BUILD/gspctl" predict --help >"$LOGS/predict-help.txt" 2>&1; then
 			log_cmd "$BUILD/gspctl" predict --model "$m" "${args[@]}"
 			line=$("$BUILD/gspctl" predict --model "$m" "${args[@]}" 2>>"$LOGS/predict.err")
 			echo "$lc,$be,$v,$k,$m,$(kv lc_solo_us),$(kv lc_mean_us),$(kv lc_p95_us),$(kv be_tasks_per_s),$(kv be_iters_per_s)"
-		done
-	done >>"$OUT/predicted.csv"
+		done >"$LOGS/pred/$n"
+	}
+	mkdir -p "$LOGS/pred"
+	n=0 cpus=$(nproc)
+	while IFS=, read -r lc be v k _; do
+		n=$((n + 1))
+		predict_row "$n" "$lc" "$be" "$v" "$k" &
+		while [ "$(jobs -rp | wc -l)" -ge "$cpus" ]; do wait -n; done
+	done < <(tail -n +2 "$OUT/measured.csv")
+	wait
+	for ((i = 1; i <= n; i++)); do cat "$LOGS/pred/$i"; done >>"$OUT/predicted.csv"
 	log_cmd python3 bench/gpu/prophet-eval.py --gpu "$GPU" --kmax "$kmax" "$OUT"
 	python3 bench/gpu/prophet-eval.py --gpu "$GPU" --kmax "$kmax" "$OUT" |
 		tee "$OUT/summary.txt"
