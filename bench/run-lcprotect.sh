@@ -13,8 +13,10 @@
 # setting "process"; or two processes under MPS with the LC's stream at
 # the greatest priority, setting "mps"), the gspace time plane, and
 # gspace's spatial modes at each partition it tries (reactive, and
-# reserved/predictive when the arbiter has the `protect` knob). All cells
-# run under one MPS daemon. Writes
+# reserved/predictive when the arbiter has the `protect` knob), and
+# partition auto (mechanism gspace-auto, setting the protect mode: the
+# LC's own search, ns, its target 2x its solo time, which it measures
+# itself). All cells run under one MPS daemon. Writes
 #
 #   OUT/pareto.csv   shape,lc,arrival,mechanism,setting,lc_solo_p99_us,
 #                    lc_p50_us,lc_p99_us,lc_p999_us,be_solo_per_s,
@@ -31,7 +33,8 @@
 # (the solo runs always run). REACTIVE, RESERVED and PREDICTIVE in the
 # environment replace the partitions each gspace mode tries ("N,K ...";
 # a PREDICTIVE entry "N,K,L" also sets predict_lead_us to L, setting
-# "NxK-leadLus").
+# "NxK-leadLus"); AUTO the protect modes gspace-auto runs under
+# ("predictive reactive").
 # --block-trace also records where and when every LC block ran (lcprotect
 # --block-trace; about 12 MB a cell, so pick cells with --only, --lc and
 # --mech; the LC's solo runs too)
@@ -64,6 +67,7 @@ BUILD=${BUILD:-build}
 REACTIVE=${REACTIVE:-132,32 66,32}
 RESERVED=${RESERVED:-66,32 33,32}
 PREDICTIVE=${PREDICTIVE:-132,32 132,32,300 132,32,50}
+AUTO=${AUTO:-predictive reactive}
 
 # shellcheck source=bench/outdir.sh
 . bench/outdir.sh
@@ -77,7 +81,7 @@ LCP=$BUILD/gpu/lcprotect
 TMO=(timeout -k 5 $((measure + 40)))	# a stuck cell fails, the run goes on
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 gpu_env "$OUT/env.txt" "bench: run-lcprotect.sh quick=$quick only=$only lc=$lcs_only mech=$mechs measure_s=$measure" \
-	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE"
+	"partitions: reactive=$REACTIVE reserved=$RESERVED predictive=$PREDICTIVE auto=$AUTO"
 
 # --- MPS for every cell ------------------------------------------------------
 # shellcheck source=bench/mps.sh
@@ -203,6 +207,14 @@ cell() {
 		if [ "$mech" = gspace-time ]; then
 			gctl set partition 0,0
 			berun=("${g[@]}" --class be --no-spatial --)
+		elif [ "$mech" = gspace-auto ]; then
+			# the LC searches its own cell (Documentation/partition-auto.rst)
+			gctl set partition auto
+			gctl set search ns
+			gctl set protect "$set"
+			gctl set predict_lead_us "$LEAD_DEFAULT"
+			lcenv+=(GSP_LC_Q=2 GSP_SEARCH_LOG="$LOGS/$tag.search.csv")
+			berun=("${g[@]}" --class be --spatial --)
 		else
 			# "N,K" or "N,K,LEAD_US" (predictive's lead)
 			IFS=, read -r pn pk plead <<<"$set"
@@ -313,6 +325,9 @@ for shape in $BE_SHAPES; do
 			done
 			for p in $PREDICTIVE; do
 				cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-predictive "$p"
+			done
+			for p in $AUTO; do
+				cell "$shape" "$beargs" "$lcname" "$lcargs" "$arr" gspace-auto "$p"
 			done
 		fi
 	done
