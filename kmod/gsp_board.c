@@ -95,13 +95,17 @@ static void gsp_board_claimed(struct gspace *gsp, u32 dev, u32 mode,
 		c = READ_ONCE(s->cell);
 		if (!GSPACE_BOARD_REQ_N(c) || !GSPACE_BOARD_REQ_K(c))
 			c = GSPACE_BOARD_REQ(GSPACE_PART_MAX_N,
-					     GSPACE_PART_MAX_K, 0);
+					     GSPACE_PART_EIGHTHS, 0);
 		*n = max(*n, GSPACE_BOARD_REQ_N(c));
 		*k = max(*k, GSPACE_BOARD_REQ_K(c));
 	}
 	if (any && !part_auto) {
 		*n = READ_ONCE(gsp->part_n);
 		*k = READ_ONCE(gsp->part_k);
+	} else if (*k) {
+		/* a share of each kernel's slots (uapi: eighths) */
+		*k = min_t(u32, *k, GSPACE_PART_EIGHTHS) |
+		     GSPACE_BOARD_REQ_K_EIGHTHS;
 	}
 }
 

@@ -18,7 +18,9 @@ XFORM_OUT := $(BUILD)/xform
 CFLAGS_libgsp/xform := -Ilibgsp/include -I$(XFORM_OUT)/gen
 CFLAGS_libgsp/tools += -Ilibgsp/xform
 CFLAGS_tests/xform := -Ilibgsp/xform -Ilibgsp/include -Itests
-XFORM_CORPUS := $(wildcard kernels/*.cu) $(wildcard tests/xform/*.cu)
+# (kernels/green.cu is host code only: green contexts for the programs)
+XFORM_CORPUS := $(filter-out kernels/green.cu,$(wildcard kernels/*.cu)) \
+	$(wildcard tests/xform/*.cu)
 
 # xform.c's PTX templates (libgsp/xform/templates/) as C string macros.
 # Every flavour of xform.o (the preload library's too) waits for the

@@ -19,6 +19,9 @@
 #define REQ_NK(n, k)	GSP_BOARD_REQ_NK(GSP_BOARD_REQ((n), (k), 0))
 /* What preemptive asks for: the whole device. */
 #define REQ_ALL		REQ_NK(GSPACE_PART_MAX_N, GSPACE_PART_MAX_K)
+/* partition auto: k in eighths of each kernel's slots */
+#define REQ_8TH(n, k)	REQ_NK((n), (k) | GSPACE_BOARD_REQ_K_EIGHTHS)
+#define REQ_AUTO_ALL	REQ_8TH(GSPACE_PART_MAX_N, GSPACE_PART_EIGHTHS)
 
 static inline uint64_t part_req(const struct gspace_board *b, uint32_t dev)
 {

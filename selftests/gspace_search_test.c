@@ -100,27 +100,27 @@ TEST_F(search, cells_claimed)
 	lc_cell(&self->f.lc[0], 48, 4);
 	ASSERT_EQ(0, req_nk(self->f.b, 0));	/* a cell alone claims nothing */
 	lc_inflight(&self->f.lc[0], 1);
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
-	/* in flight without a cell: the whole device */
+	ASSERT_EQ(REQ_8TH(48, 4), req_nk(self->f.b, 0));
+	/* in flight without a cell: every slot of every SM */
 	lc_inflight(&self->f.lc[1], 1);
-	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
+	ASSERT_EQ(REQ_AUTO_ALL, req_nk(self->f.b, 0));
 	/* two cells: the greatest n and the greatest k */
 	lc_cell(&self->f.lc[1], 96, 2);
-	ASSERT_EQ(REQ_NK(96, 4), req_nk(self->f.b, 0));
+	ASSERT_EQ(REQ_8TH(96, 4), req_nk(self->f.b, 0));
 	lc_inflight(&self->f.lc[1], 0);
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
+	ASSERT_EQ(REQ_8TH(48, 4), req_nk(self->f.b, 0));
 	/* the arbiter's own recomputation follows the same rule */
 	ASSERT_EQ(0, knob_write("protect", "reserved"));
-	ASSERT_EQ(REQ_NK(96, 4), req_nk(self->f.b, 0));
+	ASSERT_EQ(REQ_8TH(96, 4), req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "preemptive"));
 	ASSERT_EQ(REQ_ALL, req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("protect", "reactive"));
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
+	ASSERT_EQ(REQ_8TH(48, 4), req_nk(self->f.b, 0));
 	/* off auto, the operator's partition again */
 	ASSERT_EQ(0, knob_write("partition", "8,2"));
 	ASSERT_EQ(REQ_NK(8, 2), req_nk(self->f.b, 0));
 	ASSERT_EQ(0, knob_write("partition", "auto"));
-	ASSERT_EQ(REQ_NK(48, 4), req_nk(self->f.b, 0));
+	ASSERT_EQ(REQ_8TH(48, 4), req_nk(self->f.b, 0));
 	lc_inflight(&self->f.lc[0], 0);
 	ASSERT_EQ(0, req_nk(self->f.b, 0));
 }
@@ -138,7 +138,7 @@ TEST_F(search, slot_words_zeroed_with_owner)
 	lc_write(&self->f.lc[0], &self->f.lc[0].rw->lc[slot].search,
 		 GSPACE_BOARD_SEARCH(GSPACE_SEARCH_NS, 2, 5, 40));
 	lc_inflight(&self->f.lc[0], 3);
-	ASSERT_EQ(REQ_NK(24, 8), req_nk(self->f.b, 0));
+	ASSERT_EQ(REQ_8TH(24, 8), req_nk(self->f.b, 0));
 	lc_close(&self->f.lc[0]);
 	slot_freed(_metadata, self->f.b, slot);
 	ASSERT_EQ(0, self->f.b->lc[slot].cell);

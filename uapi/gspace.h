@@ -426,6 +426,16 @@ struct gspace_stats {
 #define GSPACE_BOARD_REQ(n, k, epoch)					\
 	(((__u64)(__u32)(epoch) << 32) |				\
 	 ((__u64)((k) & 0xffffU) << 16) | ((__u64)(n) & 0xffffU))
+/*
+ * Under partition auto (ABI 1.5) the claim's k is a share, not a count:
+ * the word's k is GSPACE_BOARD_REQ_K_EIGHTHS | k with k in
+ * 1..GSPACE_PART_EIGHTHS, and a kernel of K slots an SM gives up
+ * ceil(k K / 8) of them on each of the n SMs, whatever its K. An LC
+ * slot's @cell holds k in eighths (1..GSPACE_PART_EIGHTHS; more counts
+ * as all). The whole device (GSPACE_PART_MAX_K) stays a count.
+ */
+#define GSPACE_PART_EIGHTHS		8
+#define GSPACE_BOARD_REQ_K_EIGHTHS	0x8000U
 #define GSPACE_BOARD_REQ_N(w)		((__u32)(w) & 0xffffU)
 #define GSPACE_BOARD_REQ_K(w)		((__u32)((w) >> 16) & 0xffffU)
 #define GSPACE_BOARD_REQ_NK(w)		((__u32)(w))

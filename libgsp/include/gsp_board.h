@@ -257,12 +257,17 @@ static inline void gsp_board_cells_nk(const struct gsp_board *b,
 			continue;
 		c = gsp_board_load(&b->lc[i].cell);
 		if (!GSP_BOARD_REQ_N(c) || !GSP_BOARD_REQ_K(c))
-			c = GSP_BOARD_REQ(GSPACE_PART_MAX_N, GSPACE_PART_MAX_K, 0);
+			c = GSP_BOARD_REQ(GSPACE_PART_MAX_N, GSPACE_PART_EIGHTHS,
+					  0);
 		if (GSP_BOARD_REQ_N(c) > *n)
 			*n = GSP_BOARD_REQ_N(c);
 		if (GSP_BOARD_REQ_K(c) > *k)
 			*k = GSP_BOARD_REQ_K(c);
 	}
+	if (*k > GSPACE_PART_EIGHTHS)
+		*k = GSPACE_PART_EIGHTHS;
+	if (*k)
+		*k |= GSPACE_BOARD_REQ_K_EIGHTHS;	/* a share of each K */
 }
 
 /*

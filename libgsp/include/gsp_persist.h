@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The ABI of kernels that gsp-xform turned into persistent, SM-aware,
- * yieldable form (Documentation/xform.rst), version 6. Shared by the
+ * yieldable form (Documentation/xform.rst), version 7. Shared by the
  * transformer (libgsp/xform), which bakes the offsets below into the PTX
  * it writes, and by whoever launches a transformed kernel (the interposer,
  * the GPU harness). Plain C, also valid CUDA C++.
@@ -17,7 +17,8 @@
  *      slot >= K, or %smid >= GSP_PERSIST_MAX_SM: it leaves at once;
  *   2. at every batch boundary looks at the control word (n, k, epoch):
  *      if sm[%smid].sm_rank < n and slot >= K - k it yields (k > K:
- *      every slot of those SMs). The
+ *      every slot of those SMs; k with GSP_PERSIST_CTRL_EIGHTHS set is
+ *      a share, ceil((k & ~GSP_PERSIST_CTRL_EIGHTHS) K / 8) slots). The
  *      word comes from a copy that carries the time the word was read
  *      over the bus and is used while younger than copy_ns: the block's
  *      own copy, else its SM's copy (sm[%smid].word, .stamp), else
@@ -110,7 +111,7 @@
 
 #include <stdint.h>
 
-#define GSP_PERSIST_VERSION	6
+#define GSP_PERSIST_VERSION	7
 #define GSP_PERSIST_SUFFIX	"__gsp"	/* NAME -> NAME__gsp */
 #define GSP_PERSIST_REF_SUFFIX	"__gsp_ref"	/* .global V -> .const .u64 V__gsp_ref */
 #define GSP_PERSIST_MAX_SM	256	/* slot_mask/sm_rank entries, by %smid */
@@ -131,6 +132,16 @@
 #define GSP_PERSIST_CTRL_N(w)		((uint32_t)(w) & 0xffffu)
 #define GSP_PERSIST_CTRL_K(w)		((uint32_t)((w) >> 16) & 0xffffu)
 #define GSP_PERSIST_CTRL_EPOCH(w)	((uint32_t)((w) >> 32))
+/* In k: a share of the kernel's K in eighths (uapi's partition auto). */
+#define GSP_PERSIST_CTRL_EIGHTHS	0x8000u
+
+/* The slots of @kslots an SM gives up under the word's k field @k. */
+static inline uint32_t gsp_persist_ctrl_slots(uint32_t k, uint32_t kslots)
+{
+	if (k & GSP_PERSIST_CTRL_EIGHTHS)
+		k = ((k & ~GSP_PERSIST_CTRL_EIGHTHS) * kslots + 7) / 8;
+	return k < kslots ? k : kslots;
+}
 
 /* Defaults that keep the bus quiet and boundaries fresh. */
 #define GSP_PERSIST_REFRESH_NS	5000u

@@ -140,16 +140,17 @@ uint32_t req_nk(uint64_t w)
 
 /*
  * The slots @t's blocks give up under the word @w: n SMs of the context
- * at most, k of the job's K slots on each at most.
+ * at most, k of the job's K slots on each at most (k a share of K under
+ * partition auto).
  */
 uint32_t ctl_slots(const struct sp_ctl *t, uint64_t w)
 {
-	uint32_t n = GSP_PERSIST_CTRL_N(w), k = GSP_PERSIST_CTRL_K(w);
+	uint32_t n = GSP_PERSIST_CTRL_N(w);
+	uint32_t k = gsp_persist_ctrl_slots(GSP_PERSIST_CTRL_K(w),
+					    t->job.k_slots);
 
 	if (n > t->c->nsm)
 		n = t->c->nsm;
-	if (k > t->job.k_slots)
-		k = t->job.k_slots;
 	return n * k;
 }
 

@@ -649,7 +649,7 @@ static void print_searches(const struct gsp_board *b, unsigned ndev)
 		if (!owner)
 			continue;
 		if (GSP_BOARD_REQ_N(c))
-			snprintf(cell, sizeof(cell), "%u,%u", GSP_BOARD_REQ_N(c),
+			snprintf(cell, sizeof(cell), "%u,%u/8", GSP_BOARD_REQ_N(c),
 				 GSP_BOARD_REQ_K(c));
 		else
 			snprintf(cell, sizeof(cell), "all");
@@ -696,8 +696,14 @@ static void print_partition(struct target *t, unsigned ndev)
 			snprintf(part, sizeof(part), "%u,%u",
 				 gsp_board_load(&d->part_n),
 				 gsp_board_load(&d->part_k));
-		snprintf(req, sizeof(req), "%u,%u", GSP_BOARD_REQ_N(w),
-			 GSP_BOARD_REQ_K(w));
+		/* partition auto: k is a share of each kernel's slots */
+		if (GSP_BOARD_REQ_K(w) & GSPACE_BOARD_REQ_K_EIGHTHS)
+			snprintf(req, sizeof(req), "%u,%u/8", GSP_BOARD_REQ_N(w),
+				 GSP_BOARD_REQ_K(w) &
+				 ~GSPACE_BOARD_REQ_K_EIGHTHS);
+		else
+			snprintf(req, sizeof(req), "%u,%u", GSP_BOARD_REQ_N(w),
+				 GSP_BOARD_REQ_K(w));
 		printf("  %3u %11s %6" PRIu64 " %10s %9s %10u %8" PRIu64
 		       " %8" PRIu64 "\n", i, part,
 		       gsp_board_load(&d->part_epoch), mode ? mode : "?", req,

@@ -39,7 +39,7 @@
 #include "xform.h"
 
 /* The templates (the .ptx files of templates/) hard-code these offsets. */
-_Static_assert(GSP_PERSIST_VERSION == 6, "template ABI");
+_Static_assert(GSP_PERSIST_VERSION == 7, "template ABI");
 _Static_assert(GSP_PERSIST_JOB_SIZE == 64, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTL == 0, "template offsets");
 _Static_assert(GSP_PERSIST_JOB_CTRL_PTR == 8, "template offsets");

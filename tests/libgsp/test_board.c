@@ -24,6 +24,8 @@ _Static_assert(GSP_PERSIST_CTRL(0x1234, 0x56, 0x89abcdefu) ==
 	       GSP_PERSIST_CTRL_K(GSPACE_BOARD_REQ(7, 3, 9)) == 3 &&
 	       GSP_PERSIST_CTRL_EPOCH(GSPACE_BOARD_REQ(7, 3, 9)) == 9,
 	       "GSP_PERSIST_CTRL is uapi's GSPACE_BOARD_REQ");
+_Static_assert(GSP_PERSIST_CTRL_EIGHTHS == GSPACE_BOARD_REQ_K_EIGHTHS,
+	       "the share bit of k is uapi's");
 _Static_assert(GSP_PERSIST_MAX_SM == GSPACE_PART_MAX_N &&
 	       GSP_PERSIST_MAX_K == GSPACE_PART_MAX_K,
 	       "the partition limits are the control block's sizes");
@@ -305,6 +307,46 @@ static void test_waiting(void)
 	       "waiting: dev[].waiting at offset 40 of each 64-byte entry, 0 beyond the board");
 }
 
+/*
+ * Partition auto: the claim is the greatest n and k of the claiming
+ * slots' cells, k a share of each kernel's slots in eighths; a slot with
+ * no cell asks for every slot of every SM; a kernel of K slots gives up
+ * ceil(k K / 8).
+ */
+static void test_auto(void)
+{
+	uint32_t k8 = GSPACE_BOARD_REQ_K_EIGHTHS;
+
+	reset(GSP_PROTECT_REACTIVE);
+	board.dev[0].search = GSPACE_SEARCH_NS;
+	slot(0, 0, 0)->cell = GSPACE_BOARD_REQ(48, 4, 0);
+	board.lc[0].inflight = 1;
+	tap_ok(nk(0) == GSP_BOARD_REQ_NK(GSP_BOARD_REQ(48, 4 | k8, 0)),
+	       "auto: a cell (48, 4) claims 48 SMs and 4 eighths of each K");
+	slot(1, 0, 0)->cell = GSPACE_BOARD_REQ(96, 2, 0);
+	board.lc[1].inflight = 1;
+	tap_ok(nk(0) == GSP_BOARD_REQ_NK(GSP_BOARD_REQ(96, 4 | k8, 0)),
+	       "auto: two cells: the greatest n and the greatest share");
+	board.lc[1].cell = GSPACE_BOARD_REQ(24, 30, 0);
+	tap_ok(nk(0) == GSP_BOARD_REQ_NK(GSP_BOARD_REQ(48, 8 | k8, 0)),
+	       "auto: a share over 8 eighths counts as all of each K");
+	board.lc[1].cell = 0;
+	tap_ok(nk(0) == GSP_BOARD_REQ_NK(GSP_BOARD_REQ(GSPACE_PART_MAX_N,
+						       8 | k8, 0)),
+	       "auto: a slot in flight without a cell asks for every slot");
+	board.dev[0].protect = GSP_PROTECT_PREEMPTIVE;
+	tap_ok(nk(0) == NK_ALL, "auto, preemptive: the whole device, a count");
+	tap_ok(gsp_persist_ctrl_slots(4 | k8, 32) == 16 &&
+	       gsp_persist_ctrl_slots(4 | k8, 8) == 4 &&
+	       gsp_persist_ctrl_slots(1 | k8, 6) == 1 &&
+	       gsp_persist_ctrl_slots(3 | k8, 5) == 2 &&
+	       gsp_persist_ctrl_slots(8 | k8, 32) == 32 &&
+	       gsp_persist_ctrl_slots(30 | k8, 4) == 4 &&
+	       gsp_persist_ctrl_slots(4, 32) == 4 &&
+	       gsp_persist_ctrl_slots(40, 32) == 32,
+	       "a share gives up ceil(k K / 8) of K; a count k, at most K");
+}
+
 int main(void)
 {
 	test_names();
@@ -316,5 +358,6 @@ int main(void)
 	test_confine();
 	test_matrix();
 	test_waiting();
+	test_auto();
 	return tap_done();
 }

@@ -249,6 +249,14 @@ static void test_rewrite(void)
 	       strstr(clone, "$__gsp_leave:"),
 	       "xform: done_tasks gets one add per block on leaving, a top-up's "
 	       "after a fence (the other access is the leaving blocks' wait)");
+	tap_ok(strstr(clone, "\tld.param.u32 %__gsp_w14, [k__gsp_param_job+36];\n"
+			     "\tsetp.ge.u32 %__gsp_p1, %__gsp_w10, 32768;\n"
+			     "\t@%__gsp_p1 sub.u32 %__gsp_w10, %__gsp_w10, 32768;\n"
+			     "\t@%__gsp_p1 mad.lo.u32 %__gsp_w10, %__gsp_w10, %__gsp_w14, 7;\n"
+			     "\t@%__gsp_p1 shr.u32 %__gsp_w10, %__gsp_w10, 3;\n"
+			     "\tsub.s32 %__gsp_w14, %__gsp_w14, %__gsp_w10;\n") != NULL,
+	       "xform: a boundary takes a k with GSP_PERSIST_CTRL_EIGHTHS as "
+	       "ceil(k K / 8) of the job's K slots (partition auto)");
 	tap_ok(strstr(clone, "$__gsp_end:\n"
 			     "\tld.param.u32 %__gsp_w9, [k__gsp_param_job+48];\n"
 			     "\tand.b32 %__gsp_w9, %__gsp_w9, 4;\n"
