@@ -208,6 +208,14 @@ int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg)
 	return 0;
 }
 
+/* The guard can move the held cell no further toward the LC. */
+static int guard_top(const struct gsp_agent *a)
+{
+	struct gsp_cell c = guard_step(a, a->cell, 1);
+
+	return c.n == a->cell.n && c.k == a->cell.k;
+}
+
 /* Grid: one sample of the cell measured; on to the next, or done. */
 static void grid_report(struct gsp_agent *a, double r, uint64_t now)
 {
@@ -238,12 +246,15 @@ static void grid_report(struct gsp_agent *a, double r, uint64_t now)
  * of them under q / 2; either restarts the search from where it
  * started. A search that found no cell meeting q is not restarted by
  * results over q: it would find none again. Under the guard, results
- * over q move the held cell instead: a new search would measure cells
- * the guard has already left, each costing requests over q.
+ * over q move the held cell instead (a new search would measure cells
+ * the guard has already left, each costing requests over q), unless
+ * their median is over 2 q, which is no tail, and the guard can still
+ * climb: it steps one cell per two results, too slowly for a BE that
+ * has just begun.
  */
 static void watch(struct gsp_agent *a, double r, uint64_t now)
 {
-	double w[GSP_AGENT_WATCH], band = a->s.cfg.band;
+	double w[GSP_AGENT_WATCH], band = a->s.cfg.band, m;
 	unsigned int i, under = 0;
 	int met = a->chosen_lc <= a->q;
 
@@ -257,8 +268,9 @@ static void watch(struct gsp_agent *a, double r, uint64_t now)
 		w[i] = a->watch[i];
 		under += w[i] < a->q / 2;
 	}
-	if ((met && !a->cfg.guard &&
-	     median(w, GSP_AGENT_WATCH) > a->q * (1 + band)) ||
+	m = median(w, GSP_AGENT_WATCH);
+	if ((met && m > a->q * (1 + band) &&
+	     (!a->cfg.guard || (m > 2 * a->q && !guard_top(a)))) ||
 	    under == GSP_AGENT_WATCH) {
 		a->restarts++;
 		search_begin(a, now);

@@ -328,14 +328,33 @@ static void test_guard(void)
 	       A.cell.n == chosen.n && A.cell.k == chosen.k,
 	       "guard: without the noise, back to the chosen cell (%u moves in all)",
 	       A.guard_moves);
-	/* a heavier phase: the guard climbs to the top, no restart */
+	/* a phase 1.5x slower: a tail, the guard climbs, no restart */
 	noisy = 0;
-	slowdown = 2.5;
+	slowdown = 1.5;
 	run(&now, 20 * GSP_AGENT_GUARD_WIN);
 	tap_ok(A.state == GSP_AGENT_DONE && !A.restarts &&
+	       surface(A.cell) <= 2 && slots(A.cell) > slots(chosen),
+	       "guard, a phase 1.5x slower: climbs to (%u, %u), %.2f, no restart",
+	       A.cell.n, A.cell.k, surface(A.cell));
+	/*
+	 * 5x slower: no tail, one restart, whose search meets q nowhere and
+	 * holds the whole GPU; results over q there restart nothing more
+	 */
+	slowdown = 5;
+	run(&now, 40 * GSP_AGENT_GUARD_WIN);
+	tap_ok(A.state == GSP_AGENT_DONE && A.restarts == 1 &&
 	       A.cell.n == N && A.cell.k == GSP_AGENT_K,
-	       "guard, a phase 2.5x slower: up to the whole GPU (%u, %u), no restart",
+	       "guard, a phase 5x slower: one restart, then the whole GPU (%u, %u) held",
 	       A.cell.n, A.cell.k);
+	/* a BE that begins after the search: a median over 2 q restarts it */
+	slowdown = 1;
+	init(GSP_AGENT_NS, 2, 0, SOLO, NULL);
+	drive(&now, 4000);
+	slowdown = 3;
+	run(&now, GSP_AGENT_WATCH + 2);
+	tap_ok(A.restarts == 1,
+	       "guard: results over 2 q below the top restart the search (%u)",
+	       A.restarts);
 	slowdown = 1;
 	guard_on = 2;
 	tap_ok(init(GSP_AGENT_NS, 2, 0, SOLO, NULL) == -EINVAL,
