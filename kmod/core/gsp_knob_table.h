@@ -33,7 +33,7 @@ GSP_KNOB(lc_hold_us, GSP_KNOB_UINT, "us", 1000, 0, 100000, 200,
 GSP_KNOB(lc_max_ms, GSP_KNOB_UINT, "ms", 1000000, 1, 60000, 100,
 	 "board: the longest an in-flight LC slot holds BE work back")
 GSP_KNOB(partition, GSP_KNOB_PARTITION, "", 1, 0, 0, 0,
-	 "board: BE kernels give up K block slots on N SMs while LC work runs; auto: each LC tenant's search chooses them")
+	 "board: BE kernels give up K block slots on N SMs while LC work runs; auto: each LC tenant's search chooses them, K then a share in eighths of each kernel's slots")
 GSP_KNOB(search, GSP_KNOB_SEARCH, "", 1, GSPACE_SEARCH_NS,
 	 GSPACE_SEARCH_COUNT - 1, GSPACE_SEARCH_NS,
 	 "board: the method of the LC tenants' searches under partition auto")
