@@ -6,6 +6,9 @@
 #
 #   bench/run-stm.sh [--no-ncu] [--est drr|pinned] [--reps R] [--sets S] OUT
 #
+# --est defaults to pinned, the estimator of green-context partitions
+# (Documentation/plan.rst, "Numbers")
+#
 # 1. unless --no-ncu, and if ncu is there (NCU, else PATH, else
 #    $CUDA_HOME/bin/ncu): the DRAM bytes of one unit of each of the 11
 #    workloads, dram__bytes.sum summed over the unit's kernels under gsp-wl
@@ -20,7 +23,7 @@
 # Writes into OUT: stm.csv, profile.csv, bytes.csv (if ncu ran), ncu/,
 # stm.log, summary.csv, summary.txt, env.txt, commands.txt, README.md.
 set -uo pipefail
-ncu_on=1 est=drr reps=5 sets=default
+ncu_on=1 est=pinned reps=5 sets=default
 while [ $# -gt 1 ]; do
 	case $1 in
 	--no-ncu) ncu_on= ;;
