@@ -11,8 +11,9 @@
 #                       gspctl predict/admit on tests/admit/fixtures,
 #                       TAP only
 
-ADMIT_SRCS := libgsp/admit/trace.c libgsp/admit/prophet.c
-CFLAGS_tests/admit := -Ilibgsp/admit -Itests
+ADMIT_SRCS := libgsp/admit/trace.c libgsp/admit/prophet.c libgsp/csv/csv.c
+CFLAGS_tests/admit := -Ilibgsp/admit -Ilibgsp/csv -Itests
+CFLAGS_libgsp/admit := -Ilibgsp/csv
 CFLAGS_libgsp/tools += -Ilibgsp/admit
 ADMIT_TEST_DIR := $(BUILD)/tests/admit
 

@@ -32,7 +32,7 @@ GSPCTL := $(BUILD)/gspctl
 # gspctl's knob list is the core's table (kmod/core/gsp_knobs.h); its
 # predict and admit commands are the predictor's (mk/admit.mk).
 GSPCTL_CORE := kmod/core/gsp_knobs.c
-GSPCTL_ADMIT := libgsp/tools/gspctl_admit.c libgsp/admit/trace.c \
+GSPCTL_ADMIT := libgsp/tools/gspctl_admit.c libgsp/admit/trace.c libgsp/csv/csv.c \
 	libgsp/admit/prophet.c
 LIBGSP_TEST_DIR := $(BUILD)/tests/libgsp
 # The daemon the end-to-end test starts (mk/daemon.mk).

@@ -13,9 +13,10 @@
 #                       (libgsp/tools/gsp-select.c)
 
 SEARCH_SRCS := libgsp/search/search.c libgsp/search/select.c libgsp/search/agent.c
-SELECT_SRCS := libgsp/tools/gsp-select.c libgsp/search/select_csv.c \
+SELECT_SRCS := libgsp/tools/gsp-select.c libgsp/search/select_csv.c libgsp/csv/csv.c \
 	$(SEARCH_SRCS)
 CFLAGS_tests/search := -Ilibgsp/search -Itests
+CFLAGS_libgsp/search := -Ilibgsp/csv
 CFLAGS_libgsp/tools += -Ilibgsp/search
 SEARCH_TEST_DIR := $(BUILD)/tests/search
 # A set of 8 micro-benchmarks on a grid of 4 cells and 3 real pairs,
@@ -44,7 +45,7 @@ $(SEARCH_TEST_DIR)/test_rules: $(call objs,san,tests/search/test_rules.c \
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
 $(SEARCH_TEST_DIR)/test_select_csv: $(call objs,san,tests/search/test_select_csv.c \
-		libgsp/search/select_csv.c $(SEARCH_SRCS))
+		libgsp/search/select_csv.c libgsp/csv/csv.c $(SEARCH_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 

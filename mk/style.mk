@@ -2,7 +2,7 @@
 # Kernel style: checkpatch over the module, the core, the uapi header,
 # the partition search and the admission predictor.
 
-STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch] libgsp/search/*.[ch] \
+STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch] libgsp/search/*.[ch] libgsp/csv/*.[ch] \
 	libgsp/admit/*.[ch]) uapi/gspace.h
 
 CHECK_SUITES += style

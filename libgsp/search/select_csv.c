@@ -5,11 +5,11 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "select_csv.h"
 
 #define NF		GSP_SELECT_FEATURES
@@ -23,144 +23,37 @@ static const char tables_head[] = "lc_mb,be_mb,n,k,lc_ratio,be_rate";
 static const char pairs_head[] = "lc,be,n,k,lc_ratio,be_rate";
 static const char names_head[] = "mb,name";
 
-/* One file being read: its current line, split into fields. */
+/* One file being read: the CSV reader, its line and its fields. */
 struct rd {
-	const char *what;		/* the file's name in messages */
-	FILE *f;
-	unsigned int line;
+	struct gsp_csv c;
 	char buf[GSP_CSV_LINE_MAX + 1];
-	char *field[MAX_FIELDS];
-	unsigned int nfields;
-	char *err;
-	size_t errlen;
+	char *field[MAX_FIELDS + 1];
 };
-
-static int fail(struct rd *r, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!r->err || !r->errlen)
-		return rc;
-	if (r->line)
-		n = snprintf(r->err, r->errlen, "%s line %u: ", r->what,
-			     r->line);
-	else
-		n = snprintf(r->err, r->errlen, "%s: ", r->what);
-	if (n < 0 || (size_t)n >= r->errlen)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf(r->err + n, r->errlen - n, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-/*
- * The next line that is not blank, without its CR LF or LF: 1, or 0 at
- * the end of the file, or a negative errno.
- */
-static int next_line(struct rd *r)
-{
-	size_t n;
-	int c;
-
-	for (;;) {
-		n = 0;
-		c = getc(r->f);
-		if (c == EOF)
-			return ferror(r->f) ? fail(r, -EIO, "read error") : 0;
-		r->line++;
-		while (c != EOF && c != '\n') {
-			if (!c)
-				return fail(r, -EINVAL, "a NUL byte");
-			if (n == GSP_CSV_LINE_MAX)
-				return fail(r, -EINVAL,
-					    "longer than %d characters",
-					    GSP_CSV_LINE_MAX);
-			r->buf[n++] = (char)c;
-			c = getc(r->f);
-		}
-		if (c == EOF && ferror(r->f))
-			return fail(r, -EIO, "read error");
-		if (n && r->buf[n - 1] == '\r')
-			n--;
-		r->buf[n] = 0;
-		if (n)
-			return 1;
-	}
-}
-
-/* Splits the line at every comma: -EINVAL unless it has @want fields. */
-static int split(struct rd *r, unsigned int want)
-{
-	char *p = r->buf;
-
-	r->nfields = 0;
-	for (;;) {
-		if (r->nfields == MAX_FIELDS)
-			break;
-		r->field[r->nfields++] = p;
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		*p++ = 0;
-	}
-	if (r->nfields != want || p)
-		return fail(r, -EINVAL, "%s fields where %u are wanted",
-			    p || r->nfields > want ? "more" : "fewer", want);
-	return 0;
-}
 
 static int read_header(struct rd *r, const char *want)
 {
-	int rc = next_line(r);
+	int rc = gsp_csv_next(&r->c, 1);
 
 	if (rc < 0)
 		return rc;
 	if (!rc)
-		return fail(r, -EINVAL, "the file is empty; its header is %s",
-			    want);
+		return gsp_csv_fail(&r->c, -EINVAL,
+				    "the file is empty; its header is %s", want);
 	if (strcmp(r->buf, want))
-		return fail(r, -EINVAL, "the header is not %s", want);
-	return 0;
-}
-
-static int get_number(struct rd *r, unsigned int i, double *v)
-{
-	const char *s = r->field[i];
-	char *end;
-
-	/* strtod would skip leading blanks and take "nan" or "inf" */
-	if (!*s || !strchr("0123456789+-.", *s))
-		return fail(r, -EINVAL, "field %u ('%s') is not a number",
-			    i + 1, s);
-	*v = strtod(s, &end);
-	if (*end)
-		return fail(r, -EINVAL, "field %u ('%s') is not a number",
-			    i + 1, s);
-	if (!isfinite(*v))
-		return fail(r, -EINVAL, "field %u ('%s') is not finite", i + 1,
-			    s);
+		return gsp_csv_fail(&r->c, -EINVAL, "the header is not %s",
+				    want);
 	return 0;
 }
 
 static int get_uint(struct rd *r, unsigned int i, unsigned long max,
-		   unsigned long *v)
+		    unsigned long *v)
 {
-	const char *s = r->field[i];
-	unsigned long x = 0;
+	uint64_t x;
+	int rc = gsp_csv_uint(&r->c, i, max, &x);
 
-	if (!*s)
-		return fail(r, -EINVAL, "field %u is empty", i + 1);
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || x > (max - (*s - '0')) / 10)
-			return fail(r, -EINVAL,
-				    "field %u ('%s') is not an integer in 0..%lu",
-				    i + 1, r->field[i], max);
-		x = x * 10 + (unsigned long)(*s - '0');
-	}
-	*v = x;
-	return 0;
+	if (!rc)
+		*v = (unsigned long)x;
+	return rc;
 }
 
 int gsp_csv_name_ok(const char *s)
@@ -179,7 +72,7 @@ int gsp_csv_name_ok(const char *s)
 static int get_name(struct rd *r, unsigned int i)
 {
 	if (!gsp_csv_name_ok(r->field[i]))
-		return fail(r, -EINVAL,
+		return gsp_csv_fail(&r->c, -EINVAL,
 			    "field %u ('%s') is not a name: 1..%d of [A-Za-z0-9_.:+-]",
 			    i + 1, r->field[i], GSP_CSV_NAME_MAX - 1);
 	return 0;
@@ -200,7 +93,7 @@ static int get_cell(struct rd *r, unsigned int i, const struct gsp_select_grid *
 	c = gsp_select_cell_index(g, (struct gsp_cell){ (uint16_t)n,
 							(uint16_t)k });
 	if (c < 0)
-		return fail(r, -EINVAL,
+		return gsp_csv_fail(&r->c, -EINVAL,
 			    "cell (%lu, %lu) is not in the grid: n = %u - i * %u >= 1, k = %u - j * %u >= 1",
 			    n, k, g->n_max, g->n_step, g->k_max, g->k_step);
 	*idx = (unsigned int)c;
@@ -210,17 +103,17 @@ static int get_cell(struct rd *r, unsigned int i, const struct gsp_select_grid *
 /* The LC ratio and the BE rate of fields @i, @i + 1. */
 static int get_pred(struct rd *r, unsigned int i, struct gsp_search_pred *p)
 {
-	int rc = get_number(r, i, &p->lc_ratio);
+	int rc = gsp_csv_number(&r->c, i, 0, &p->lc_ratio);
 
 	if (!rc)
-		rc = get_number(r, i + 1, &p->be_rate);
+		rc = gsp_csv_number(&r->c, i + 1, 0, &p->be_rate);
 	if (rc)
 		return rc;
 	if (!(p->lc_ratio > 0))
-		return fail(r, -EINVAL, "lc_ratio %g is not above 0",
+		return gsp_csv_fail(&r->c, -EINVAL, "lc_ratio %g is not above 0",
 			    p->lc_ratio);
 	if (p->be_rate < 0)
-		return fail(r, -EINVAL, "be_rate %g is below 0", p->be_rate);
+		return gsp_csv_fail(&r->c, -EINVAL, "be_rate %g is below 0", p->be_rate);
 	return 0;
 }
 
@@ -234,30 +127,29 @@ static void fill_nan(struct gsp_search_pred *p, size_t n)
 	}
 }
 
-static struct rd rd_init(const char *what, FILE *f, char *err, size_t errlen)
+static void rd_init(struct rd *r, const char *what, FILE *f, char *err,
+		    size_t errlen)
 {
-	struct rd r = { .what = what, .f = f, .err = err, .errlen = errlen };
-
-	if (err && errlen)
-		err[0] = 0;
-	return r;
+	gsp_csv_init(&r->c, what, f, r->buf, GSP_CSV_LINE_MAX, r->field,
+		     MAX_FIELDS, err, errlen);
 }
 
 int gsp_csv_read_instances(FILE *f, struct gsp_csv_names *out, char *err,
 			   size_t errlen)
 {
-	struct rd r = rd_init("instances.csv", f, err, errlen);
+	struct rd r;
 	struct gsp_csv_names n = { 0 };
 	unsigned long mb;
 	unsigned int i;
 	void *p;
 	int rc;
 
+	rd_init(&r, "instances.csv", f, err, errlen);
 	if (!f || !out)
-		return fail(&r, -EINVAL, "no file");
+		return gsp_csv_fail(&r.c, -EINVAL, "no file");
 	rc = read_header(&r, names_head);
-	while (!rc && (rc = next_line(&r)) > 0) {
-		rc = split(&r, 2);
+	while (!rc && (rc = gsp_csv_next(&r.c, 1)) > 0) {
+		rc = gsp_csv_split(&r.c, 2);
 		if (!rc)
 			rc = get_uint(&r, 0, GSP_SELECT_MAX_MB, &mb);
 		if (!rc)
@@ -265,13 +157,13 @@ int gsp_csv_read_instances(FILE *f, struct gsp_csv_names *out, char *err,
 		if (rc)
 			break;
 		if (mb != n.nr) {
-			rc = fail(&r, -EINVAL,
+			rc = gsp_csv_fail(&r.c, -EINVAL,
 				  "mb %lu where %u is wanted: mb counts 0, 1, ... in order",
 				  mb, n.nr);
 			break;
 		}
 		if (n.nr == GSP_SELECT_MAX_MB) {
-			rc = fail(&r, -EINVAL, "more than %d micro-benchmarks",
+			rc = gsp_csv_fail(&r.c, -EINVAL, "more than %d micro-benchmarks",
 				  GSP_SELECT_MAX_MB);
 			break;
 		}
@@ -279,20 +171,20 @@ int gsp_csv_read_instances(FILE *f, struct gsp_csv_names *out, char *err,
 			if (!strcmp(n.name[i], r.field[1]))
 				break;
 		if (i < n.nr) {
-			rc = fail(&r, -EINVAL, "%s is named twice (mb %u and %lu)",
+			rc = gsp_csv_fail(&r.c, -EINVAL, "%s is named twice (mb %u and %lu)",
 				  r.field[1], i, mb);
 			break;
 		}
 		p = realloc(n.name, (n.nr + 1) * sizeof(*n.name));
 		if (!p) {
-			rc = fail(&r, -ENOMEM, "out of memory");
+			rc = gsp_csv_fail(&r.c, -ENOMEM, "out of memory");
 			break;
 		}
 		n.name = p;
 		strcpy(n.name[n.nr++], r.field[1]);
 	}
 	if (!rc && !n.nr)
-		rc = fail(&r, -EINVAL, "no micro-benchmark after the header");
+		rc = gsp_csv_fail(&r.c, -EINVAL, "no micro-benchmark after the header");
 	if (rc) {
 		free(n.name);
 		return rc;
@@ -318,28 +210,28 @@ static int read_features(struct rd *r, unsigned int nr_mb,
 	int rc, f;
 
 	rc = read_header(r, features_head);
-	while (!rc && (rc = next_line(r)) > 0) {
-		rc = split(r, NF + 1);
+	while (!rc && (rc = gsp_csv_next(&r->c, 1)) > 0) {
+		rc = gsp_csv_split(&r->c, NF + 1);
 		if (!rc)
 			rc = get_uint(r, 0, GSP_SELECT_MAX_MB, &mb);
 		for (f = 0; !rc && f < NF; f++)
-			rc = get_number(r, f + 1, &v[f]);
+			rc = gsp_csv_number(&r->c, f + 1, 0, &v[f]);
 		if (rc)
 			return rc;
 		if (mb >= nr_mb)
-			return fail(r, -EINVAL,
+			return gsp_csv_fail(&r->c, -EINVAL,
 				    "mb %lu is out of range: the set has %u micro-benchmarks",
 				    mb, nr_mb);
 		if (!isnan(feat[mb][0]))
-			return fail(r, -EINVAL, "mb %lu's second row", mb);
+			return gsp_csv_fail(&r->c, -EINVAL, "mb %lu's second row", mb);
 		memcpy(feat[mb], v, sizeof(v));
 	}
 	if (rc)
 		return rc;
-	r->line = 0;
+	r->c.line = 0;
 	for (i = 0; i < nr_mb; i++)
 		if (isnan(feat[i][0]))
-			return fail(r, -EINVAL, "no row for mb %u", i);
+			return gsp_csv_fail(&r->c, -EINVAL, "no row for mb %u", i);
 	return 0;
 }
 
@@ -355,14 +247,14 @@ static int read_tables(struct rd *r, unsigned int nr_mb,
 	int rc;
 
 	rc = read_header(r, tables_head);
-	while (!rc && (rc = next_line(r)) > 0) {
-		rc = split(r, 6);
+	while (!rc && (rc = gsp_csv_next(&r->c, 1)) > 0) {
+		rc = gsp_csv_split(&r->c, 6);
 		if (!rc)
 			rc = get_uint(r, 0, GSP_SELECT_MAX_MB, &lc);
 		if (!rc)
 			rc = get_uint(r, 1, GSP_SELECT_MAX_MB, &be);
 		if (!rc && (lc >= nr_mb || be >= nr_mb))
-			rc = fail(r, -EINVAL,
+			rc = gsp_csv_fail(&r->c, -EINVAL,
 				  "pair (%lu, %lu) is out of range: the set has %u micro-benchmarks",
 				  lc, be, nr_mb);
 		if (!rc)
@@ -373,14 +265,14 @@ static int read_tables(struct rd *r, unsigned int nr_mb,
 			return rc;
 		at = ((size_t)lc * nr_mb + be) * cells + c;
 		if (!isnan(t[at].lc_ratio))
-			return fail(r, -EINVAL,
+			return gsp_csv_fail(&r->c, -EINVAL,
 				    "pair (%lu, %lu) cell (%s, %s) again",
 				    lc, be, r->field[2], r->field[3]);
 		t[at] = p;
 	}
 	if (rc)
 		return rc;
-	r->line = 0;
+	r->c.line = 0;
 	for (i = 0, at = total; i < total; i++)
 		if (isnan(t[i].lc_ratio) && !missing++)
 			at = i;
@@ -388,7 +280,7 @@ static int read_tables(struct rd *r, unsigned int nr_mb,
 		return 0;
 	gc = gsp_grid_cell(g->n_max, g->k_max, g->n_step, g->k_step,
 			   (uint32_t)(at % cells));
-	return fail(r, -EINVAL,
+	return gsp_csv_fail(&r->c, -EINVAL,
 		    "%zu of %zu cells are missing, the first pair (%zu, %zu) cell (%u, %u)",
 		    missing, total, at / cells / nr_mb, at / cells % nr_mb,
 		    gc.n, gc.k);
@@ -398,7 +290,7 @@ int gsp_csv_read_set(FILE *features, FILE *tables, unsigned int nr_mb,
 		     const struct gsp_select_grid *grid,
 		     struct gsp_select_set *out, char *err, size_t errlen)
 {
-	struct rd r = rd_init("features.csv", features, err, errlen);
+	struct rd r;
 	struct gsp_select_set s = { .nr_mb = nr_mb };
 	double (*feat)[NF] = NULL;
 	struct gsp_search_pred *t = NULL;
@@ -406,17 +298,18 @@ int gsp_csv_read_set(FILE *features, FILE *tables, unsigned int nr_mb,
 	unsigned int i;
 	int rc;
 
+	rd_init(&r, "features.csv", features, err, errlen);
 	if (!features || !tables || !out)
-		return fail(&r, -EINVAL, "no file");
+		return gsp_csv_fail(&r.c, -EINVAL, "no file");
 	if (!cells)
-		return fail(&r, -EINVAL, "the grid is not valid");
+		return gsp_csv_fail(&r.c, -EINVAL, "the grid is not valid");
 	if (nr_mb < 1 || nr_mb > GSP_SELECT_MAX_MB)
-		return fail(&r, -EINVAL, "%u micro-benchmarks: 1..%d", nr_mb,
+		return gsp_csv_fail(&r.c, -EINVAL, "%u micro-benchmarks: 1..%d", nr_mb,
 			    GSP_SELECT_MAX_MB);
 	feat = malloc(nr_mb * sizeof(*feat));
 	t = malloc((size_t)nr_mb * nr_mb * cells * sizeof(*t));
 	if (!feat || !t) {
-		rc = fail(&r, -ENOMEM, "out of memory");
+		rc = gsp_csv_fail(&r.c, -ENOMEM, "out of memory");
 		goto out_free;
 	}
 	for (i = 0; i < nr_mb; i++)
@@ -425,7 +318,7 @@ int gsp_csv_read_set(FILE *features, FILE *tables, unsigned int nr_mb,
 	rc = read_features(&r, nr_mb, feat);
 	if (rc)
 		goto out_free;
-	r = rd_init("tables.csv", tables, err, errlen);
+	rd_init(&r, "tables.csv", tables, err, errlen);
 	rc = read_tables(&r, nr_mb, grid, cells, t);
 	if (rc)
 		goto out_free;
@@ -433,7 +326,7 @@ int gsp_csv_read_set(FILE *features, FILE *tables, unsigned int nr_mb,
 	s.grid = *grid;
 	s.tables = t;
 	if (gsp_select_check(&s)) {
-		rc = fail(&r, -EINVAL, "the set is not valid");
+		rc = gsp_csv_fail(&r.c, -EINVAL, "the set is not valid");
 		goto out_free;
 	}
 	*out = s;
@@ -468,26 +361,27 @@ static unsigned int find(char (*names)[GSP_CSV_NAME_MAX], unsigned int n,
 int gsp_csv_read_profiles(FILE *f, struct gsp_csv_profiles *out, char *err,
 			  size_t errlen)
 {
-	struct rd r = rd_init("features-real.csv", f, err, errlen);
+	struct rd r;
 	struct gsp_csv_profiles p = { .features = NULL };
 	double v[NF];
 	void *a, *b;
 	int rc, i;
 
+	rd_init(&r, "features-real.csv", f, err, errlen);
 	if (!f || !out)
-		return fail(&r, -EINVAL, "no file");
+		return gsp_csv_fail(&r.c, -EINVAL, "no file");
 	rc = read_header(&r, real_head);
-	while (!rc && (rc = next_line(&r)) > 0) {
-		rc = split(&r, NF + 1);
+	while (!rc && (rc = gsp_csv_next(&r.c, 1)) > 0) {
+		rc = gsp_csv_split(&r.c, NF + 1);
 		if (!rc)
 			rc = get_name(&r, 0);
 		for (i = 0; !rc && i < NF; i++)
-			rc = get_number(&r, i + 1, &v[i]);
+			rc = gsp_csv_number(&r.c, i + 1, 0, &v[i]);
 		if (!rc && find(p.names.name, p.names.nr, r.field[0]) <
 			   p.names.nr)
-			rc = fail(&r, -EINVAL, "%s's second row", r.field[0]);
+			rc = gsp_csv_fail(&r.c, -EINVAL, "%s's second row", r.field[0]);
 		if (!rc && p.names.nr == GSP_CSV_MAX_ITEMS)
-			rc = fail(&r, -EINVAL, "more than %d profiles",
+			rc = gsp_csv_fail(&r.c, -EINVAL, "more than %d profiles",
 				  GSP_CSV_MAX_ITEMS);
 		if (rc)
 			break;
@@ -498,14 +392,14 @@ int gsp_csv_read_profiles(FILE *f, struct gsp_csv_profiles *out, char *err,
 		if (b)
 			p.features = b;
 		if (!a || !b) {
-			rc = fail(&r, -ENOMEM, "out of memory");
+			rc = gsp_csv_fail(&r.c, -ENOMEM, "out of memory");
 			break;
 		}
 		strcpy(p.names.name[p.names.nr], r.field[0]);
 		memcpy(p.features[p.names.nr++], v, sizeof(v));
 	}
 	if (!rc && !p.names.nr)
-		rc = fail(&r, -EINVAL, "no profile after the header");
+		rc = gsp_csv_fail(&r.c, -EINVAL, "no profile after the header");
 	if (rc) {
 		gsp_csv_free_profiles(&p);
 		return rc;
@@ -534,7 +428,7 @@ static int pair_of(struct rd *r, struct gsp_csv_pairs *p, unsigned int cells)
 		if (!strcmp(p->lc[i], lc) && !strcmp(p->be[i], be))
 			return (int)i;
 	if (p->nr == GSP_CSV_MAX_ITEMS)
-		return fail(r, -EINVAL, "more than %d pairs", GSP_CSV_MAX_ITEMS);
+		return gsp_csv_fail(&r->c, -EINVAL, "more than %d pairs", GSP_CSV_MAX_ITEMS);
 	a = realloc(p->lc, (p->nr + 1) * sizeof(*p->lc));
 	if (a)
 		p->lc = a;
@@ -546,7 +440,7 @@ static int pair_of(struct rd *r, struct gsp_csv_pairs *p, unsigned int cells)
 	if (m)
 		p->measured = m;
 	if (!a || !b || !m)
-		return fail(r, -ENOMEM, "out of memory");
+		return gsp_csv_fail(&r->c, -ENOMEM, "out of memory");
 	strcpy(p->lc[p->nr], lc);
 	strcpy(p->be[p->nr], be);
 	fill_nan(p->measured + (size_t)p->nr * cells, cells);
@@ -556,7 +450,7 @@ static int pair_of(struct rd *r, struct gsp_csv_pairs *p, unsigned int cells)
 int gsp_csv_read_pairs(FILE *f, const struct gsp_select_grid *grid,
 		       struct gsp_csv_pairs *out, char *err, size_t errlen)
 {
-	struct rd r = rd_init("the real pairs' tables", f, err, errlen);
+	struct rd r;
 	struct gsp_csv_pairs p = { 0 };
 	unsigned int cells = grid ? gsp_select_cells(grid) : 0, c, i;
 	struct gsp_search_pred v;
@@ -564,13 +458,14 @@ int gsp_csv_read_pairs(FILE *f, const struct gsp_select_grid *grid,
 	size_t at;
 	int rc, k;
 
+	rd_init(&r, "the real pairs' tables", f, err, errlen);
 	if (!f || !out)
-		return fail(&r, -EINVAL, "no file");
+		return gsp_csv_fail(&r.c, -EINVAL, "no file");
 	if (!cells)
-		return fail(&r, -EINVAL, "the grid is not valid");
+		return gsp_csv_fail(&r.c, -EINVAL, "the grid is not valid");
 	rc = read_header(&r, pairs_head);
-	while (!rc && (rc = next_line(&r)) > 0) {
-		rc = split(&r, 6);
+	while (!rc && (rc = gsp_csv_next(&r.c, 1)) > 0) {
+		rc = gsp_csv_split(&r.c, 6);
 		if (!rc)
 			rc = get_name(&r, 0);
 		if (!rc)
@@ -588,21 +483,21 @@ int gsp_csv_read_pairs(FILE *f, const struct gsp_select_grid *grid,
 		}
 		at = (size_t)k * cells + c;
 		if (!isnan(p.measured[at].lc_ratio)) {
-			rc = fail(&r, -EINVAL, "pair %s,%s cell (%s, %s) again",
+			rc = gsp_csv_fail(&r.c, -EINVAL, "pair %s,%s cell (%s, %s) again",
 				  r.field[0], r.field[1], r.field[2], r.field[3]);
 			break;
 		}
 		p.measured[at] = v;
 	}
 	if (!rc && !p.nr)
-		rc = fail(&r, -EINVAL, "no pair after the header");
-	r.line = 0;
+		rc = gsp_csv_fail(&r.c, -EINVAL, "no pair after the header");
+	r.c.line = 0;
 	for (i = 0; !rc && i < p.nr; i++)
 		for (c = 0; c < cells; c++)
 			if (isnan(p.measured[(size_t)i * cells + c].lc_ratio)) {
 				gc = gsp_grid_cell(grid->n_max, grid->k_max,
 						   grid->n_step, grid->k_step, c);
-				rc = fail(&r, -EINVAL,
+				rc = gsp_csv_fail(&r.c, -EINVAL,
 					  "pair %s,%s has no row for cell (%u, %u)",
 					  p.lc[i], p.be[i], gc.n, gc.k);
 				break;

@@ -221,7 +221,7 @@ static void set_rejections(void)
 	refused(set_with(1, 2, "0,0,4,2,1.5,inf", &s), &s, "line 2",
 		"not a number", "an infinity");
 	refused(set_with(1, 2, "0,0,4,2,1e999,0.5", &s), &s, "line 2",
-		"not finite", "a number that overflows");
+		"out of range", "a number that overflows");
 	refused(set_with(0, 2, "2,1,2,3,4,5,6,abc", &s), &s, "line 2",
 		"not a number", "a word for a number");
 	refused(set_with(0, 2, "2, 1,2,3,4,5,6,7", &s), &s, "line 2",
@@ -233,7 +233,7 @@ static void set_rejections(void)
 	refused(set_with(1, 2, "0,3,4,2,1.5,0.5", &s), &s, "line 2",
 		"out of range", "a be_mb past the set");
 	refused(set_with(1, 2, "-1,0,4,2,1.5,0.5", &s), &s, "line 2",
-		"not an integer", "a negative mb");
+		"is negative", "a negative mb");
 	refused(set_with(1, 2, "0,0,4,2,0,0.5", &s), &s, "line 2",
 		"not above 0", "an LC ratio of 0");
 	refused(set_with(1, 2, "0,0,4,2,1.5,-0.5", &s), &s, "line 2",
