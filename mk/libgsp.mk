@@ -57,7 +57,9 @@ $(LIBGSP_SO): $(call objs,pic,$(LIBGSP_SRCS)) $(LIBGSP_MAP)
 
 # gspctl is built from libgsp's objects, not against libgsp.so: it needs
 # the daemon's control requests (gspd_ctl_*), which the library hides.
-$(GSPCTL): $(call objs,plain,libgsp/tools/gspctl.c $(LIBGSP_SRCS) $(GSPCTL_CORE) \
+GSPCTL_SRCS := libgsp/tools/gspctl.c libgsp/tools/gspctl_status.c \
+	libgsp/tools/gspctl_mps.c
+$(GSPCTL): $(call objs,plain,$(GSPCTL_SRCS) $(LIBGSP_SRCS) $(GSPCTL_CORE) \
 		$(GSPCTL_ADMIT))
 	$(CC) -pthread -o $@ $^ -lm
 
@@ -66,7 +68,7 @@ $(LIBGSP_TEST_DIR)/%: $(call objs,san,tests/libgsp/%.c $(LIBGSP_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
 
-$(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,libgsp/tools/gspctl.c $(LIBGSP_SRCS) \
+$(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,$(GSPCTL_SRCS) $(LIBGSP_SRCS) \
 		$(GSPCTL_CORE) $(GSPCTL_ADMIT))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ -lm
