@@ -389,12 +389,14 @@ struct gspace_stats {
  *   @search the method (GSPACE_SEARCH_*, the knob search) that each LC
  *   tenant's own search runs; 0 means the operator's (@part_n, @part_k).
  *   An LC tenant writes in its slot's @cell the (n, k) its search asks
- *   for, GSPACE_BOARD_REQ(n, k, 0), and in @search what it is doing
- *   (GSPACE_BOARD_SEARCH()). While @search is nonzero, a claim asks for
- *   the greatest n and the greatest k of the claiming slots' cells, and a
- *   claiming slot whose @cell is 0 (no search yet, or a tenant that does
- *   not search) for the whole device; PREEMPTIVE still claims the whole
- *   device. The arbiter zeroes @cell and @search with the slot.
+ *   for, GSPACE_BOARD_REQ(n, k, 0) with k in eighths of each kernel's
+ *   slots, and in @search what it is doing (GSPACE_BOARD_SEARCH()).
+ *   While @search is nonzero, a claim asks for the greatest n and the
+ *   greatest k of the claiming slots' cells, as a share
+ *   (GSPACE_BOARD_REQ_K_EIGHTHS, below), and a claiming slot whose @cell
+ *   is 0 (no search yet, or a tenant that does not search) for every
+ *   slot of every SM; PREEMPTIVE still claims the whole device. The
+ *   arbiter zeroes @cell and @search with the slot.
  *
  * Only an LC tenant may map it writable (PROT_WRITE, or mprotect() later);
  * anyone else gets EACCES. The mapping must be MAP_SHARED, @pgoff 0 and
