@@ -34,7 +34,8 @@
 # environment replace the partitions each gspace mode tries ("N,K ...";
 # a PREDICTIVE entry "N,K,L" also sets predict_lead_us to L, setting
 # "NxK-leadLus"); AUTO the protect modes gspace-auto runs under
-# ("predictive reactive").
+# ("predictive reactive"), AUTO_BOUND=1 its search bounded
+# (GSP_SEARCH_BOUND).
 # --block-trace also records where and when every LC block ran (lcprotect
 # --block-trace; about 12 MB a cell, so pick cells with --only, --lc and
 # --mech; the LC's solo runs too)
@@ -213,7 +214,8 @@ cell() {
 			gctl set search ns
 			gctl set protect "$set"
 			gctl set predict_lead_us "$LEAD_DEFAULT"
-			lcenv+=(GSP_LC_Q=2 GSP_SEARCH_LOG="$LOGS/$tag.search.csv")
+			lcenv+=(GSP_LC_Q=2 GSP_SEARCH_LOG="$LOGS/$tag.search.csv"
+				GSP_SEARCH_BOUND="${AUTO_BOUND:-0}")
 			berun=("${g[@]}" --class be --spatial --)
 		else
 			# "N,K" or "N,K,LEAD_US" (predictive's lead)

@@ -26,7 +26,7 @@ static struct {
 	const char *model_path, *log_path;
 	uint64_t solo_ns;
 	double q;
-	unsigned int grid_samples, tail, guard;
+	unsigned int grid_samples, tail, guard, bound;
 	atomic_ullong pending;		/* start of the open episode, or 0 */
 	int tried;			/* set-up done, or given up */
 	struct gsp_agent *agent;	/* NULL: no search */
@@ -64,7 +64,10 @@ int gsp_lcsearch_config(void)
 		     "its greatest sample", &lcs.tail) ||
 	    env_bool("GSP_SEARCH_GUARD", "hold the chosen cell",
 		     "step it toward the LC while requests break q",
-		     &lcs.guard))
+		     &lcs.guard) ||
+	    env_bool("GSP_SEARCH_BOUND", "measure every cell the search asks",
+		     "judge cells hopeless next to one far over q unmeasured",
+		     &lcs.bound))
 		return -1;
 	if (gs) {
 		unsigned long v;
@@ -177,7 +180,7 @@ static int setup(const struct lc_view *v)
 		.method = (enum gsp_agent_method)method,
 		.target_ns = tenant.lc_target_ns, .q = lcs.q,
 		.solo_ns = lcs.solo_ns, .grid_samples = lcs.grid_samples,
-		.tail = lcs.tail, .guard = lcs.guard,
+		.tail = lcs.tail, .guard = lcs.guard, .bound = lcs.bound,
 		.hold_ns = gsp_board_load(&v->rw->lc_hold_ns),
 	};
 	unsigned int nsm;
@@ -309,9 +312,9 @@ void gsp_lcsearch_stats(FILE *f)
 		"search_invocations %u\nsearch_cells %u\nsearch_restarts %u\n"
 		"search_violations_done %u\nsearch_solo_us %.1f\nsearch_q %.3f\n"
 		"search_chosen %u,%u\nsearch_guard_steps %d\n"
-		"search_guard_moves %u\n",
+		"search_guard_moves %u\nsearch_pruned %u\n",
 		a->running, a->state, a->cell.n, a->cell.k, a->invocations,
 		a->s.ntried, a->restarts, a->violations_done, a->solo_ns / 1e3,
 		a->q, a->chosen.n, a->chosen.k, a->guard_steps,
-		a->guard_moves);
+		a->guard_moves, a->s.npruned);
 }

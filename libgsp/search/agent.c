@@ -146,6 +146,7 @@ static int search_begin(struct gsp_agent *a, uint64_t now)
 		.n_max = a->cfg.n_max, .k_max = GSP_AGENT_K,
 		.n_step = a->cfg.n_max / GSP_AGENT_COLS, .k_step = 1,
 		.q = a->q, .method = of[a->running], .tail = a->cfg.tail,
+		.bound = a->cfg.bound,
 		.model = a->cfg.model ? table_model : NULL, .model_ctx = a,
 	};
 	struct gsp_search_cfg grid;
@@ -189,7 +190,7 @@ int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg)
 	    (!cfg->target_ns && !(cfg->q > 0 && isfinite(cfg->q))))
 		return -EINVAL;
 	if (cfg->grid_samples > GSP_AGENT_GRID_MAX || cfg->tail > 1 ||
-	    cfg->guard > 1)
+	    cfg->guard > 1 || cfg->bound > 1)
 		return -EINVAL;
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;

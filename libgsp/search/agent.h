@@ -70,6 +70,7 @@ struct gsp_agent_cfg {
 	unsigned int grid_samples;	/* grid: 1..GSP_AGENT_GRID_MAX, 0: default */
 	unsigned int tail;		/* the search's cfg.tail, 0 or 1 */
 	unsigned int guard;		/* 1: the guard steps the held cell */
+	unsigned int bound;		/* the search's cfg.bound, 0 or 1 */
 	/* The model over the grid (NULL: none), in its numbering. */
 	const struct gsp_search_pred *model;
 };

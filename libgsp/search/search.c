@@ -17,6 +17,7 @@ enum { PH_NS, PH_GNS, PH_SRS, PH_DONE };
 
 #define CELL_MEASURED	0x1
 #define CELL_SRS	0x2	/* SRS chose it once */
+#define CELL_PRUNED	0x4	/* judged over q unmeasured (cfg.bound) */
 
 /* What a planning step returns besides a cell to measure. */
 #define PLAN_AGAIN	(-1)	/* the phase or the anchor changed: plan again */
@@ -91,6 +92,8 @@ static int better(const struct gsp_search *s, int32_t a, int32_t b,
 {
 	double q = s->cfg.q;
 
+	if (s->cells[a].flags & CELL_PRUNED)
+		return 0;	/* judged, not measured: never a move */
 	return gsp_search_prefer(q, !(s->cells[anchor].lc <= q),
 				 s->cells[a].lc, s->cells[a].be,
 				 s->cells[b].lc, s->cells[b].be) > 0;
@@ -180,6 +183,7 @@ static int32_t ns_step(struct gsp_search *s)
 	best = -1;
 	for (t = 0; t < m; t++)
 		if (measured(s, nb[t]) &&
+		    !(s->cells[nb[t]].flags & CELL_PRUNED) &&
 		    (best < 0 || better(s, nb[t], best, s->anchor)))
 			best = nb[t];
 	if (best >= 0 && better(s, best, s->anchor, s->anchor)) {
@@ -374,7 +378,8 @@ static int resolve(const struct gsp_search_cfg *in, struct gsp_search_cfg *out)
 	}
 	if (out->n_step > out->n_max || out->k_step > out->k_max)
 		return -EINVAL;
-	if (!(out->q > 0) || !isfinite(out->q) || out->tail > 1)
+	if (!(out->q > 0) || !isfinite(out->q) || out->tail > 1 ||
+	    out->bound > 1)
 		return -EINVAL;
 	if ((unsigned int)out->method >= GSP_SEARCH_NR_METHODS)
 		return -EINVAL;
@@ -432,6 +437,7 @@ static void begin(struct gsp_search *s, int32_t start)
 	s->ntried = 0;
 	s->invocations = 0;
 	s->violations = 0;
+	s->npruned = 0;
 	s->pending = -1;
 	s->nsamp = 0;
 	s->cand = -1;
@@ -491,6 +497,42 @@ int gsp_search_restart(struct gsp_search *s, struct gsp_cell initial)
 	return 0;
 }
 
+/*
+ * cfg.bound: the measured cell, if any, judged over
+ * GSP_SEARCH_BOUND_FAR x q with at least @c's SMs and slots; -1 if none.
+ */
+static int32_t dominated_by(const struct gsp_search *s, int32_t c)
+{
+	struct gsp_cell a = cell_of(s, c), b;
+	unsigned int t;
+
+	for (t = 0; t < s->ntried; t++) {
+		int32_t d = s->tried[t];
+
+		if (!(s->cells[d].lc > GSP_SEARCH_BOUND_FAR * s->cfg.q))
+			continue;
+		b = cell_of(s, d);
+		if (a.n <= b.n && a.k <= b.k)
+			return d;
+	}
+	return -1;
+}
+
+/* The next cell to measure; cfg.bound judges the hopeless ones unseen. */
+static int32_t plan_bounded(struct gsp_search *s)
+{
+	int32_t c = plan(s), d;
+
+	while (s->cfg.bound && c >= 0 && (d = dominated_by(s, c)) >= 0) {
+		s->cells[c].lc = s->cells[d].lc;
+		s->cells[c].be = 0;
+		s->cells[c].flags |= CELL_MEASURED | CELL_PRUNED;
+		s->npruned++;
+		c = plan(s);
+	}
+	return c;
+}
+
 int gsp_search_next(struct gsp_search *s, struct gsp_cell *cell)
 {
 	int32_t c;
@@ -507,7 +549,7 @@ int gsp_search_next(struct gsp_search *s, struct gsp_cell *cell)
 			s->phase = PH_DONE;
 			s->end = GSP_SEARCH_CAPPED;
 		} else {
-			c = plan(s);
+			c = plan_bounded(s);
 			if (c >= 0) {
 				s->pending = c;
 				s->nsamp = 0;
@@ -561,6 +603,8 @@ static int cell_done(const struct gsp_search *s)
 
 	if (s->nsamp >= s->cfg.samples)
 		return 1;
+	if (s->cfg.bound && s->lc_s[s->nsamp - 1] > GSP_SEARCH_BOUND_FAR * q)
+		return 1;	/* hopeless: no second request spent on it */
 	if (!isfinite(band) || s->cfg.tail)
 		return 0;
 	if (s->nsamp == 1)

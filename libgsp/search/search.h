@@ -151,7 +151,18 @@ struct gsp_search_cfg {
 	 * (Documentation/partition-auto.rst).
 	 */
 	unsigned int tail;
+	/*
+	 * 1: bound what the search costs the LC. A sample over
+	 * GSP_SEARCH_BOUND_FAR x q ends its cell at once (noise within the
+	 * band's assumption puts no cell that meets q there), and a cell
+	 * with no more SMs and no more slots than one judged that far over
+	 * q is not measured: it is judged over q, its LC ratio that cell's,
+	 * and is never an anchor or the answer (partition-auto.rst).
+	 */
+	unsigned int bound;
 };
+
+#define GSP_SEARCH_BOUND_FAR	3.0
 
 /* Why the search ended. */
 enum gsp_search_end {
@@ -202,6 +213,7 @@ struct gsp_search {
 	int prune;			/* NS after GNS or SRS: ns_worth() */
 	unsigned int srs_iter;
 	unsigned int invocations, violations, ntried;
+	unsigned int npruned;		/* cells judged without a sample */
 	uint16_t tried[GSP_SEARCH_MAX_CELLS];	/* cell indices, as measured */
 	struct {
 		double lc, be;		/* medians, once measured */

@@ -545,6 +545,79 @@ static void test_defaults(void)
 	       "defaults at N = 80, K = 8 (the seed's Titan V): n_step 4, k_step 1, 20 x 8 cells");
 }
 
+/*
+ * A cliff, as beside a BE of short blocks: where the LC keeps under 35 %
+ * of the slots its ratio is 40 times the smooth surface's.
+ */
+static void cliff_cb(const void *ctx, struct gsp_cell c, double *lc,
+		     double *be)
+{
+	(void)ctx;
+	truth(&smooth, c, lc, be);
+	if ((double)c.n * c.k < 0.35 * N * K)
+		*lc *= 40;
+}
+
+/*
+ * cfg.bound on the cliff: the same answer as without it, never more
+ * requests over q or invocations; ns, which walks down to the cliff,
+ * spends fewer of both and judges some cells unmeasured (srs's model
+ * keeps it off the cliff either way). And one sample far over q ends a
+ * cell.
+ */
+static void test_bound(void)
+{
+	static const enum gsp_search_method ms[] = {
+		GSP_SEARCH_NS, GSP_SEARCH_SRS, GSP_SEARCH_NN_SRS,
+	};
+	struct gsp_search_result r0, r1;
+	struct gsp_cell c;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ms); i++) {
+		struct gsp_search_cfg cfg = {
+			.n_max = N, .k_max = K, .q = Q, .method = ms[i],
+			.model = model, .model_ctx = &smooth,
+			.initial = ms[i] == GSP_SEARCH_NN_SRS ?
+				   (struct gsp_cell){ 96, 20 } :
+				   (struct gsp_cell){ 0, 0 },
+		};
+		int ok;
+
+		ok = !gsp_search_init(&S, &cfg) &&
+		     !sim_drive(&S, cliff_cb, NULL) &&
+		     !gsp_search_result(&S, &r0);
+		cfg.bound = 1;
+		ok = ok && !gsp_search_init(&S2, &cfg) &&
+		     !sim_drive(&S2, cliff_cb, NULL) &&
+		     !gsp_search_result(&S2, &r1);
+		tap_ok(ok && r1.chosen.cell.n == r0.chosen.cell.n &&
+		       r1.chosen.cell.k == r0.chosen.cell.k &&
+		       S2.violations <= S.violations &&
+		       S2.invocations <= S.invocations &&
+		       (ms[i] != GSP_SEARCH_NS ||
+			(S2.violations < S.violations && S2.npruned)),
+		       "bound, %s on a cliff: (%u, %u) either way; %u requests over q and %u invocations, against %u and %u; %u cells judged unmeasured",
+		       sim_names[ms[i]], r1.chosen.cell.n, r1.chosen.cell.k,
+		       S2.violations, S2.invocations, S.violations,
+		       S.invocations, S2.npruned);
+	}
+	{
+		struct gsp_search_cfg cfg = {
+			.n_max = N, .k_max = K, .q = Q,
+			.method = GSP_SEARCH_NS, .bound = 1,
+		};
+
+		gsp_search_init(&S, &cfg);
+		gsp_search_next(&S, &c);
+		gsp_search_report(&S, c, 3.5 * Q, 0.1);
+		tap_ok(S.cells[S.tried[0]].nsamp == 1 && S.ntried == 1,
+		       "bound: one sample over 3 q ends its cell");
+		cfg.bound = 2;
+		tap_ok(gsp_search_init(&S, &cfg) == -EINVAL, "bound 2: -EINVAL");
+	}
+}
+
 int main(void)
 {
 	test_defaults();
@@ -557,5 +630,6 @@ int main(void)
 	test_offset();
 	test_infeasible();
 	test_phase_change();
+	test_bound();
 	return tap_done();
 }
