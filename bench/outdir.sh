@@ -12,6 +12,11 @@
 #   build_or_die NAME TARGET...
 #                          logs and runs make -s -j of the TARGETs; if it
 #                          fails, says so as NAME and exits 1
+#   outdir_scrub [PATH:NAME...]
+#                          rewrites OUT/commands.txt and OUT/env.txt so
+#                          that they name OUT as OUT, the repository's
+#                          paths relative to it (run from its root) and
+#                          each PATH as NAME: no host's paths in results
 outdir_init() {
 	case $2 in
 	-*) echo "$1: $2 is not an output folder; the comment at the top of the script says how to run it" >&2
@@ -46,4 +51,14 @@ build_or_die() {
 	shift
 	log_cmd make -s -j"$(nproc)" "$@"
 	make -s -j"$(nproc)" "$@" || { echo "$name: the build failed" >&2; exit 1; }
+}
+
+outdir_scrub() {
+	local f p
+	for f in "$OUT/commands.txt" "$OUT/env.txt"; do
+		[ -f "$f" ] || continue
+		for p in "$OUT:OUT" "$PWD/:" "$@"; do
+			[ -n "${p%:*}" ] && sed -i "s|${p%:*}|${p##*:}|g" "$f"
+		done
+	done
 }

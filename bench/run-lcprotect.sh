@@ -343,8 +343,5 @@ log_cmd python3 bench/gpu/lcprotect-pareto.py --plot "$OUT/pareto.csv" "$OUT/plo
 python3 bench/gpu/lcprotect-pareto.py --plot "$OUT/pareto.csv" "$OUT/plots"
 gspaced_down >>"$LOGS/gspaced.log"
 tar -C "$OUT" -czf "$OUT/logs.tgz" logs && rm -rf "$LOGS"
-# commands.txt names OUT and the temporary folders, not this host's paths
-for p in "$OUT:OUT" "$sockdir:SOCKDIR" "$CUDA_MPS_PIPE_DIRECTORY:MPSDIR"; do
-	[ "${p%:*}" ] && sed -i "s|${p%:*}|${p##*:}|g" "$OUT/commands.txt"
-done
+outdir_scrub "$sockdir:SOCKDIR" "${CUDA_MPS_PIPE_DIRECTORY:-}:MPSDIR"
 echo "run-lcprotect: $(($(wc -l <"$OUT/pareto.csv") - 1)) rows in $OUT/pareto.csv"

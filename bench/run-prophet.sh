@@ -318,4 +318,5 @@ env.txt and commands.txt.
 - $predicted
 - logs.tgz: every program's output
 EOF
+outdir_scrub "${CUDA_MPS_PIPE_DIRECTORY:-}:MPSDIR"
 echo "run-prophet: done, $OUT"

@@ -45,13 +45,13 @@
 # 14 s a pair for grid (40 invocations a cell), 8 s for a method.
 set -uo pipefail
 pairs='' methods=grid,ns q=2 models='' tail='' noguard='' oracle=()
-protect=reactive bound=''
+protect=reactive bound='' models_arg=''
 while [ $# -gt 1 ]; do
 	case $1 in
 	--pairs) pairs=$2; shift ;;
 	--methods) methods=$2; shift ;;
 	--q) q=$2; shift ;;
-	--models) models=$(realpath "$2"); shift ;;
+	--models) models=$(realpath "$2") models_arg=$2; shift ;;
 	--tail) tail=_tail ;;
 	--no-guard) noguard=_noguard ;;
 	--oracle) oracle=(--oracle "$(realpath "$2")"); shift ;;
@@ -93,7 +93,7 @@ build_or_die run-search "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl"
 WL=$BUILD/gsp-wl
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models:-none} tail=${tail:-no} guard=${noguard:-on} bound=${bound:-off} protect=$protect"
+gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models_arg:-none} tail=${tail:-no} guard=${noguard:-on} bound=${bound:-off} protect=$protect"
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
@@ -187,3 +187,4 @@ done
 
 log_cmd python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "${oracle[@]}" "$LOGS" "$OUT"
 python3 bench/gpu/search-eval.py --q "$q" --gpu "$GPU" "${oracle[@]}" "$LOGS" "$OUT"
+outdir_scrub "$sockdir:SOCKDIR" "${CUDA_MPS_PIPE_DIRECTORY:-}:MPSDIR"

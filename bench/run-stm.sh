@@ -99,4 +99,5 @@ says what each column means and how the runs differ from the paper's.
 - STM here partitions SMs with green contexts; the paper interleaves
   thread blocks (leaky bucket) in one merged kernel. A different mechanism.
 MD
+outdir_scrub
 cat "$OUT/summary.txt"

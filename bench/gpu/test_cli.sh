@@ -115,3 +115,17 @@ else
 	echo "not ok - cli: plot-be-cost.py compares with the reference mode it is given"
 	sed 's/^/# /' "$err" "$pd/be-cost-summary.csv"
 fi
+# outdir_scrub: no host path left in a results folder's commands and env
+sd=$(mktemp -d)
+printf 'env X=%s/build/lib/a.so prog --out %s/o --sock /tmp/gsp-x.Ab1/s\n' \
+	"$PWD" "$sd" >"$sd/commands.txt"
+printf 'models=%s/bench/results/m.csv\n' "$PWD" >"$sd/env.txt"
+(OUT=$sd; . bench/outdir.sh; outdir_scrub "/tmp/gsp-x.Ab1:SOCKDIR")
+if [ "$(cat "$sd/commands.txt")" = "env X=build/lib/a.so prog --out OUT/o --sock SOCKDIR/s" ] &&
+   [ "$(cat "$sd/env.txt")" = "models=bench/results/m.csv" ]; then
+	echo "ok - cli: outdir_scrub names OUT, the repository's paths and the sockets, not the host's"
+else
+	echo "not ok - cli: outdir_scrub names OUT, the repository's paths and the sockets"
+	sed 's/^/# /' "$sd/commands.txt" "$sd/env.txt"
+fi
+rm -rf "$sd"
