@@ -104,20 +104,13 @@ check-gpu-progs:
 		then echo "ok - python3 compiles $$s"; \
 		else echo "not ok - python3 compiles $$s"; sed 's/^/# /' $(GPU_OUT)/ci/py.log; fi; \
 	   done; \
-	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_analyze.py 2>&1 || \
-		echo "not ok - test_analyze.py exited with an error"; \
-	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_lcprotect.py 2>&1 || \
-		echo "not ok - test_lcprotect.py exited with an error"; \
-	   BUILD=$(BUILD) bash bench/gpu/test_cli.sh 2>&1 || \
-		echo "not ok - test_cli.sh exited with an error"; \
-	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_ncu_features.py 2>&1 || \
-		echo "not ok - test_ncu_features.py exited with an error"; \
-	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_prophet_ncu.py 2>&1 || \
-		echo "not ok - test_prophet_ncu.py exited with an error"; \
-	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_prophet_eval.py 2>&1 || \
-		echo "not ok - test_prophet_eval.py exited with an error"; \
-	   BUILD=$(BUILD) bash bench/gpu/test_corun.sh 2>&1 || \
-		echo "not ok - test_corun.sh exited with an error"; \
-	   PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_stm_eval.py 2>&1 || \
-		echo "not ok - test_stm_eval.py exited with an error"; \
+	   for t in analyze lcprotect ncu_features prophet_ncu prophet_eval \
+		    stm_eval; do \
+		PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_$$t.py 2>&1 || \
+			echo "not ok - test_$$t.py exited with an error"; \
+	   done; \
+	   for t in cli corun; do \
+		BUILD=$(BUILD) bash bench/gpu/test_$$t.sh 2>&1 || \
+			echo "not ok - test_$$t.sh exited with an error"; \
+	   done; \
 	}
