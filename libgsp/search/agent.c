@@ -278,8 +278,8 @@ static void watch(struct gsp_agent *a, double r, uint64_t now)
 	}
 }
 
-/* Move the held cell one step of the guard's order; 1 if it moved. */
-static int guard_move(struct gsp_agent *a, int up, uint64_t now)
+/* Move the held cell one step of the guard's order, if there is one. */
+static void guard_move(struct gsp_agent *a, int up, uint64_t now)
 {
 	struct gsp_cell c = guard_step(a, a->cell, up);
 
@@ -287,7 +287,7 @@ static int guard_move(struct gsp_agent *a, int up, uint64_t now)
 	a->guard_over = 0;
 	a->guard_clean = 0;
 	if (c.n == a->cell.n && c.k == a->cell.k)
-		return 0;
+		return;
 	/* a step back that broke q again: probe half as often */
 	if (up && a->guard_back && a->guard_wait < GSP_AGENT_GUARD_WAIT)
 		a->guard_wait *= 2;
@@ -295,7 +295,6 @@ static int guard_move(struct gsp_agent *a, int up, uint64_t now)
 	a->guard_steps += up ? 1 : -1;
 	a->guard_moves++;
 	set_cell(a, c, now);
-	return 1;
 }
 
 /*
