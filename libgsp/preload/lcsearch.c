@@ -312,9 +312,9 @@ void gsp_lcsearch_stats(FILE *f)
 		"search_invocations %u\nsearch_cells %u\nsearch_restarts %u\n"
 		"search_violations_done %u\nsearch_solo_us %.1f\nsearch_q %.3f\n"
 		"search_chosen %u,%u\nsearch_guard_steps %d\n"
-		"search_guard_moves %u\nsearch_pruned %u\n",
+		"search_guard_moves %u\nsearch_pruned %u\nsearch_far_jumps %u\n",
 		a->running, a->state, a->cell.n, a->cell.k, a->invocations,
 		a->s.ntried, a->restarts, a->violations_done, a->solo_ns / 1e3,
 		a->q, a->chosen.n, a->chosen.k, a->guard_steps,
-		a->guard_moves, a->s.npruned);
+		a->guard_moves, a->s.npruned, a->far_jumps);
 }

@@ -251,7 +251,9 @@ static void grid_report(struct gsp_agent *a, double r, uint64_t now)
  * the guard has already left, each costing requests over q), unless
  * their median is over 2 q, which is no tail, and the guard can still
  * climb: it steps one cell per two results, too slowly for a BE that
- * has just begun.
+ * has just begun. After a result far over q (a->far) nothing restarts
+ * it: its measurements missed the BE's heavy phases, and so would a new
+ * one's.
  */
 static void watch(struct gsp_agent *a, double r, uint64_t now)
 {
@@ -270,6 +272,8 @@ static void watch(struct gsp_agent *a, double r, uint64_t now)
 		under += w[i] < a->q / 2;
 	}
 	m = median(w, GSP_AGENT_WATCH);
+	if (a->far)
+		return;	/* the guard alone moves the held cell (guard()) */
 	if ((met && m > a->q * (1 + band) &&
 	     (!a->cfg.guard || (m > 2 * a->q && !guard_top(a)))) ||
 	    under == GSP_AGENT_WATCH) {
@@ -298,6 +302,42 @@ static void guard_move(struct gsp_agent *a, int up, uint64_t now)
 }
 
 /*
+ * A result over GSP_SEARCH_BOUND_FAR x q at the held cell is no tail of
+ * a cell that meets q but a BE phase the search never saw (one of short
+ * blocks that leaves the LC alone for 100 ms, then takes the SMs it was
+ * given): hold the top of the grid at once, one request lost, and let
+ * the guard walk back down a step per clean stretch, as it does after a
+ * step up. Each step down is a probe of at most a few requests; a far
+ * one brings the held cell back to the top.
+ */
+static void far_jump(struct gsp_agent *a, uint64_t now)
+{
+	struct gsp_cell top = grid_cell(a, 0);
+	uint64_t from = guard_key(a, a->chosen), to = guard_key(a, top);
+	unsigned int i;
+
+	a->far = 1;
+	a->far_jumps++;
+	a->guard_n = 0;
+	a->guard_over = 0;
+	a->guard_clean = 0;
+	if (a->cell.n == top.n && a->cell.k == top.k)
+		return;
+	if (a->guard_back && a->guard_wait < GSP_AGENT_GUARD_WAIT)
+		a->guard_wait *= 2;
+	a->guard_back = 0;
+	/* the steps back to the chosen cell, one per cell between them */
+	a->guard_steps = 0;
+	for (i = 0; i < grid_cells(a); i++) {
+		uint64_t k = guard_key(a, grid_cell(a, i));
+
+		a->guard_steps += k > from && k <= to;
+	}
+	a->guard_moves++;
+	set_cell(a, top, now);
+}
+
+/*
  * Done, the guard: what the user feels is every request, and a cell
  * chosen by its median leaves the slow ones over q. More than
  * GSP_AGENT_GUARD_OVER results over q within a window of
@@ -309,6 +349,10 @@ static void guard_move(struct gsp_agent *a, int up, uint64_t now)
  */
 static void guard(struct gsp_agent *a, double r, uint64_t now)
 {
+	if (r > GSP_SEARCH_BOUND_FAR * a->q) {
+		far_jump(a, now);
+		return;
+	}
 	a->guard_n++;
 	if (r > a->q && ++a->guard_over > GSP_AGENT_GUARD_OVER) {
 		guard_move(a, 1, now);
@@ -336,8 +380,10 @@ static void measure(struct gsp_agent *a, uint64_t now,
 	*rec = (struct gsp_agent_rec){
 		.start_ns = a->open_start, .end_ns = a->open_end,
 		.cell = a->cell, .state = a->state,
-		.reported = a->open_start >= a->cell_since,
+		.reported = a->open_start >= a->cell_since && a->warm,
 	};
+	/* the tenant's first invocation loads modules: never a measurement */
+	a->warm = 1;
 	if (!rec->reported || !t)
 		return;
 	a->invocations++;

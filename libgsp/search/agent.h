@@ -81,7 +81,8 @@ struct gsp_agent_rec {
 	struct gsp_cell cell;		/* {0, 0}: the whole device */
 	double lc_ratio;		/* its time over solo; 0 in SOLO */
 	enum gsp_agent_state state;	/* when it was measured */
-	int reported;			/* 0: began before the cell changed */
+	/* 0: began before the cell changed, or the tenant's first (cold) */
+	int reported;
 };
 
 struct gsp_agent {
@@ -95,6 +96,7 @@ struct gsp_agent {
 	struct gsp_cell cell;		/* what the slot asks for */
 	uint64_t cell_since;		/* when it last changed */
 	int open;			/* an invocation is open */
+	int warm;			/* one invocation is behind: the cold one */
 	uint64_t open_start, open_end;
 	/* grid: the cell measured and its samples */
 	unsigned int grid_idx, grid_n;
@@ -111,6 +113,13 @@ struct gsp_agent {
 	int guard_steps;		/* > 0: toward the LC */
 	int guard_back;			/* the last move was a step back */
 	unsigned int guard_moves;	/* steps either way, all told */
+	/*
+	 * A result at the held cell over GSP_SEARCH_BOUND_FAR x q: the BE
+	 * has phases the search did not see. Set for good; the held cell
+	 * went to the top of the grid (partition-auto.rst, "The guard").
+	 */
+	int far;
+	unsigned int far_jumps;
 	struct gsp_search s;
 };
 
