@@ -15,8 +15,8 @@
 # gspace's spatial modes at each partition it tries (reactive, and
 # reserved/predictive when the arbiter has the `protect` knob), and
 # partition auto (mechanism gspace-auto, setting the protect mode: the
-# LC's own search, ns, its target 2x its solo time, which it measures
-# itself). All cells run under one MPS daemon. Writes
+# LC's own search, ns, its target 2x the LC's solo p50 of this run, as a
+# time: GSP_LC_TARGET_US). All cells run under one MPS daemon. Writes
 #
 #   OUT/pareto.csv   shape,lc,arrival,mechanism,setting,lc_solo_p99_us,
 #                    lc_p50_us,lc_p99_us,lc_p999_us,be_solo_per_s,
@@ -34,7 +34,7 @@
 # environment replace the partitions each gspace mode tries ("N,K ...";
 # a PREDICTIVE entry "N,K,L" also sets predict_lead_us to L, setting
 # "NxK-leadLus"); AUTO the protect modes gspace-auto runs under
-# ("predictive reactive"), AUTO_BOUND=1 its search bounded
+# ("predictive reactive"), AUTO_BOUND=0 its search unbounded
 # (GSP_SEARCH_BOUND).
 # --block-trace also records where and when every LC block ran (lcprotect
 # --block-trace; about 12 MB a cell, so pick cells with --only, --lc and
@@ -214,8 +214,16 @@ cell() {
 			gctl set search ns
 			gctl set protect "$set"
 			gctl set predict_lead_us "$LEAD_DEFAULT"
-			lcenv+=(GSP_LC_Q=2 GSP_SEARCH_LOG="$LOGS/$tag.search.csv"
-				GSP_SEARCH_BOUND="${AUTO_BOUND:-0}")
+			# the target 2x the LC's solo p50, as a time: its own
+			# solo timing runs beside a BE that is already there
+			local p50=${LC_SOLO_P50[$lcname.$arr]:-}
+			if [ -n "$p50" ]; then
+				lcenv+=(GSP_LC_TARGET_US="$(awk -v p="$p50" 'BEGIN { printf "%d", 2 * p + 0.5 }')")
+			else
+				lcenv+=(GSP_LC_Q=2)
+			fi
+			lcenv+=(GSP_SEARCH_LOG="$LOGS/$tag.search.csv"
+				GSP_SEARCH_BOUND="${AUTO_BOUND:-1}")
 			berun=("${g[@]}" --class be --spatial --)
 		else
 			# "N,K" or "N,K,LEAD_US" (predictive's lead)
@@ -275,6 +283,7 @@ solo_lc() {
 	"${TMO[@]}" "$LCP" lc ${2//--lc-/--} "${extra[@]}" --start-ms "$start" --warmup-s 1 --measure-s "$measure" \
 		>"$LOGS/$1.$3.solo.out" 2>"$LOGS/$1.$3.solo.err"
 	echo ",$1,$3,solo,default,$(awk '$1 == "lc" { print $3 "," $5 "," $7 "," $9 }' "$LOGS/$1.$3.solo.out")," >>"$OUT/raw.csv"
+	LC_SOLO_P50[$1.$3]=$(awk '$1 == "lc" { print $3 }' "$LOGS/$1.$3.solo.out")
 }
 
 # --- the sweep ------------------------------------------------------------------
@@ -284,7 +293,7 @@ lc_args() {	# NAME:US:KERNELS:PERIOD ARRIVAL -> the LC's options
 	it=$(calib run-lcprotect "lc-$us" --body compute --target-us "$us" --blocks "$LC_BLOCKS")
 	echo "--lc-iters $it --lc-blocks $LC_BLOCKS --kernels $k --period-us $p --arrival $2"
 }
-declare -A LC_SOLO_DONE
+declare -A LC_SOLO_DONE LC_SOLO_P50
 for shape in $BE_SHAPES; do
 	[[ $shape =~ $only ]] || continue
 	beargs=

@@ -6,7 +6,7 @@
 #
 #   bench/run-search.sh [--pairs LIST] [--methods LIST] [--q Q]
 #                       [--models FILE] [--tail] [--no-guard]
-#                       [--oracle CELLS] [--protect MODE] [--bound] OUT
+#                       [--oracle CELLS] [--protect MODE] [--no-bound] OUT
 #
 # For each LC/BE pair of gsp-bench's 24 (LC bp, lbm, hotspot, pathfinder,
 # streamcluster, spmv; BE cfd, md, mm, nn: gsp-wl workloads), one gspaced
@@ -23,8 +23,9 @@
 # --no-guard holds the chosen cell (GSP_SEARCH_GUARD=0) and names the
 # runs METHOD_noguard likewise. --oracle CELLS gives search-eval.py an
 # earlier run's cells.csv for pairs this run measures no grid of.
-# --bound sets GSP_SEARCH_BOUND=1 (the search judges cells hopeless
-# next to one far over q unmeasured) and names the runs METHOD_bound.
+# --no-bound sets GSP_SEARCH_BOUND=0 (the search measures every cell
+# it asks, however far over q its neighbours are) and names the runs
+# METHOD_nobound.
 # --protect MODE sets gspaced's protect knob (reactive, the default,
 # reserved, predictive or preemptive; Documentation/gspaced.rst).
 # mps and mps50 run the same two programs without gspace under plain MPS,
@@ -45,7 +46,7 @@
 # 14 s a pair for grid (40 invocations a cell), 8 s for a method.
 set -uo pipefail
 pairs='' methods=grid,ns q=2 models='' tail='' noguard='' oracle=()
-protect=reactive bound='' models_arg=''
+protect=reactive bound='' bound_state=on models_arg=''
 while [ $# -gt 1 ]; do
 	case $1 in
 	--pairs) pairs=$2; shift ;;
@@ -56,13 +57,13 @@ while [ $# -gt 1 ]; do
 	--no-guard) noguard=_noguard ;;
 	--oracle) oracle=(--oracle "$(realpath "$2")"); shift ;;
 	--protect) protect=$2; shift ;;
-	--bound) bound=_bound ;;
+	--no-bound) bound=_nobound bound_state=off ;;
 	*) echo "run-search: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
 case ${1:-} in
-''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] [--tail] [--no-guard] [--oracle CELLS] [--protect MODE] [--bound] OUT" >&2; exit 2 ;;
+''|-*) echo "usage: $0 [--pairs LIST] [--methods LIST] [--q Q] [--models FILE] [--tail] [--no-guard] [--oracle CELLS] [--protect MODE] [--no-bound] OUT" >&2; exit 2 ;;
 esac
 case $protect in reactive|reserved|predictive|preemptive) ;;
 *) echo "run-search: --protect: '$protect' is not reactive, reserved, predictive or preemptive" >&2; exit 2 ;;
@@ -93,7 +94,7 @@ build_or_die run-search "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp "$BUILD/gsp-wl"
 WL=$BUILD/gsp-wl
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models_arg:-none} tail=${tail:-no} guard=${noguard:-on} bound=${bound:-off} protect=$protect"
+gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q models=${models_arg:-none} tail=${tail:-no} guard=${noguard:-on} bound=$bound_state protect=$protect"
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
@@ -151,7 +152,7 @@ for p in ${pairs//,/ }; do
 		case $m in mps*|grid) ;; *)
 			[ -n "$tail" ] && tag=$tag$tail gs+=(GSP_SEARCH_TAIL=1)
 			[ -n "$noguard" ] && tag=$tag$noguard gs+=(GSP_SEARCH_GUARD=0)
-			[ -n "$bound" ] && tag=$tag$bound gs+=(GSP_SEARCH_BOUND=1) ;;
+			[ -n "$bound" ] && tag=$tag$bound gs+=(GSP_SEARCH_BOUND=0) ;;
 		esac
 		# grid: 40 invocations a cell, 88 cells, one every 2 ms
 		[ "$m" = grid ] && dur=9 gs=(GSP_SEARCH_GRID_SAMPLES=40)

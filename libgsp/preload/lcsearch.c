@@ -33,7 +33,7 @@ static struct {
 	struct gsp_search_pred *model;
 	FILE *log;
 	unsigned int restarts_seen;
-} lcs = { .q = 2.0, .guard = 1 };
+} lcs = { .q = 2.0, .guard = 1, .bound = 1 };
 
 /* A 0-or-1 setting @name, left at *@v when unset; -1 if it is neither. */
 static int env_bool(const char *name, const char *what0, const char *what1,

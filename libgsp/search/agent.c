@@ -317,7 +317,6 @@ static void far_jump(struct gsp_agent *a, uint64_t now)
 	unsigned int i;
 
 	a->far = 1;
-	a->far_jumps++;
 	a->guard_n = 0;
 	a->guard_over = 0;
 	a->guard_clean = 0;
@@ -334,6 +333,7 @@ static void far_jump(struct gsp_agent *a, uint64_t now)
 		a->guard_steps += k > from && k <= to;
 	}
 	a->guard_moves++;
+	a->far_jumps++;
 	set_cell(a, top, now);
 }
 

@@ -119,7 +119,7 @@ struct gsp_agent {
 	 * went to the top of the grid (partition-auto.rst, "The guard").
 	 */
 	int far;
-	unsigned int far_jumps;
+	unsigned int far_jumps;		/* to the top, from below it */
 	struct gsp_search s;
 };
 
