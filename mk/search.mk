@@ -4,8 +4,10 @@
 # hybrids), pure C, tested alone against simulated response surfaces.
 # No GPU, no CUDA.
 #
-#   make check-search   test_search, test_rules, test_select and
-#                       test_select_csv under ASan and UBSan, and
+#   make check-search   test_search, test_rules, test_select,
+#                       test_select_csv, test_agent and test_replay (the
+#                       agent on the H200's measured surfaces) under
+#                       ASan and UBSan, and
 #                       gsp-select on a fixture with a known answer,
 #                       TAP only (a search that cycles hangs: 120 s, then
 #                       not ok)
@@ -15,7 +17,7 @@
 SEARCH_SRCS := libgsp/search/search.c libgsp/search/select.c libgsp/search/agent.c
 SELECT_SRCS := libgsp/tools/gsp-select.c libgsp/search/select_csv.c libgsp/csv/csv.c \
 	$(SEARCH_SRCS)
-CFLAGS_tests/search := -Ilibgsp/search -Itests
+CFLAGS_tests/search := -Ilibgsp/search -Ilibgsp/csv -Itests
 CFLAGS_libgsp/search := -Ilibgsp/csv
 CFLAGS_libgsp/tools += -Ilibgsp/search
 SEARCH_TEST_DIR := $(BUILD)/tests/search
@@ -23,6 +25,9 @@ SEARCH_TEST_DIR := $(BUILD)/tests/search
 # whose truth is linear (so LR is exact), and the answer
 # (tests/search/fixtures/select/gen.py wrote both)
 SELECT_FIX := tests/search/fixtures/select
+# test_replay's surfaces and models: the H200's grid run and its profiles
+REPLAY_DATA := bench/results/2026-11-26-h200-search/cells.csv \
+	bench/results/2026-11-26-h200-profiles/models.csv
 
 USER_TARGETS += $(BUILD)/gsp-select
 CHECK_SUITES += search
@@ -61,9 +66,15 @@ $(SEARCH_TEST_DIR)/test_agent: $(call objs,san,tests/search/test_agent.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
+$(SEARCH_TEST_DIR)/test_replay: $(call objs,san,tests/search/test_replay.c \
+		libgsp/csv/csv.c $(SEARCH_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
+
 check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select \
 		$(SEARCH_TEST_DIR)/test_rules $(SEARCH_TEST_DIR)/test_select_csv \
-		$(SEARCH_TEST_DIR)/gsp-select $(SEARCH_TEST_DIR)/test_agent
+		$(SEARCH_TEST_DIR)/gsp-select $(SEARCH_TEST_DIR)/test_agent \
+		$(SEARCH_TEST_DIR)/test_replay
 	@timeout 120 $(SEARCH_TEST_DIR)/test_search || \
 		echo "not ok - test_search exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_rules || \
@@ -77,3 +88,5 @@ check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select \
 		echo "not ok - test_gsp_select.sh exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_agent || \
 		echo "not ok - test_agent exited with status $$?"
+	@timeout 120 $(SEARCH_TEST_DIR)/test_replay $(REPLAY_DATA) || \
+		echo "not ok - test_replay exited with status $$?"

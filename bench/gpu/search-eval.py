@@ -18,7 +18,9 @@ from gsp-wl's traces, never from the search's own log:
   invocations' start to the next one's) per second of that time;
 - the oracle: the greatest BE rate among the cells of LC ratio <= Q;
 - for each run: the cell it holds once done (its first invocation in
-  state done), the invocations it measured before (solo not counted),
+  state done), the LC's invocations before it: all of them, the cold
+  first one and those begun before a cell change included, the solo
+  timing not,
   the BE rate of that cell in the oracle's table over the oracle's, and
   the requests begun after that whose latency exceeds Q times solo.
 
@@ -36,7 +38,7 @@ import os
 import statistics
 import sys
 
-STATE_RUN, STATE_DONE = 2, 3
+STATE_SOLO, STATE_RUN, STATE_DONE = 1, 2, 3
 METHODS = ('oracle', 'nn', 'lr', 'ns', 'gns', 'srs', 'nn_ns', 'nn_gns',
            'nn_srs')
 
@@ -125,7 +127,7 @@ def outcome(log, lc, solo_ns, q):
             after = [lat for t0, lat in lc if t0 >= r['start']]
             viol = sum(1 for lat in after if lat > q * solo_ns)
             return (r['n'], r['k']), r['start'], measured, len(after), viol
-        if r['state'] == STATE_RUN and r['reported']:
+        if r['state'] != STATE_SOLO:
             measured += 1
     return None, None, measured, 0, 0
 

@@ -380,10 +380,11 @@ static void measure(struct gsp_agent *a, uint64_t now,
 	*rec = (struct gsp_agent_rec){
 		.start_ns = a->open_start, .end_ns = a->open_end,
 		.cell = a->cell, .state = a->state,
-		.reported = a->open_start >= a->cell_since && a->warm,
+		.reported = a->open_start >= a->cell_since &&
+			    a->warm >= GSP_AGENT_WARM,
 	};
-	/* the tenant's first invocation loads modules: never a measurement */
-	a->warm = 1;
+	if (a->warm < GSP_AGENT_WARM)
+		a->warm++;
 	if (!rec->reported || !t)
 		return;
 	a->invocations++;

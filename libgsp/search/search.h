@@ -34,7 +34,7 @@
 #define GSP_SEARCH_N_STEP_MAX	4	/* n_step: min(4, max(1, N / 16)) */
 #define GSP_SEARCH_K_ROWS	8	/* k_step: max(1, K / 8) */
 #define GSP_SEARCH_SAMPLES	3	/* the median of 3, at most */
-#define GSP_SEARCH_BAND		0.1	/* one sample if below q * (1 - band) */
+#define GSP_SEARCH_BAND		0.02	/* one sample if below q * (1 - band) */
 #define GSP_SEARCH_MAX_INVOC	512
 #define GSP_SEARCH_GNS_TRIES	2	/* ranked neighbours per GNS round */
 #define GSP_SEARCH_GNS_TRIES_MAX	8

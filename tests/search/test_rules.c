@@ -250,7 +250,7 @@ static void test_plateau(void)
 }
 
 /*
- * The band's rule, by hand (q = 1.5, band 0.1, 3 samples at most): a
+ * The band's rule, by hand (q = 1.5, band 0.1 set, 3 samples at most): a
  * first sample below 1.35 ends a cell; one near q or over it takes a
  * second, and the cell ends once its samples agree (one side of q,
  * within 0.15 of each other), or at 3.
@@ -274,14 +274,17 @@ static void test_band(void)
 		.n_max = N, .k_max = K, .q = Q, .method = GSP_SEARCH_NN_NS,
 		.initial = { 100, 16 },	/* 9 cells before any move */
 	};
+	struct gsp_search_cfg def = cfg;
 	struct gsp_search_sample t;
 	struct gsp_cell c, c2;
 	unsigned int i, j, inv = 0;
 	int ok;
 
+	ok = !gsp_search_init(&S, &def);
+	tap_ok(ok && S.cfg.band == 0.02 && GSP_SEARCH_BAND == 0.02,
+	       "band: 0.02 by default");
+	cfg.band = 0.1;
 	ok = !gsp_search_init(&S, &cfg);
-	tap_ok(ok && S.cfg.band == 0.1 && GSP_SEARCH_BAND == 0.1,
-	       "band: 0.1 by default");
 	for (i = 0; i < ARRAY_SIZE(cell); i++) {
 		ok = gsp_search_next(&S, &c) == GSP_SEARCH_RUN;
 		for (j = 0; ok && j < cell[i].n; j++) {
@@ -310,7 +313,7 @@ static void test_prune(void)
 {
 	struct gsp_search_cfg cfg = {
 		.n_max = 5, .k_max = 1, .n_step = 1, .q = 2,
-		.method = GSP_SEARCH_SRS, .samples = 1,
+		.method = GSP_SEARCH_SRS, .samples = 1, .band = 0.1,
 		.model = table_model, .model_ctx = &tab,
 	};
 	struct gsp_search_result r;

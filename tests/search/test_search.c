@@ -535,8 +535,8 @@ static void test_defaults(void)
 
 	tap_ok(ok && S.cfg.n_step == 4 && S.cfg.k_step == 4 && S.cols == 33 &&
 	       S.rows == 8 && S.cfg.samples == 3 &&
-	       S.cfg.max_invocations == 512 && S.cfg.band == 0.1,
-	       "defaults at N = 132, K = 32: n_step 4, k_step 4, 33 x 8 cells, 3 samples, cap 512, band 0.1");
+	       S.cfg.max_invocations == 512 && S.cfg.band == 0.02,
+	       "defaults at N = 132, K = 32: n_step 4, k_step 4, 33 x 8 cells, 3 samples, cap 512, band 0.02");
 	cfg.n_max = 80;
 	cfg.k_max = 8;
 	ok = !gsp_search_init(&S, &cfg);
