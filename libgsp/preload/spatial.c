@@ -112,10 +112,11 @@ void gsp_sp_stats(FILE *f)
 
 	if (!gsp_sp_on())
 		return;
-	fprintf(f, "spatial_launches %lu\nspatial_waited %lu\nspatial_topups %lu\nspatial_orphans %lu\nspatial_one_wave %lu\nspatial_regcap %lu\n",
+	fprintf(f, "spatial_launches %lu\nspatial_waited %lu\nspatial_topups %lu\nspatial_orphans %lu\nspatial_lost %lu\nspatial_one_wave %lu\nspatial_regcap %lu\n",
 		atomic_load(&spatial.launches), atomic_load(&spatial.waited),
 		atomic_load(&spatial.topups), atomic_load(&spatial.orphans),
-		atomic_load(&spatial.one_wave), atomic_load(&spatial.regcaps));
+		atomic_load(&spatial.lost), atomic_load(&spatial.one_wave),
+		atomic_load(&spatial.regcaps));
 	pthread_mutex_lock(&spatial.mu);
 	for (i = 0; i < spatial.nreason; i++)
 		fprintf(f, "spatial_fallback_%s %lu\n", spatial.reason[i].name,

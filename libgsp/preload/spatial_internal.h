@@ -252,6 +252,7 @@ struct sp_state {
 	atomic_ulong one_wave;		/* launches left unchanged: one wave */
 	atomic_ulong regcaps;		/* clones JIT-ed again, capped */
 	atomic_ulong orphans;		/* jobs topped up with no block left */
+	atomic_ulong lost;		/* jobs whose top-up failed: unfinished */
 	atomic_int warned_unknown, warned_map, warned_probe, warned_wait;
 	atomic_int warned_moved, warned_wait64;
 	/* green_api, drv_version: gsp_sp_start(); read-only after */

@@ -625,6 +625,11 @@ static void *watcher_main(void *arg)
 		for (i = 0; i < n; i++) {
 			batch[i]->claimed = 0;
 			if (lost[i]) {
+				/* its tasks left will never run: say so */
+				atomic_fetch_add_explicit(&spatial.lost, 1,
+							  memory_order_relaxed);
+				gsp_log(0, "spatial: a top-up of a job of %u blocks failed; its tasks left will not run",
+					batch[i]->grid);
 				ctl_retire(batch[i], &dead);
 				batch[i]->state = CTL_LOST;
 			} else if (done[i]) {

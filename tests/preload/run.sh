@@ -197,13 +197,14 @@ count 'MPS is off' 0 "spatial: MPS on: no MPS warning"
 if grep -q '^spatial_launches 5$' "$tmp/stats" &&
    grep -q '^spatial_topups 2$' "$tmp/stats" &&
    grep -q '^spatial_orphans 0$' "$tmp/stats" &&
+   grep -q '^spatial_lost 0$' "$tmp/stats" &&
    grep -q '^spatial_one_wave 1$' "$tmp/stats" &&
    grep -q '^spatial_fallback_xform-grid-sync 3$' "$tmp/stats" &&
    grep -q '^spatial_fallback_no-ptx 2$' "$tmp/stats" &&
    grep -q '^spatial_fallback_cooperative 1$' "$tmp/stats"; then
-	echo "ok - preload: spatial: GSP_STATS_FILE counts transformed, one-wave and top-up launches and fallbacks by reason"
+	echo "ok - preload: spatial: GSP_STATS_FILE counts transformed, one-wave and top-up launches, no lost job, and fallbacks by reason"
 else
-	echo "not ok - preload: spatial: GSP_STATS_FILE counts transformed, one-wave and top-up launches and fallbacks by reason"
+	echo "not ok - preload: spatial: GSP_STATS_FILE counts transformed, one-wave and top-up launches, no lost job, and fallbacks by reason"
 	sed 's/^/# /' "$tmp/stats"
 fi
 if grep -q '^spatial_waited 5$' "$tmp/stats"; then
