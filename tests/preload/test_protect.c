@@ -99,13 +99,15 @@ static uint64_t reserve_of(struct gsp_board *b, int slot)
 	return gsp_board_load(&b->lc[slot].reserve);
 }
 
-/* Up to 200 ms for the LC's slot to be idle and unreserved. */
+/* Up to 200 ms for the LC's slot to be idle and unreserved, and part_req 0. */
 static int settles(struct gsp_board *b)
 {
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		if (!gsp_board_load(&b->lc[3].inflight) && !reserve_of(b, 3))
+		/* part_req follows the slot a moment later */
+		if (!gsp_board_load(&b->lc[3].inflight) && !reserve_of(b, 3) &&
+		    !req_nk(b))
 			return 1;
 		usleep(1000);
 	}
