@@ -6,7 +6,8 @@
 #
 #   make $(BUILD)/gsp-xform
 #   make check-xform   TAP: parser/transformer unit tests (ASan/UBSan;
-#                      test_xform, and test_funcs for device functions);
+#                      test_xform, test_funcs for device functions,
+#                      test_vars for module variables and parts);
 #                      every .cu of kernels/ and tests/xform/ through
 #                      nvcc -ptx, gsp-xform and ptxas (CUDA_SM), one line
 #                      per kernel; the GPU harness builds
@@ -46,7 +47,7 @@ $(XFORM_OUT)/gsp-xform-san: $(call objs,san,libgsp/tools/gsp-xform.c $(XFORM_SRC
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^
 
-$(XFORM_OUT)/test_xform $(XFORM_OUT)/test_funcs: $(XFORM_OUT)/%: \
+$(XFORM_OUT)/test_xform $(XFORM_OUT)/test_funcs $(XFORM_OUT)/test_vars: $(XFORM_OUT)/%: \
 		$(call objs,san,tests/xform/%.c $(XFORM_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^
@@ -67,9 +68,9 @@ $(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu
 check-xform:
 	@mkdir -p $(XFORM_OUT)
 	@{ if $(MAKE) --no-print-directory -s $(XFORM_OUT)/test_xform \
-		$(XFORM_OUT)/test_funcs \
+		$(XFORM_OUT)/test_funcs $(XFORM_OUT)/test_vars \
 		$(XFORM_OUT)/gsp-xform-san >$(XFORM_OUT)/build.log 2>&1; then \
-		for t in test_xform test_funcs; do \
+		for t in test_xform test_funcs test_vars; do \
 		$(XFORM_OUT)/$$t 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - unit: /p'; \
 		$(XFORM_OUT)/$$t >/dev/null 2>&1 || \
 			echo "not ok - unit: $$t exited with an error"; \

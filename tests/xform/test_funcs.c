@@ -10,8 +10,7 @@
 #include <string.h>
 #include "tap.h"
 #include "xform.h"
-
-#define HEAD ".version 8.0\n.target sm_90\n.address_size 64\n"
+#include "xform_test.h"
 
 /* Valid PTX (ptxas accepts it and its output). g only passes the ids on;
  * f and g call each other; poly reads none; wr has no parameter list. */
@@ -62,27 +61,6 @@
 
 static const char fnmod[] = HEAD FN_G_PROTO FN_BX FN_F FN_G FN_POLY FN_WR
 	FN_ST KERN_K KERN_K2 KERN_KS;
-
-static struct gsp_xform_result run(const char *src, const char *const *only,
-				   int *rc)
-{
-	struct gsp_xform_result r;
-	char err[256];
-
-	*rc = gsp_xform(src, strlen(src), only, &r, err, sizeof(err));
-	if (*rc)
-		tap_diag("gsp_xform: %s", err);
-	return r;
-}
-
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (; (hay = strstr(hay, needle)); hay++)
-		n++;
-	return n;
-}
 
 /* @a comes before @b in @s, both there. */
 static int before(const char *s, const char *a, const char *b)
