@@ -604,6 +604,19 @@ int gsp_prophet_predict(const struct gsp_hw *hw, const struct gsp_trace *lc,
 	return rc;
 }
 
+double gsp_prophet_target_ns(const struct gsp_prophet_target *t,
+			     double lc_solo_ns)
+{
+	double ns = t->target_ns ? t->target_ns : t->q * lc_solo_ns;
+
+	return t->cap_ns && t->cap_ns < ns ? t->cap_ns : ns;
+}
+
+int gsp_prophet_within(double lc_mean_ns, double target_ns)
+{
+	return lc_mean_ns <= target_ns * (1 + 1e-9);	/* within rounding */
+}
+
 int gsp_prophet_admit(const struct gsp_hw *hw, const struct gsp_trace *lc,
 		      const struct gsp_trace *be, unsigned int kmax,
 		      const struct gsp_prophet_target *target,
@@ -630,15 +643,12 @@ int gsp_prophet_admit(const struct gsp_hw *hw, const struct gsp_trace *lc,
 			return rc;
 		if (!k) {
 			out->lc_solo_ns = r.lc_solo_mean_ns;
-			out->target_ns = target->target_ns ? target->target_ns :
-					 target->q * out->lc_solo_ns;
-			if (target->cap_ns && target->cap_ns < out->target_ns)
-				out->target_ns = target->cap_ns;
+			out->target_ns = gsp_prophet_target_ns(target,
+							       out->lc_solo_ns);
 		}
 		out->lc_mean_ns[k] = r.lc_mean_ns;
 		out->be_tasks_per_s[k] = r.be_tasks_per_s;
-		/* within rounding: k = 0 must meet a target of 1 x solo */
-		out->ok[k] = r.lc_mean_ns <= out->target_ns * (1 + 1e-9);
+		out->ok[k] = gsp_prophet_within(r.lc_mean_ns, out->target_ns);
 		if (out->ok[k])
 			out->k = (int)k;
 		gsp_prophet_result_free(&r);

@@ -120,6 +120,12 @@ struct gsp_prophet_target {
 	double cap_ns;
 };
 
+/* The target in ns for an LC of predicted solo mean @lc_solo_ns. */
+double gsp_prophet_target_ns(const struct gsp_prophet_target *t,
+			     double lc_solo_ns);
+/* A predicted LC mean within @target_ns (k = 0 meets 1 x solo). */
+int gsp_prophet_within(double lc_mean_ns, double target_ns);
+
 struct gsp_prophet_admission {
 	int k;			/* the largest k admitted; -1: not even 0 */
 	unsigned int kmax;

@@ -17,7 +17,6 @@
 
 #define EXIT_USAGE 2
 #define EXIT_REFUSED 3	/* --admit refuse: the prediction broke the target */
-#define ADMIT_CAP_NS 100e6	/* Prophet's 100 ms cap on the target */
 
 static void usage(FILE *f)
 {
@@ -123,6 +122,8 @@ static int admit_check(const struct admit_req *r)
 {
 	const struct gsp_trace *be[GSP_PROPHET_MAX_BE];
 	struct gsp_prophet_cfg cfg = { .model = GSP_PROPHET_FLUID, .skip = 1 };
+	/* the paper's rule: min(q x solo, 100 ms) */
+	const struct gsp_prophet_target tg = { .q = r->q, .cap_ns = 100e6 };
 	struct gsp_trace lc = { 0 }, bt = { 0 };
 	struct gsp_prophet_result res;
 	char err[512] = "";
@@ -152,10 +153,8 @@ static int admit_check(const struct admit_req *r)
 			err[0] ? err : strerror(-rc));
 		return -1;
 	}
-	target = r->q * res.lc_solo_mean_ns;
-	if (target > ADMIT_CAP_NS)
-		target = ADMIT_CAP_NS;
-	rc = res.lc_mean_ns > target;
+	target = gsp_prophet_target_ns(&tg, res.lc_solo_mean_ns);
+	rc = !gsp_prophet_within(res.lc_mean_ns, target);
 	fprintf(stderr, "gsp-run: admission: the LC's mean %.1f us predicted beside %u BE (solo %.1f us, target %.1f us): %s\n",
 		res.lc_mean_ns / 1e3, r->k, res.lc_solo_mean_ns / 1e3,
 		target / 1e3, rc ? "not admitted" : "admitted");
