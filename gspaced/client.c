@@ -374,10 +374,10 @@ void gd_client_readable(struct gd_tenant *t)
 				drop(t, strerror(errno));
 			return;
 		}
-		if (n == 0) {
-			drop(t, NULL);	/* closed: the normal end */
-			return;
-		}
+		/*
+		 * Descriptors first: a zero-length packet can carry some, and
+		 * every path below must close what it does not keep.
+		 */
 		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
 			size_t i, k;
 
@@ -395,6 +395,13 @@ void gd_client_readable(struct gd_tenant *t)
 				else
 					close(x);
 			}
+		}
+		if (n == 0) {
+			if (fd >= 0)
+				close(fd);
+			/* closed (the normal end), or an empty packet */
+			drop(t, nfds ? "empty packet with a descriptor" : NULL);
+			return;
 		}
 		if (nfds > 1) {
 			close(fd);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gspaced's own tests, against a daemon on $GSP_SOCKET (tests/daemon/run.sh
- * starts it with sim device 0): protocol abuse drops only the abuser, a
+ * starts it with sim device 0): protocol abuse drops only the abuser (and
+ * what a descriptor it passed is closed, even on an empty packet), a
  * client killed mid-WAIT leaks nothing and stalls nobody, a client that
  * never reads is dropped, the CTL requests, and LC and admin rights from
  * SO_PEERCRED (as root, through a child that becomes nobody).
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +190,47 @@ static void test_abuse(void)
 	}
 	close(fd);
 	tap_ok(daemon_alive(), "the daemon serves others after every abuse");
+}
+
+/*
+ * A zero-length packet carrying a descriptor: SOCK_SEQPACKET reads it as
+ * 0 bytes, like a close. The daemon must still close what came with it:
+ * we pass a pipe's write end and keep none, so the read end sees EOF once
+ * the daemon's copy is closed, and never while the daemon leaks it.
+ */
+static void test_empty_packet_fd(void)
+{
+	union {
+		struct cmsghdr a;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cb;
+	struct msghdr mh = { .msg_control = cb.b,
+			     .msg_controllen = sizeof(cb.b) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct pollfd pf;
+	int fd = raw_connect(), p[2], sent, eof = 0;
+	char c;
+
+	if (fd < 0 || pipe2(p, O_CLOEXEC)) {
+		tap_ok(0, "empty packet with a descriptor: set up");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &p[1], sizeof(int));
+	sent = sendmsg(fd, &mh, 0) == 0;
+	close(p[1]);
+	pf = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	if (sent && poll(&pf, 1, 3000) == 1)
+		eof = read(p[0], &c, 1) == 0;
+	tap_ok(sent && eof,
+	       "empty packet with a descriptor: the daemon closes the descriptor");
+	tap_ok(closed_by_daemon(fd, 2000), "and drops the connection");
+	close(p[0]);
+	close(fd);
 }
 
 /* A client that pipelines requests and never reads the replies. */
@@ -375,6 +418,7 @@ int main(void)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	test_abuse();
+	test_empty_packet_fd();
 	test_never_reads();
 	test_killed_mid_wait();
 	test_ctl();
