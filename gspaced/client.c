@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gspaced connections: one per tenant. Identity from SO_PEERCRED (and the
- * supplementary groups in /proc/<pid>/status, read at connect time), the
- * wire protocol of gspd_proto.h, and teardown when the peer goes.
+ * gspaced connections: one per tenant. Identity from SO_PEERCRED and
+ * SO_PEERGROUPS (the credentials of connect() time), the wire protocol of
+ * gspd_proto.h, and teardown when the peer goes.
  *
  * A client that breaks the protocol (bad magic, version or length, a
  * truncated packet, a descriptor where none belongs) is logged and
@@ -34,58 +34,61 @@ static bool idlist_has(const struct gd_idlist *l, uint32_t id)
 	return false;
 }
 
-/* Supplementary groups of @pid from /proc; 0 or -1. */
-static int read_groups(pid_t pid, struct gd_idlist *out)
+/*
+ * The peer's supplementary groups as the kernel captured them at
+ * connect(), with its SO_PEERCRED: SO_PEERGROUPS. The count, with *@out
+ * (free it) holding them; -1 if the kernel cannot say (then only the
+ * primary gid counts, which never grants more than the peer had).
+ */
+static int peer_groups(int fd, gid_t **out)
 {
-	char path[64], line[4096];
-	FILE *f;
+	socklen_t len = 64 * sizeof(gid_t);
+	gid_t *g = NULL;
 
-	out->n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *end;
+	for (;;) {
+		gid_t *n = realloc(g, len ? len : sizeof(gid_t));
 
-		if (strncmp(line, "Groups:", 7))
-			continue;
-		for (p = line + 7; out->n < GD_MAX_GROUPS; p = end) {
-			unsigned long g = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			out->id[out->n++] = (uint32_t)g;
+		if (!n)
+			break;
+		g = n;
+		if (!getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len)) {
+			*out = g;
+			return (int)(len / sizeof(gid_t));
 		}
-		break;
+		/* ERANGE: len now says how much the list needs. */
+		if (errno != ERANGE)
+			break;
 	}
-	fclose(f);
-	return 0;
+	gd_log(GD_LOG_ERR, "SO_PEERGROUPS: %s; only the primary gid counts\n",
+	       strerror(errno));
+	free(g);
+	*out = NULL;
+	return -1;
 }
 
 /* Does the peer's uid, gid or a supplementary group match the lists? */
 static bool peer_matches(const struct gd_tenant *t,
 			 const struct gd_idlist *groups,
 			 const struct gd_idlist *uids,
-			 const struct gd_idlist *supp)
+			 const gid_t *supp, int nsupp)
 {
-	uint32_t i;
+	int i;
 
 	if (idlist_has(uids, t->uid) || idlist_has(groups, t->gid))
 		return true;
-	for (i = 0; i < supp->n; i++)
-		if (idlist_has(groups, supp->id[i]))
+	for (i = 0; i < nsupp; i++)
+		if (idlist_has(groups, supp[i]))
 			return true;
 	return false;
 }
 
 void gd_client_accept(void)
 {
-	struct gd_idlist supp;
 	struct gd_tenant *t;
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	int fd;
+	gid_t *supp;
+	int fd, nsupp;
 
 	fd = accept4(gd_state.listen_fd, NULL, NULL,
 		     SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -111,18 +114,18 @@ void gd_client_accept(void)
 	t->uid = cr.uid;
 	t->gid = cr.gid;
 	/*
-	 * Groups are read once, now: a process that changes its groups later
-	 * keeps the rights it connected with. If /proc cannot be read, only
-	 * the primary gid counts.
+	 * Rights come from the connection alone, never from the process
+	 * that @cr.pid names now (it may have exited, its pid reused): the
+	 * credentials the kernel took at connect(), kept for life.
 	 */
-	if (read_groups(cr.pid, &supp))
-		supp.n = 0;
+	nsupp = peer_groups(fd, &supp);
 	t->lc_allowed = cr.uid == 0 ||
 			peer_matches(t, &gd_state.cfg.lc_groups,
-				     &gd_state.cfg.lc_uids, &supp);
+				     &gd_state.cfg.lc_uids, supp, nsupp);
 	t->admin = cr.uid == 0 || cr.uid == gd_state.self_uid ||
 		   peer_matches(t, &gd_state.cfg.admin_groups,
-				&gd_state.cfg.admin_uids, &supp);
+				&gd_state.cfg.admin_uids, supp, nsupp);
+	free(supp);
 	t->class = GSPACE_CLASS_BE;
 	t->weight = GSPACE_WEIGHT_DEFAULT;
 	t->next_handle = 1;

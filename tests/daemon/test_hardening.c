@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gspaced against hostile clients, with daemons of its own ($GSPACED, each
+ * with the config and fd limit a test needs, on sockets in a temp folder):
+ * rights from the connection's credentials, not from the process its pid
+ * names later.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gspace.h"
+#include "gspd_proto.h"
+#include "tap.h"
+
+#define MS		1000000ULL
+#define START_MS	60000
+
+static char *gspaced;
+static char dir[64];
+
+/* One daemon of ours: its pid, socket and log. */
+struct daemon {
+	pid_t pid;
+	char sock[128], log[128], conf[128];
+};
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	static char buf[1 << 20];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, needle);
+}
+
+static void show_log(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && n++ < 40)
+		printf("# %s", line);
+	fclose(f);
+}
+
+/*
+ * Starts gspaced named @name with @conf text and, if @nofile, that fd
+ * limit; returns once it listens. false (and the log shown) if it does not.
+ */
+static bool daemon_start(struct daemon *d, const char *name, const char *conf,
+			 rlim_t nofile)
+{
+	char want[192];
+	FILE *f;
+
+	snprintf(d->sock, sizeof(d->sock), "%s/%s.sock", dir, name);
+	snprintf(d->log, sizeof(d->log), "%s/%s.log", dir, name);
+	snprintf(d->conf, sizeof(d->conf), "%s/%s.conf", dir, name);
+	f = fopen(d->conf, "w");
+	if (!f || fputs(conf, f) < 0 || fclose(f))
+		return false;
+	d->pid = fork();
+	if (d->pid < 0)
+		return false;
+	if (!d->pid) {
+		struct rlimit rl = { nofile, nofile };
+		int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(127);
+		if (nofile && setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(127);
+		execl(gspaced, gspaced, "--foreground", "--config", d->conf,
+		      "--socket", d->sock, (char *)NULL);
+		_exit(127);
+	}
+	snprintf(want, sizeof(want), "listening on %s:", d->sock);
+	for (int i = 0; i < START_MS / 10; i++) {
+		int st;
+
+		if (file_has(d->log, want))
+			return true;
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
+			break;
+		sleep_ms(10);
+	}
+	printf("# gspaced %s did not start\n", name);
+	show_log(d->log);
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, NULL, 0);
+	d->pid = 0;
+	return false;
+}
+
+/* SIGTERM: it must exit 0 with the sanitizers quiet. */
+static void daemon_stop(struct daemon *d, const char *name)
+{
+	int st = -1;
+	bool ok;
+
+	if (d->pid <= 0)
+		return;
+	kill(d->pid, SIGCONT);
+	kill(d->pid, SIGTERM);
+	for (int i = 0; i < START_MS / 10; i++) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
+			break;
+		sleep_ms(10);
+		st = -1;
+	}
+	if (st == -1) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
+	}
+	ok = st != -1 && WIFEXITED(st) && !WEXITSTATUS(st) &&
+	     !file_has(d->log, "ERROR: AddressSanitizer") &&
+	     !file_has(d->log, "ERROR: LeakSanitizer") &&
+	     !file_has(d->log, "runtime error:");
+	tap_ok(ok, "%s: gspaced exits 0 at SIGTERM, sanitizers quiet (0x%x)",
+	       name, st);
+	if (!ok)
+		show_log(d->log);
+	d->pid = 0;
+}
+
+/*
+ * A child connects to @d as nobody with the groups @before (n @nb) while
+ * gspaced is stopped, then, back to root, takes @after (n @na) before
+ * gspaced accepts. Its rights: "LA" with l/L for lc_allowed 0/1 and a/A
+ * for whether CTL_SET is refused/allowed; "xx" if it could not say.
+ */
+static void rights_of(struct daemon *d, const gid_t *before, int nb,
+		      const gid_t *after, int na, char res[3])
+{
+	int p[2], q[2];
+	pid_t pid;
+
+	memcpy(res, "xx", 3);
+	if (pipe2(p, O_CLOEXEC) || pipe2(q, O_CLOEXEC))
+		return;
+	kill(d->pid, SIGSTOP);
+	pid = fork();
+	if (pid == 0) {
+		struct gspace_version v = { .size = sizeof(v) };
+		struct gspd_conn *c;
+		char ch, r[2];
+		int set;
+
+		/* nobody; the saved uid 0 lets it change back. */
+		if (setgroups(nb, before) || setresgid(65534, 65534, 0) ||
+		    setresuid(65534, 65534, 0) || gspd_connect(d->sock, &c))
+			_exit(1);
+		if (setresuid(0, 0, 0) || setgroups(na, after) ||
+		    write(p[1], "c", 1) != 1 || read(q[0], &ch, 1) != 1 ||
+		    gspd_ioctl(c, GSPACE_IOCTL_VERSION, &v))
+			_exit(1);
+		/* A knob set to its value: allowed or not, nothing changes. */
+		set = gspd_ctl_set(c, "policy", "fifo");
+		r[0] = v.lc_allowed ? 'L' : 'l';
+		r[1] = !set ? 'A' : set == -EPERM ? 'a' : 'x';
+		_exit(write(p[1], r, 2) == 2 ? 0 : 1);
+	}
+	close(p[1]);
+	close(q[0]);
+	if (pid > 0 && read(p[0], res, 1) == 1) {
+		kill(d->pid, SIGCONT);
+		if (write(q[1], "g", 1) != 1 || read(p[0], res, 2) != 2)
+			memcpy(res, "xx", 2);
+	}
+	kill(d->pid, SIGCONT);
+	close(p[0]);
+	close(q[1]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/*
+ * Rights belong to the connection: groups taken after connect(), as by a
+ * process that reused the pid, give nothing; groups held at connect()
+ * count, however many (SO_PEERGROUPS answers ERANGE to a short buffer).
+ */
+static void test_identity(void)
+{
+	static const char conf[] = "sim_devices = 1\nlease_devices = 0\n"
+				   "lc_groups = 4242\nadmin_groups = 4243\n";
+	static const gid_t both[] = { 4242, 4243 };
+	gid_t many[300];
+	struct daemon d;
+	char res[3];
+
+	if (geteuid() != 0) {
+		tap_ok(1, "rights from SO_PEERGROUPS # SKIP needs root to change groups");
+		return;
+	}
+	if (!daemon_start(&d, "identity", conf, 0)) {
+		tap_ok(0, "identity: gspaced starts");
+		return;
+	}
+	rights_of(&d, NULL, 0, both, 2, res);
+	tap_ok(!strcmp(res, "la"),
+	       "groups taken after connect: neither LC nor admin (%s)", res);
+	rights_of(&d, both, 2, NULL, 0, res);
+	tap_ok(!strcmp(res, "LA"),
+	       "groups held at connect, dropped after: LC and admin (%s)", res);
+	for (int i = 0; i < 300; i++)
+		many[i] = 5000 + i;
+	many[299] = 4242;
+	rights_of(&d, many, 300, NULL, 0, res);
+	tap_ok(!strcmp(res, "La"),
+	       "300 groups at connect, lc_groups' last: LC, not admin (%s)",
+	       res);
+	daemon_stop(&d, "identity");
+}
+
+int main(void)
+{
+	char cmd[96];
+
+	gspaced = getenv("GSPACED");
+	gspaced = gspaced && *gspaced ? realpath(gspaced, NULL) : NULL;
+	if (!gspaced) {
+		tap_ok(0, "GSPACED names the gspaced binary");
+		return tap_done();
+	}
+	snprintf(dir, sizeof(dir), "/tmp/gsp-test-hardening.XXXXXX");
+	if (!mkdtemp(dir)) {
+		tap_ok(0, "mkdtemp: %s", strerror(errno));
+		return tap_done();
+	}
+	/* The child that becomes nobody must reach the sockets. */
+	chmod(dir, 0755);
+	signal(SIGPIPE, SIG_IGN);
+
+	test_identity();
+
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	free(gspaced);
+	return tap_done();
+}
