@@ -7,10 +7,12 @@
  *
  * Each tenant gets its own open file of the memfd, re-opened through
  * /proc/self/fd: read-write for the holder of an LC slot, read-only for
- * everyone else, so a BE tenant's mapping cannot be written. The board is
- * cooperative, like the launch gate: a process can re-open its own
- * read-only descriptor read-write through /proc, which is why nothing in
- * it is trusted by the arbiter (see Documentation/gspaced.rst).
+ * everyone else. The memfd's mode is 0600, so a tenant of another uid
+ * cannot re-open its read-only descriptor read-write through /proc
+ * either (a memfd is born 0777). Root and gspaced's own uid still can,
+ * and an LC tenant writes the whole page: the page is only a published
+ * copy. Who owns which slot, and on which device, lives in gd_state and
+ * is never read back from the page (see Documentation/gspaced.rst).
  *
  * The partition plane: gspaced publishes the partition knob in
  * dev[].part_n/part_k/part_epoch and the protect knob in dev[].protect
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gspaced.h"
@@ -39,7 +42,7 @@ int gd_board_init(void)
 		gd_log(GD_LOG_ERR, "memfd_create: %s\n", strerror(errno));
 		return -1;
 	}
-	if (ftruncate(fd, GSP_BOARD_SIZE) ||
+	if (fchmod(fd, 0600) || ftruncate(fd, GSP_BOARD_SIZE) ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
 		gd_log(GD_LOG_ERR, "board: %s\n", strerror(errno));
 		close(fd);
@@ -154,50 +157,58 @@ static void slot_clear(struct gsp_board_lc *s)
 	gsp_board_store(&s->search, 0);
 }
 
+/* Publishes slot @i of @t, on @t's device, owner stored last. */
+static void slot_publish(struct gsp_board *b, int i, const struct gd_tenant *t)
+{
+	struct gsp_board_lc *s = &b->lc[i];
+
+	gsp_board_store(&s->device, t->dev->index);
+	gsp_board_store(&s->owner, t->pid > 0 ? (uint32_t)t->pid : 1);
+}
+
 /*
  * gsp_board_update_slot(): an LC tenant holds a slot on its device (when
- * one is free), anyone else none. The owner is the tenant's pid, stored
- * last, since readers check it first. The request of each device the
- * slot joins or leaves is recomputed: a slot given out claims the
- * partition at once under protect reserved.
+ * one is free), anyone else none. Which slot is free, and the device a
+ * slot was on, come from gd_state.lc_owner and t->lc_dev, never from the
+ * page, which writers other than us can change. The owner is the
+ * tenant's pid, stored last, since readers check it first. The request
+ * of each device the slot joins or leaves is recomputed: a slot given out
+ * claims the partition at once under protect reserved.
  */
 void gd_board_update_slot(struct gd_tenant *t)
 {
 	struct gsp_board *b = gd_state.board;
 	uint32_t old_dev = UINT32_MAX;
-	struct gsp_board_lc *s;
 	int i;
 
 	if (!b)
 		return;
 	if (t->class != GSPACE_CLASS_LC) {
 		if (t->lc_slot >= 0) {
-			s = &b->lc[t->lc_slot];
-			old_dev = gsp_board_load(&s->device);
-			slot_clear(s);
+			old_dev = t->lc_dev;
+			slot_clear(&b->lc[t->lc_slot]);
+			gd_state.lc_owner[t->lc_slot] = NULL;
 			t->lc_slot = -1;
-			/* The slot's device is written by its owner too. */
-			if (old_dev < GSP_BOARD_MAX_DEVICES)
-				gsp_board_part_update(b, old_dev);
+			gsp_board_part_update(b, old_dev);
 		}
 		return;
 	}
 	if (t->lc_slot < 0) {
 		for (i = 0; i < GSP_BOARD_LC_SLOTS; i++)
-			if (!gsp_board_load(&b->lc[i].owner))
+			if (!gd_state.lc_owner[i])
 				break;
 		if (i == GSP_BOARD_LC_SLOTS)
 			return;	/* all taken: STATS says -1 */
 		slot_clear(&b->lc[i]);
+		gd_state.lc_owner[i] = t;
 		t->lc_slot = i;
 	} else {
-		old_dev = gsp_board_load(&b->lc[t->lc_slot].device);
-		if (old_dev == t->dev->index)
+		if (t->lc_dev == t->dev->index)
 			return;
+		old_dev = t->lc_dev;
 	}
-	s = &b->lc[t->lc_slot];
-	gsp_board_store(&s->device, t->dev->index);
-	gsp_board_store(&s->owner, t->pid > 0 ? (uint32_t)t->pid : 1);
+	t->lc_dev = t->dev->index;
+	slot_publish(b, t->lc_slot, t);
 	/* A slot that moved takes its in-flight count along. */
 	if (old_dev < GSP_BOARD_MAX_DEVICES)
 		gsp_board_part_update(b, old_dev);

@@ -160,6 +160,7 @@ struct gd_dev {
  * @last: the last job submitted, for CHAIN, while it lives
  * @last_status: the status of the last job once @last is gone
  * @lc_slot: board slot while LC (when one was free), or -1
+ * @lc_dev: the device @lc_slot was published on, while it is held
  * @dead: dropped; torn down at the end of the loop iteration
  */
 struct gd_tenant {
@@ -183,6 +184,7 @@ struct gd_tenant {
 	bool hung;
 	struct gsp_tenant_acct acct;	/* job counters, kept by the core */
 	int lc_slot;
+	uint32_t lc_dev;
 	bool dead;
 	struct gd_tenant *prev, *next;
 };
@@ -208,6 +210,8 @@ struct gd {
 	struct gd_dev dev[GD_MAX_DEVICES];
 	int board_fd;
 	struct gsp_board *board;
+	/* The board's slot owners: the authority; the page is a copy. */
+	struct gd_tenant *lc_owner[GSP_BOARD_LC_SLOTS];
 	int log_level;
 };
 

@@ -3,7 +3,8 @@
  * gspaced against hostile clients, with daemons of its own ($GSPACED, each
  * with the config and fd limit a test needs, on sockets in a temp folder):
  * rights from the connection's credentials, not from the process its pid
- * names later.
+ * names later; the board page, which no BE of another uid can write and
+ * whose slot owners gspaced never reads back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "gspace.h"
+#include "gsp_board.h"
 #include "gspd_proto.h"
 #include "tap.h"
 
@@ -245,6 +248,120 @@ static void test_identity(void)
 	daemon_stop(&d, "identity");
 }
 
+/* A new tenant on @sock of @class; its board slot in *@slot. */
+static struct gspd_conn *tenant_as(const char *sock, uint32_t class,
+				   int *slot)
+{
+	struct gspace_ctx_set cs = { .size = sizeof(cs), .class = class,
+				     .weight = 100 };
+	struct gspace_stats st = { .size = sizeof(st) };
+	struct gspd_conn *c;
+
+	*slot = -2;
+	if (gspd_connect(sock, &c))
+		return NULL;
+	if (gspd_ioctl(c, GSPACE_IOCTL_CTX_SET, &cs) ||
+	    gspd_ioctl(c, GSPACE_IOCTL_STATS, &st)) {
+		gspd_disconnect(c);
+		return NULL;
+	}
+	*slot = st.lc_slot;
+	return c;
+}
+
+/*
+ * The board page is a published copy: a BE tenant of another uid cannot
+ * make its read-only descriptor writable through /proc, and what a writer
+ * (root can always re-open it) puts in the slots' owners changes nothing
+ * of who gets which slot.
+ */
+static void test_board(void)
+{
+	static const char conf[] = "sim_devices = 1\nlease_devices = 0\n";
+	struct gspd_conn *forger, *a, *b, *c;
+	struct gsp_board *bd = MAP_FAILED;
+	int fd = -1, wfd = -1, slot, sa, sb, sc, wr, i;
+	char path[64], res = 'x';
+	struct daemon d;
+	int p[2];
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		tap_ok(1, "board writes # SKIP needs root");
+		return;
+	}
+	if (!daemon_start(&d, "board", conf, 0)) {
+		tap_ok(0, "board: gspaced starts");
+		return;
+	}
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		struct gspd_conn *n;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534) ||
+		    gspd_connect(d.sock, &n) ||
+		    gspd_board_fd(n, &fd, &slot, &wr))
+			_exit(1);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		wfd = open(path, O_RDWR | O_CLOEXEC);
+		res = wfd < 0 && errno == EACCES ? 'y' : 'n';
+		_exit(write(p[1], &res, 1) == 1 ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &res, 1) != 1)
+		res = 'x';
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	tap_ok(res == 'y',
+	       "a BE tenant of uid nobody cannot re-open its board read-write (%c)",
+	       res);
+
+	/* Root re-opens it read-write, as any writer of the page could. */
+	forger = tenant_as(d.sock, GSPACE_CLASS_BE, &slot);
+	if (forger && !gspd_board_fd(forger, &fd, &slot, &wr)) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		wfd = open(path, O_RDWR | O_CLOEXEC);
+		if (wfd >= 0)
+			bd = mmap(NULL, GSP_BOARD_SIZE, PROT_READ | PROT_WRITE,
+				  MAP_SHARED, wfd, 0);
+	}
+	if (bd == MAP_FAILED) {
+		tap_ok(0, "board: a writable mapping for the forger");
+		goto out;
+	}
+	a = tenant_as(d.sock, GSPACE_CLASS_LC, &sa);
+	if (sa >= 0)
+		gsp_board_store(&bd->lc[sa].owner, 0);	/* "free" */
+	b = tenant_as(d.sock, GSPACE_CLASS_LC, &sb);
+	tap_ok(a && b && sa >= 0 && sb >= 0 && sa != sb,
+	       "a slot whose owner was zeroed on the page is not given twice (%d, %d)",
+	       sa, sb);
+	for (i = 0; i < GSP_BOARD_LC_SLOTS; i++)
+		if (!gsp_board_load(&bd->lc[i].owner))
+			gsp_board_store(&bd->lc[i].owner, 0x7fffffff);
+	c = tenant_as(d.sock, GSPACE_CLASS_LC, &sc);
+	tap_ok(c && sc >= 0 && sc != sa && sc != sb,
+	       "every owner forged on the page: the next LC tenant still gets a slot (%d)",
+	       sc);
+	if (c)
+		gspd_disconnect(c);
+	if (b)
+		gspd_disconnect(b);
+	if (a)
+		gspd_disconnect(a);
+	munmap(bd, GSP_BOARD_SIZE);
+out:
+	if (wfd >= 0)
+		close(wfd);
+	if (fd >= 0)
+		close(fd);
+	if (forger)
+		gspd_disconnect(forger);
+	daemon_stop(&d, "board");
+}
+
 int main(void)
 {
 	char cmd[96];
@@ -265,6 +382,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 
 	test_identity();
+	test_board();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
 	if (system(cmd) != 0)
