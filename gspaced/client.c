@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,55 @@ static bool peer_matches(const struct gd_tenant *t,
 	return false;
 }
 
+/*
+ * At the fd limit. accept4() failing leaves the client in the listen
+ * queue, so the level-triggered listening socket would wake the loop at
+ * once, forever. The reserve descriptor makes room to accept the client
+ * and close it, so it sees EOF rather than hang; where that cannot be
+ * done, the listener leaves epoll for GD_LISTEN_PAUSE_NS. One log line a
+ * second at most says how many were refused.
+ */
+#define GD_LISTEN_PAUSE_NS	100000000ULL
+#define GD_REFUSED_LOG_NS	1000000000ULL
+
+static void accept_refuse(int err)
+{
+	uint64_t now = gd_now();
+	int fd = -1;
+
+	if (gd_state.reserve_fd >= 0 && (err == EMFILE || err == ENFILE)) {
+		close(gd_state.reserve_fd);
+		fd = accept4(gd_state.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		gd_state.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	if (fd >= 0) {
+		gd_state.nr_refused++;
+	} else if (!gd_state.listen_resume_ns) {
+		gd_epoll_del(gd_state.listen_fd);
+		gd_state.listen_resume_ns = now + GD_LISTEN_PAUSE_NS;
+	}
+	if (now - gd_state.refused_log_ns >= GD_REFUSED_LOG_NS) {
+		gd_log(GD_LOG_ERR, "accept: %s: %llu connections refused since the last such line; raise the fd limit (LimitNOFILE) or lower the tenants' limits\n",
+		       strerror(err), (unsigned long long)gd_state.nr_refused);
+		gd_state.refused_log_ns = now;
+		gd_state.nr_refused = 0;
+	}
+}
+
+uint64_t gd_client_listen_resume(uint64_t now)
+{
+	if (!gd_state.listen_resume_ns)
+		return 0;
+	if (now < gd_state.listen_resume_ns)
+		return gd_state.listen_resume_ns;
+	gd_state.listen_resume_ns = 0;
+	if (gd_epoll_add(gd_state.listen_fd, GD_TAG_LISTEN, NULL))
+		gd_state.listen_resume_ns = now + GD_LISTEN_PAUSE_NS;
+	return gd_state.listen_resume_ns;
+}
+
 void gd_client_accept(void)
 {
 	struct gd_tenant *t;
@@ -93,7 +143,11 @@ void gd_client_accept(void)
 	fd = accept4(gd_state.listen_fd, NULL, NULL,
 		     SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EINTR)
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM)
+			accept_refuse(errno);
+		else if (errno != EAGAIN && errno != EINTR &&
+			 errno != ECONNABORTED)
 			gd_log(GD_LOG_ERR, "accept: %s\n", strerror(errno));
 		return;
 	}

@@ -197,6 +197,10 @@ struct gd {
 	struct gd_config cfg;
 	int epfd;
 	int listen_fd;
+	int reserve_fd;		/* /dev/null, given up at the fd limit */
+	uint64_t listen_resume_ns;	/* listener out of epoll until then; 0 no */
+	uint64_t nr_refused;	/* clients refused at the fd limit, unlogged */
+	uint64_t refused_log_ns;	/* when that was last logged */
 	int timer_fd;
 	int signal_fd;
 	uint64_t timer_armed_ns;	/* what timer_fd is set to; 0 none */
@@ -238,6 +242,11 @@ void gd_epoll_del(int fd);
 
 /* client.c: connections and the wire protocol. */
 void gd_client_accept(void);
+/*
+ * Puts the listener back in epoll once a pause at the fd limit is over;
+ * the time it is due, or 0 if it is not paused.
+ */
+uint64_t gd_client_listen_resume(uint64_t now);
 void gd_client_readable(struct gd_tenant *t);
 void gd_client_reap_dead(void);
 void gd_tenant_teardown(struct gd_tenant *t);

@@ -36,7 +36,7 @@
 
 /* The one daemon instance; see struct gd. */
 struct gd gd_state = { .epfd = -1, .listen_fd = -1, .timer_fd = -1,
-		       .signal_fd = -1, .board_fd = -1,
+		       .signal_fd = -1, .board_fd = -1, .reserve_fd = -1,
 		       .log_level = GD_LOG_INFO };
 
 void gd_log(int level, const char *fmt, ...)
@@ -319,9 +319,11 @@ static void loop(void)
 	struct epoll_event ev[64];
 
 	for (;;) {
+		uint64_t next = gd_next_deadline(),
+			 resume = gd_client_listen_resume(gd_now());
 		int i, n;
 
-		timer_arm(gd_next_deadline());
+		timer_arm(resume && (!next || resume < next) ? resume : next);
 		n = epoll_wait(gd_state.epfd, ev, 64, -1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -461,7 +463,9 @@ int main(int argc, char **argv)
 	gd_state.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	gd_state.timer_fd = timerfd_create(CLOCK_MONOTONIC,
 					   TFD_CLOEXEC | TFD_NONBLOCK);
-	if (gd_state.epfd < 0 || gd_state.signal_fd < 0 || gd_state.timer_fd < 0) {
+	gd_state.reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (gd_state.epfd < 0 || gd_state.signal_fd < 0 ||
+	    gd_state.timer_fd < 0 || gd_state.reserve_fd < 0) {
 		gd_log(GD_LOG_ERR, "setup: %s\n", strerror(errno));
 		goto out;
 	}
@@ -521,6 +525,8 @@ out:
 		close(gd_state.timer_fd);
 	if (gd_state.signal_fd >= 0)
 		close(gd_state.signal_fd);
+	if (gd_state.reserve_fd >= 0)
+		close(gd_state.reserve_fd);
 	release_lock();
 	free(abs_sock);
 	gd_jobs_fini();

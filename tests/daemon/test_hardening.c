@@ -4,7 +4,8 @@
  * with the config and fd limit a test needs, on sockets in a temp folder):
  * rights from the connection's credentials, not from the process its pid
  * names later; the board page, which no BE of another uid can write and
- * whose slot owners gspaced never reads back.
+ * whose slot owners gspaced never reads back; the fd limit, where a client
+ * gspaced cannot take is closed, not left hanging while the loop spins.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +47,40 @@ static void sleep_ms(int ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* Lines in @path, up to the first MiB. */
+static int file_lines(const char *path)
+{
+	char buf[65536];
+	ssize_t n, i;
+	int fd, lines = 0;
+	size_t total = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 && total < (1u << 20)) {
+		for (i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+		total += (size_t)n;
+	}
+	close(fd);
+	return lines;
+}
+
+static int raw_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static bool file_has(const char *path, const char *needle)
@@ -362,6 +397,107 @@ out:
 	daemon_stop(&d, "board");
 }
 
+/*
+ * A CTL_GET round trip on a fresh connection, within 2 s: 1 answered,
+ * 0 closed by the daemon, -1 no answer. The connection, open, in *@fdp.
+ */
+static int probe(const char *sock, int *fdp)
+{
+	struct timeval tv = { 2, 0 };
+	struct {
+		struct gspd_msg h;
+		char name[8];
+	} m = { { .magic = GSPD_MAGIC, .version = GSPD_VERSION,
+		  .op = GSPD_OP_CTL_GET, .seq = 1, .len = 8 }, "objects" };
+	char buf[512];
+	ssize_t n;
+	int fd = raw_connect(sock);
+
+	*fdp = fd;
+	if (fd < 0)
+		return 0;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+		return 0;
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n > 0)
+		return 1;
+	return n == 0 || errno == ECONNRESET ? 0 : -1;
+}
+
+/* utime + stime of @pid, in clock ticks. */
+static long long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st);
+}
+
+/*
+ * gspaced at its fd limit (RLIMIT_NOFILE 64): a client it cannot take is
+ * closed at once rather than left hanging; the loop does not spin nor
+ * flood the log meanwhile; and once fds are free, clients are served.
+ */
+static void test_fd_limit(void)
+{
+	static const char conf[] = "sim_devices = 1\nlease_devices = 0\n";
+	int fds[200], n = 0, r = 1, extra, i;
+	long long t0, t1, hz = sysconf(_SC_CLK_TCK);
+	struct daemon d;
+	int lines;
+
+	if (!daemon_start(&d, "fdlimit", conf, 64)) {
+		tap_ok(0, "fdlimit: gspaced starts");
+		return;
+	}
+	while (n < 200 && (r = probe(d.sock, &fds[n])) == 1)
+		n++;
+	tap_ok(r == 0 && n > 10 && n < 64,
+	       "at its fd limit, gspaced closes the client it cannot take (%s after %d served)",
+	       r == 0 ? "closed" : r < 0 ? "no answer" : "still served", n);
+	if (r >= 0 && fds[n] >= 0)
+		close(fds[n]);
+	/* One more, left open: nothing must keep the loop busy meanwhile. */
+	probe(d.sock, &extra);
+	t0 = cpu_ticks(d.pid);
+	sleep_ms(1000);
+	t1 = cpu_ticks(d.pid);
+	tap_ok(t0 >= 0 && t1 >= 0 && (t1 - t0) * 1000 / hz < 300,
+	       "and does not spin there (%lld ms of CPU in 1 s)",
+	       (t1 - t0) * 1000 / hz);
+	lines = file_lines(d.log);
+	tap_ok(lines >= 0 && lines < 20,
+	       "and its log says so in a few lines (%d)", lines);
+	if (extra >= 0)
+		close(extra);
+	for (i = 0; i < n && i < 10; i++)
+		close(fds[i]);
+	sleep_ms(200);	/* gspaced sees the closes */
+	r = probe(d.sock, &extra);
+	tap_ok(r == 1, "fds freed: the next client is served (%d)", r);
+	if (extra >= 0)
+		close(extra);
+	for (; i < n; i++)
+		close(fds[i]);
+	daemon_stop(&d, "fdlimit");
+}
+
 int main(void)
 {
 	char cmd[96];
@@ -383,6 +519,7 @@ int main(void)
 
 	test_identity();
 	test_board();
+	test_fd_limit();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
 	if (system(cmd) != 0)
