@@ -46,10 +46,12 @@ $(PRELOAD_SO): $(call objs,pic,$(PRELOAD_SRCS))
 	@mkdir -p $(@D)
 	$(CC) -pthread -shared -Wl,-z,defs -o $@ $^ -ldl -lm
 
-# (and Prophet's predictor, for --admit: mk/admit.mk adds its objects)
-$(GSP_RUN): libgsp/tools/gsp-run.c
+# libgsp, to find the arbiter before the program starts (and Prophet's
+# predictor, for --admit: mk/admit.mk adds its objects)
+$(GSP_RUN): libgsp/tools/gsp-run.c $(call objs,plain,$(LIBGSP_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -Ilibgsp/admit -o $@ $< \
+	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -Ilibgsp/include -Ilibgsp/admit \
+		-pthread -o $@ $< \
 		$(filter %.o,$^) -lm
 
 $(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c
@@ -68,6 +70,13 @@ $(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
 $(PRELOAD_TEST_DIR)/test_protect: tests/preload/test_protect.c \
+		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
+		-Itests -Itests/preload -o $@ $< \
+		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
+
+$(PRELOAD_TEST_DIR)/test_refuse: tests/preload/test_refuse.c \
 		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
@@ -97,7 +106,8 @@ check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
 		$(PRELOAD_TEST_DIR)/test_lcprio \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
 		$(PRELOAD_TEST_DIR)/test_fatbin $(PRELOAD_TEST_DIR)/test_predict \
-		$(PRELOAD_TEST_DIR)/test_protect
+		$(PRELOAD_TEST_DIR)/test_protect $(PRELOAD_TEST_DIR)/test_refuse \
+		$(GSPACED) $(LIBGSP_SO)
 	@BUILD=$(BUILD) $(CUDA_ENV) tests/preload/run.sh
 
 bench-preload: $(PRELOAD_SO) $(PRELOAD_TEST_DIR)/test_preload $(BUILD)/gspaced \

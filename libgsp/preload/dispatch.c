@@ -84,15 +84,25 @@ void gsp_log(int level, const char *fmt, ...)
 }
 
 /*
- * Fall back to pass-through for good: the arbiter is unusable, or
- * GSP_FAIL_OPEN=1 asked for it on any loss.
+ * The tenant cannot be scheduled any more (@what failed with @err, and
+ * rejoining cannot help, or GSP_FAIL_OPEN=1 asked not to wait). With
+ * GSP_FAIL_OPEN=1 everything passes through from now on; otherwise the
+ * program's GPU work is refused from now on, what is queued included
+ * (its error comes at the next sync point), as at set-up.
  */
 void arbiter_lost(const char *what, int err)
 {
+	if (tenant.fail_open) {
+		gsp_warn_once(&tenant.warned_arbiter,
+			      "%s failed (%s); passing every CUDA call through from now on",
+			      what, strerror(-err));
+		atomic_store(&tenant.mode, GSP_MODE_OFF);
+		return;
+	}
 	gsp_warn_once(&tenant.warned_arbiter,
-		      "%s failed (%s); passing every CUDA call through from now on",
+		      "%s failed (%s); refusing the program's GPU work from now on: its launches, copies and memsets fail with CUDA_ERROR_NOT_PERMITTED (GSP_FAIL_OPEN=1 runs them unscheduled instead)",
 		      what, strerror(-err));
-	atomic_store(&tenant.mode, GSP_MODE_OFF);
+	atomic_store(&tenant.mode, GSP_MODE_REFUSED);
 }
 
 struct gsp_key *gsp_key(const void *key)
@@ -190,7 +200,7 @@ static void write_stats(void)
 		"passthroughs %lu\ndeferred %lu\ndrains %lu\nlc_ops %lu\n"
 		"sticky_errors %lu\nlease_renewals %lu\nrejoins %lu\n"
 		"rejoin_watchdog %lu\nrejoin_hung %lu\nrejoin_lost %lu\n"
-		"lease_preemptions %lu\nlease_preempt_unseen %lu\n",
+		"lease_preemptions %lu\nlease_preempt_unseen %lu\nrefused %lu\n",
 		atomic_load(&gsp_ctr.launches), atomic_load(&gsp_ctr.copies),
 		atomic_load(&gsp_ctr.jobs), atomic_load(&gsp_ctr.leases),
 		atomic_load(&gsp_ctr.passthroughs),
@@ -202,7 +212,8 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_HUNG]),
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_LOST]),
 		atomic_load(&gsp_ctr.preemptions),
-		atomic_load(&gsp_ctr.preempt_unseen));
+		atomic_load(&gsp_ctr.preempt_unseen),
+		atomic_load(&gsp_ctr.refused));
 	gsp_sp_stats(f);
 	gsp_lcprio_stats(f);
 	gsp_lcsearch_stats(f);
@@ -268,8 +279,14 @@ static void init_conds(void)
  * starts with an empty FIFO (the parent issues its own).
  */
 
+/*
+ * The child has no tenant and none of the threads: it passes through if
+ * the parent did, and is refused otherwise (GSP_FAIL_OPEN=1 aside).
+ */
 static void after_fork_child(void)
 {
+	enum gsp_mode parent = atomic_load(&tenant.mode);
+
 	pthread_mutex_init(&tenant.mu, NULL);
 	init_conds();
 	tenant.drain_at = UINT64_MAX;
@@ -283,7 +300,8 @@ static void after_fork_child(void)
 	tenant.g = NULL;
 	tenant.board = NULL;
 	atomic_store(&tenant.lcv, NULL);
-	atomic_store(&tenant.mode, GSP_MODE_OFF);
+	atomic_store(&tenant.mode, parent == GSP_MODE_OFF || tenant.fail_open ?
+				   GSP_MODE_OFF : GSP_MODE_REFUSED);
 	gsp_sp_after_fork();
 }
 
@@ -332,6 +350,40 @@ static void spatial_setup(void)
 			k, n, tenant.device);
 }
 
+CUresult gsp_refused(void)
+{
+	atomic_fetch_add_explicit(&gsp_ctr.refused, 1, memory_order_relaxed);
+	return CUDA_ERROR_NOT_PERMITTED;
+}
+
+/*
+ * The tenant cannot be scheduled (@fmt says why). Its GPU work running
+ * unscheduled would take the GPU from every scheduled tenant without a
+ * word, so the program's launches, copies and memsets fail instead,
+ * unless it asked to run unscheduled (GSP_FAIL_OPEN=1). Bad settings
+ * refuse either way: they asked for something that cannot be honoured.
+ */
+static void unschedulable(int bad_settings, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (tenant.fail_open && !bad_settings) {
+		gsp_warn_once(&tenant.warned_arbiter,
+			      "%s; GSP_FAIL_OPEN=1: passing every CUDA call through, unscheduled",
+			      why);
+		return;
+	}
+	gsp_warn_once(&tenant.warned_arbiter,
+		      "%s; refusing the program's GPU work: its launches, copies and memsets fail with CUDA_ERROR_NOT_PERMITTED%s",
+		      why, bad_settings ? "" :
+		      " (GSP_FAIL_OPEN=1, gsp-run --fail-open, runs them unscheduled instead)");
+	atomic_store(&tenant.mode, GSP_MODE_REFUSED);
+}
+
 static void setup(void)
 {
 	struct gspace_ctx_set cs = { .size = sizeof(cs) };
@@ -341,26 +393,27 @@ static void setup(void)
 	atomic_store(&tenant.mode, GSP_MODE_OFF);
 	init_conds();
 	pthread_atfork(NULL, NULL, after_fork_child);
-	if (read_config()) {
-		atexit(stats_only_exit);
+	atexit(stats_only_exit);
+	err = read_config();
+	if (err) {
+		if (err > 0)	/* GSP_DISABLE=1: asked for */
+			return;
+		unschedulable(1, "the settings above are not valid (fix them; see gsp-run --help)");
 		return;
 	}
-	atexit(stats_only_exit);
 	if (find_driver()) {
-		fprintf(stderr, "gsp: the CUDA driver lacks functions the interposer needs; passing every CUDA call through\n");
+		unschedulable(0, "the CUDA driver lacks functions the interposer needs");
 		return;
 	}
 	err = load_libgsp();
 	if (err) {
-		gsp_warn_once(&tenant.warned_arbiter,
-			      "libgsp.so.1 not found or incomplete (%s); passing every CUDA call through",
+		unschedulable(0, "libgsp.so.1 not found or incomplete (%s)",
 			      strerror(-err));
 		return;
 	}
 	err = tenant.api.open(&tenant.g, NULL);
 	if (err) {
-		gsp_warn_once(&tenant.warned_arbiter,
-			      "no arbiter (%s; start gspaced or load gspace.ko, or set GSP_ARBITER/GSP_SOCKET); passing every CUDA call through",
+		unschedulable(0, "no arbiter (%s; start gspaced or load gspace.ko, or set GSP_ARBITER/GSP_SOCKET)",
 			      strerror(-err));
 		return;
 	}
@@ -370,12 +423,11 @@ static void setup(void)
 	cs.lc_target_ns = tenant.lc_target_ns;
 	err = tenant.api.ctx_set(tenant.g, &cs);
 	if (err) {
-		gsp_warn_once(&tenant.warned_arbiter,
-			      "the arbiter refused class %s weight %u on device %u (%s); passing every CUDA call through",
-			      tenant.cls == GSPACE_CLASS_LC ? "lc" : "be", tenant.weight,
-			      tenant.device, strerror(-err));
 		tenant.api.close(tenant.g);
 		tenant.g = NULL;
+		unschedulable(0, "the arbiter refused class %s weight %u on device %u (%s)",
+			      tenant.cls == GSPACE_CLASS_LC ? "lc" : "be",
+			      tenant.weight, tenant.device, strerror(-err));
 		return;
 	}
 	tenant.board = tenant.api.board(tenant.g);
@@ -388,19 +440,19 @@ static void setup(void)
 		atomic_store(&tenant.ring[err].seq, (uint64_t)err);
 	if (tenant.cls == GSPACE_CLASS_LC) {
 		if (pthread_create(&tenant.charger, NULL, charger_main, NULL)) {
-			fprintf(stderr, "gsp: cannot start the LC charger; passing every CUDA call through\n");
+			unschedulable(0, "cannot start the LC charger");
 			return;
 		}
 		tenant.charger_running = 1;
 		if (pthread_create(&tenant.reporter, NULL, reporter_main, NULL)) {
-			fprintf(stderr, "gsp: cannot start the LC reporter; passing every CUDA call through\n");
+			unschedulable(0, "cannot start the LC reporter");
 			return;
 		}
 		tenant.reporter_running = 1;
 		atomic_store(&tenant.mode, GSP_MODE_LC);
 	} else {
 		if (pthread_create(&tenant.dispatcher, NULL, dispatcher_main, NULL)) {
-			fprintf(stderr, "gsp: cannot start the dispatcher; passing every CUDA call through\n");
+			unschedulable(0, "cannot start the dispatcher");
 			return;
 		}
 		tenant.dispatcher_running = 1;

@@ -193,6 +193,7 @@ GSP_HIDDEN int lc_active(void);
 GSP_HIDDEN int lc_confine(void);
 GSP_HIDDEN void lc_view_publish(void);
 GSP_HIDDEN int load_libgsp(void);
+/* The GSP_* settings: 0, 1 for GSP_DISABLE=1, or -1 if one is bad (said). */
 GSP_HIDDEN int read_config(void);
 GSP_HIDDEN int rejoin(enum gsp_rejoin_why why, const char *what, int err);
 GSP_HIDDEN void tight_timers(void);

@@ -519,6 +519,9 @@ static void dispatch_one(struct gsp_op *op)
 	if (lease.open) {
 		r = issue_leased(op);
 		lease.nops++;
+	} else if (op->kind != OP_GATE &&
+		   atomic_load(&tenant.mode) == GSP_MODE_REFUSED) {
+		r = gsp_refused();
 	} else if (op->kind == OP_GATE) {
 		pthread_mutex_lock(&tenant.mu);
 		op->u.gate->start = op->u.gate->end = NULL;

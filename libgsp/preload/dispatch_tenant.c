@@ -35,7 +35,7 @@ static int env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t *out)
 	if (!*s || *end || errno || s[0] == '-' || v < lo || v > hi) {
 		fprintf(stderr,
 			"gsp: %s=%s is not a number in %" PRIu64 "..%" PRIu64
-			"; fix it (see gsp-run --help); passing every CUDA call through\n",
+			"\n",
 			name, s, lo, hi);
 		return -1;
 	}
@@ -54,7 +54,7 @@ int read_config(void)
 	if (cls && !strcmp(cls, "lc"))
 		tenant.cls = GSPACE_CLASS_LC;
 	else if (cls && strcmp(cls, "be")) {
-		fprintf(stderr, "gsp: GSP_CLASS=%s is not be or lc; passing every CUDA call through\n",
+		fprintf(stderr, "gsp: GSP_CLASS=%s is not be or lc\n",
 			cls);
 		bad = 1;
 	}
@@ -85,13 +85,13 @@ int read_config(void)
 	else if (sp && !strcmp(sp, "1"))
 		tenant.spatial = SPATIAL_ON;
 	else if (sp && strcmp(sp, "auto")) {
-		fprintf(stderr, "gsp: GSP_SPATIAL=%s is not auto, 0 or 1; passing every CUDA call through\n",
+		fprintf(stderr, "gsp: GSP_SPATIAL=%s is not auto, 0 or 1\n",
 			sp);
 		bad = 1;
 	}
 	tenant.sp.green = !(green && !strcmp(green, "0"));
 	if (green && strcmp(green, "0") && strcmp(green, "auto")) {
-		fprintf(stderr, "gsp: GSP_GREEN=%s is not auto or 0; passing every CUDA call through\n",
+		fprintf(stderr, "gsp: GSP_GREEN=%s is not auto or 0\n",
 			green);
 		bad = 1;
 	}
@@ -132,10 +132,10 @@ int read_config(void)
 	bad |= env_u64("GSP_DISABLE", 0, 1, &v) < 0;
 	tenant.stats_file = getenv("GSP_STATS_FILE");
 	if (tenant.cls == GSPACE_CLASS_BE && tenant.lc_target_ns) {
-		fprintf(stderr, "gsp: GSP_LC_TARGET_US is for GSP_CLASS=lc only; passing every CUDA call through\n");
+		fprintf(stderr, "gsp: GSP_LC_TARGET_US is for GSP_CLASS=lc only\n");
 		bad = 1;
 	}
-	return bad || v ? -1 : 0;
+	return bad ? -1 : v ? 1 : 0;
 }
 
 int load_libgsp(void)
@@ -323,9 +323,11 @@ static void rejoin_say(enum gsp_rejoin_why why, const char *what, int err)
  * target, the board in place), retrying with backoff while the arbiter
  * is away. The program's queued work waits meanwhile: nothing runs
  * unscheduled. Called only by the thread that talks to the arbiter (the
- * dispatcher, or the LC charger). 0 once rejoined; -1 if everything
- * passes through from now on: GSP_FAIL_OPEN=1, the arbiter refusing us,
- * rejoins that never lead to a grant, or the process exiting meanwhile.
+ * dispatcher, or the LC charger). 0 once rejoined; -1 if the tenant is
+ * not scheduled any more (arbiter_lost(): refused, or passing through
+ * under GSP_FAIL_OPEN=1): the arbiter refusing us, rejoins that never
+ * lead to a grant, or GSP_FAIL_OPEN=1; or, passing through, the process
+ * exiting while the arbiter is away.
  */
 int rejoin(enum gsp_rejoin_why why, const char *what, int err)
 {
@@ -338,10 +340,11 @@ int rejoin(enum gsp_rejoin_why why, const char *what, int err)
 		return -1;
 	}
 	if (++tenant.rejoin_streak > REJOIN_STREAK) {
-		gsp_warn_once(&tenant.warned_arbiter,
-			      "%s keeps failing (%s) after %u rejoins in a row; passing every CUDA call through from now on",
-			      what, strerror(-err), REJOIN_STREAK);
-		atomic_store(&tenant.mode, GSP_MODE_OFF);
+		char lost[128];
+
+		snprintf(lost, sizeof(lost), "%s, after %u rejoins in a row,",
+			 what, REJOIN_STREAK);
+		arbiter_lost(lost, err);
 		return -1;
 	}
 	rejoin_say(why, what, err);

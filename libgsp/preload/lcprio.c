@@ -82,7 +82,7 @@ int gsp_lcprio_config(void)
 
 	lcprio.on = !(v && !strcmp(v, "0"));
 	if (v && strcmp(v, "0") && strcmp(v, "auto")) {
-		fprintf(stderr, "gsp: GSP_LC_PRIORITY=%s is not auto or 0; passing every CUDA call through\n",
+		fprintf(stderr, "gsp: GSP_LC_PRIORITY=%s is not auto or 0\n",
 			v);
 		return -1;
 	}

@@ -44,7 +44,7 @@ static int env_bool(const char *name, const char *what0, const char *what1,
 	if (!s)
 		return 0;
 	if (strcmp(s, "0") && strcmp(s, "1")) {
-		fprintf(stderr, "gsp: %s=%s is not 0 (%s) or 1 (%s); passing every CUDA call through\n",
+		fprintf(stderr, "gsp: %s=%s is not 0 (%s) or 1 (%s)\n",
 			name, s, what0, what1);
 		return -1;
 	}
@@ -76,7 +76,7 @@ int gsp_lcsearch_config(void)
 		v = strtoul(gs, &end, 10);
 		if (!*gs || *end || errno || gs[0] == '-' || !v ||
 		    v > GSP_AGENT_GRID_MAX) {
-			fprintf(stderr, "gsp: GSP_SEARCH_GRID_SAMPLES=%s is not a count in 1..%d; passing every CUDA call through\n",
+			fprintf(stderr, "gsp: GSP_SEARCH_GRID_SAMPLES=%s is not a count in 1..%d\n",
 				gs, GSP_AGENT_GRID_MAX);
 			return -1;
 		}
@@ -87,7 +87,7 @@ int gsp_lcsearch_config(void)
 		errno = 0;
 		lcs.q = strtod(q, &end);
 		if (!*q || *end || errno || !(lcs.q >= 1.0 && lcs.q <= 1000)) {
-			fprintf(stderr, "gsp: GSP_LC_Q=%s is not a ratio in 1..1000 (such as 2.0); passing every CUDA call through\n",
+			fprintf(stderr, "gsp: GSP_LC_Q=%s is not a ratio in 1..1000 (such as 2.0)\n",
 				q);
 			return -1;
 		}
@@ -99,7 +99,7 @@ int gsp_lcsearch_config(void)
 		v = strtoull(solo, &end, 10);
 		if (!*solo || *end || errno || solo[0] == '-' || !v ||
 		    v > 3600000000ULL) {
-			fprintf(stderr, "gsp: GSP_LC_SOLO_US=%s is not a time in 1..3600000000 us; passing every CUDA call through\n",
+			fprintf(stderr, "gsp: GSP_LC_SOLO_US=%s is not a time in 1..3600000000 us\n",
 				solo);
 			return -1;
 		}

@@ -51,7 +51,10 @@ GSP_HIDDEN int copy_args(struct gsp_op *op, CUfunction f, void **params,
 		CUcontext c_;						\
 		CUresult r_;						\
 									\
-		if (m_ == GSP_MODE_OFF || gsp_capturing((R_S), (R_PT))) {	\
+		if (m_ == GSP_MODE_REFUSED && (R_ENG) != GSP_ENGINE_NONE) \
+			return gsp_refused();				\
+		if (m_ == GSP_MODE_OFF || m_ == GSP_MODE_REFUSED ||	\
+		    gsp_capturing((R_S), (R_PT))) {			\
 			atomic_fetch_add_explicit(&gsp_ctr.passthroughs, 1, \
 						  memory_order_relaxed); \
 			return CALL;					\
@@ -88,7 +91,9 @@ GSP_HIDDEN int copy_args(struct gsp_op *op, CUfunction f, void **params,
 									\
 			gsp_gate_begin(&t_, (R_ENG), c_,		\
 				       gsp_event_stream((R_S), (R_PT)), (R_KEY)); \
-			r_ = CALL;					\
+			/* Refused while it waited for its turn? */	\
+			r_ = gsp_mode() == GSP_MODE_REFUSED ?		\
+			     gsp_refused() : CALL;			\
 			gsp_gate_end(&t_, r_);				\
 			return gsp_sticky(t_.sticky, r_);		\
 		}							\
@@ -101,6 +106,8 @@ GSP_HIDDEN int copy_args(struct gsp_op *op, CUfunction f, void **params,
 		struct gsp_gate_ticket t_;				\
 		CUresult r_;						\
 									\
+		if (m_ == GSP_MODE_REFUSED)				\
+			return gsp_refused();				\
 		if (m_ == GSP_MODE_LC) {				\
 			struct gsp_lc_ticket l_;			\
 			CUstream es_ = gsp_event_stream(NULL, (R_PT));	\
@@ -114,7 +121,7 @@ GSP_HIDDEN int copy_args(struct gsp_op *op, CUfunction f, void **params,
 			atomic_fetch_add_explicit(&gsp_ctr.passthroughs, 1, \
 						  memory_order_relaxed); \
 		gsp_gate_begin(&t_, (R_ENG), cur_ctx(), NULL, (R_KEY));	\
-		r_ = CALL;						\
+		r_ = gsp_mode() == GSP_MODE_REFUSED ? gsp_refused() : CALL; \
 		gsp_gate_end(&t_, r_);					\
 		return gsp_sticky(t_.sticky, r_);			\
 	} while (0)

@@ -60,6 +60,7 @@ enum gsp_mode {
 	GSP_MODE_OFF,		/* pass everything through */
 	GSP_MODE_BE,		/* deferred dispatch under leases */
 	GSP_MODE_LC,		/* fast path, reported after the fact */
+	GSP_MODE_REFUSED,	/* no tenant: work fails, nothing runs unscheduled */
 };
 
 /* Why the tenant rejoined the arbiter (dispatch_tenant.c's rejoin()). */
@@ -73,6 +74,7 @@ enum gsp_rejoin_why {
 struct gsp_stats_ctr {
 	atomic_ulong launches, copies, jobs, leases, passthroughs;
 	atomic_ulong deferred, drains, lc_ops, errors_sticky;
+	atomic_ulong refused;	/* work calls failed in GSP_MODE_REFUSED */
 	atomic_ulong renewals, rejoins, rejoin_why[GSP_REJOIN_N];
 	atomic_ulong preemptions;	/* leases given back before their kernels ended */
 	atomic_ulong preempt_unseen;	/* ... whose drain no look saw in a quantum */
@@ -82,6 +84,8 @@ extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;
 
 /* Opens the tenant on first use; the mode every wrapper then follows. */
 GSP_HIDDEN enum gsp_mode gsp_mode(void);
+/* A work call in GSP_MODE_REFUSED: counted, and the error it returns. */
+GSP_HIDDEN CUresult gsp_refused(void);
 /* Warn (once per @once flag) on stderr with the "gsp: " prefix. */
 GSP_HIDDEN void gsp_warn_once(atomic_int *once, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

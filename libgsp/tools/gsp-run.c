@@ -13,10 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsp.h>
+
 #include "prophet.h"
 
 #define EXIT_USAGE 2
 #define EXIT_REFUSED 3	/* --admit refuse: the prediction broke the target */
+#define EXIT_NO_ARBITER 4	/* nothing would schedule the program */
 
 static void usage(FILE *f)
 {
@@ -24,7 +27,8 @@ static void usage(FILE *f)
 		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
 		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
 		"               [--spatial|--no-spatial] [--no-green] [--no-lc-priority]\n"
-		"               [--no-gate] [--admit refuse|idle --admit-hw HW.csv\n"
+		"               [--no-gate] [--fail-open]\n"
+		"               [--admit refuse|idle --admit-hw HW.csv\n"
 "               --admit-lc LC.csv --admit-be BE.csv [--admit-k K] [--admit-q Q]]\n"
 "               -- PROGRAM [ARGS...]\n"
 		"  --class        be (default) or lc\n"
@@ -44,6 +48,9 @@ static void usage(FILE *f)
 		"                 (default: its streams and its kernels on the default\n"
 		"                 stream run at the device's greatest priority)\n"
 		"  --no-gate      load the interposer but pass every call through\n"
+		"  --fail-open    run the program unscheduled when no arbiter answers\n"
+		"                 or it is lost (default: exit 4 before the program\n"
+		"                 starts; GPU work fails if the arbiter refuses it)\n"
 		"  --admit        be only: before the program starts, predict the LC's\n"
 		"                 mean latency beside K instances of this BE from solo\n"
 		"                 traces (Prophet, Documentation/admission.rst); if it\n"
@@ -162,6 +169,30 @@ static int admit_check(const struct admit_req *r)
 	return rc;
 }
 
+/* @name is set to exactly "1", as the interposer reads a switch. */
+static int env_is_one(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
+/*
+ * Does an arbiter answer where the interposer will look for it
+ * (GSP_ARBITER, GSP_SOCKET, GSPACE_DEV)? 0 or -errno. Asked before the
+ * program starts, so that a program that would be refused its GPU work
+ * is not started at all.
+ */
+static int arbiter_answers(void)
+{
+	struct gsp *g;
+	int err = gsp_open(&g, NULL);
+
+	if (!err)
+		gsp_close(g);
+	return err;
+}
+
 /* A positive ratio no greater than 1000. */
 static int parse_ratio(const char *s, double *v)
 {
@@ -183,6 +214,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "quantum-us", required_argument, NULL, 'q' },
 		{ "no-gate", no_argument, NULL, 'n' },
+		{ "fail-open", no_argument, NULL, 'F' },
 		{ "spatial", no_argument, NULL, 'S' },
 		{ "no-spatial", no_argument, NULL, 'N' },
 		{ "no-green", no_argument, NULL, 'G' },
@@ -252,6 +284,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			setenv("GSP_DISABLE", "1", 1);
+			break;
+		case 'F':
+			setenv("GSP_FAIL_OPEN", "1", 1);
 			break;
 		case 'S':
 		case 'N':
@@ -347,6 +382,15 @@ int main(int argc, char **argv)
 		}
 		if (r)
 			setenv("GSP_SPATIAL", "0", 1);
+	}
+	if (!env_is_one("GSP_DISABLE") && !env_is_one("GSP_FAIL_OPEN")) {
+		int err = arbiter_answers();
+
+		if (err) {
+			fprintf(stderr, "gsp-run: %s not started: no gspace arbiter answers (%s); start gspaced or load gspace.ko (--arbiter, --socket say where), or pass --fail-open to run it unscheduled\n",
+				argv[optind], strerror(-err));
+			return EXIT_NO_ARBITER;
+		}
 	}
 	if (find_preload(lib, sizeof(lib))) {
 		fprintf(stderr, "gsp-run: libgsp_preload.so is not in lib/ next to gsp-run, ../lib/gspace/ or ../lib/; rebuild or reinstall gspace\n");

@@ -12,8 +12,9 @@
  * FAKE_GSP_PART=N,K publishes a partition on device 0 at open,
  * FAKE_GSP_PROTECT=MODE its protection mode (reactive, reserved or
  * predictive) and FAKE_GSP_LEAD_US the board's predict_lead_ns;
- * FAKE_GSP_MOVED=1 makes a reopen say the board moved to a new page. No
- * arbiter is involved.
+ * FAKE_GSP_MOVED=1 makes a reopen say the board moved to a new page, and
+ * FAKE_GSP_REFUSE=1 makes it refuse the tenant (EPERM). No arbiter is
+ * involved.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,10 +93,13 @@ EXPORT void gsp_close(struct gsp *g) { (void)g; }
 EXPORT int gsp_reopen(struct gsp *g)
 {
 	const char *moved = getenv("FAKE_GSP_MOVED");
+	const char *refuse = getenv("FAKE_GSP_REFUSE");
 
 	(void)g;
 	if (fail())
 		return -ECONNREFUSED;
+	if (refuse && !strcmp(refuse, "1"))
+		return -EPERM;
 	pthread_mutex_lock(&mu);
 	hung = 0;
 	expire = 0;

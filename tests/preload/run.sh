@@ -8,7 +8,8 @@ set -u
 B=${BUILD:-build}
 T=$B/tests/preload
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+daemon_pid=
+trap '[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/arb" "$tmp/noarb"
 # The interposer loads libgsp.so.1 from its own directory first.
 cp "$B/lib/libgsp_preload.so" "$T/fake_gsp/libgsp.so.1" "$tmp/arb/"
@@ -84,11 +85,27 @@ scenario hung arb
 count 'SUBMIT: the arbiter marked this tenant hung' 1 "hung: said once"
 count '^gsp: ' 1 "hung: nothing else said"
 scenario lcrejoin arb GSP_CLASS=lc
-scenario noarb noarb
+# Refused mid-run (test_refuse.c): the arbiter marks the tenant hung and
+# refuses its reopen.
+prog=$T/test_refuse scenario lost arb FAKE_GSP_REFUSE=1
+count 'rejoining the arbiter failed .*refusing the program.s GPU work from now on' 1 "refuse: said once, with what the interposer does"
+prog=$T/test_refuse scenario lost arb FAKE_GSP_REFUSE=1 GSP_FAIL_OPEN=1 REFUSE_WANT=pass
+prog=$T/test_refuse scenario fork arb
+prog=$T/test_refuse scenario fork arb GSP_FAIL_OPEN=1 REFUSE_WANT=pass
+scenario noarb noarb NOARB=refuse GSP_STATS_FILE="$tmp/stats"
 count '^gsp: ' 1 "noarb: no libgsp gives exactly one warning"
-scenario noarb arb GSP_WEIGHT=abc
-count 'GSP_WEIGHT=abc is not a number' 1 "a bad GSP_WEIGHT is named on stderr and the program runs in pass-through"
-scenario noarb arb GSP_DISABLE=1
+count 'refusing the program.s GPU work.*GSP_FAIL_OPEN=1' 1 "noarb: the warning says the work is refused, and how to run it anyway"
+stats_are refused=3 passthroughs=1 &&
+	echo "ok - preload: noarb: GSP_STATS_FILE counts the 3 refused calls; only the event record passed" ||
+	{ echo "not ok - preload: noarb: GSP_STATS_FILE counts the 3 refused calls"; sed 's/^/# /' "$tmp/stats"; }
+scenario noarb noarb NOARB=pass GSP_FAIL_OPEN=1
+count 'GSP_FAIL_OPEN=1: passing every CUDA call through, unscheduled' 1 "noarb: GSP_FAIL_OPEN=1 passes through, said once"
+scenario noarb arb NOARB=refuse GSP_WEIGHT=abc
+count 'GSP_WEIGHT=abc is not a number' 1 "a bad GSP_WEIGHT is named on stderr"
+count 'settings above are not valid.*refusing' 1 "a bad GSP_WEIGHT: the program's GPU work is refused"
+scenario noarb arb NOARB=refuse GSP_WEIGHT=abc GSP_FAIL_OPEN=1
+count 'settings above are not valid.*refusing' 1 "a bad GSP_WEIGHT is refused even with GSP_FAIL_OPEN=1"
+scenario noarb arb NOARB=pass GSP_DISABLE=1
 count '^gsp: ' 0 "GSP_DISABLE=1 passes through silently"
 
 # Against gspaced (a lease device) with the real libgsp next to the
@@ -329,7 +346,7 @@ count '^gsp: .*green' 0 "greengate: GSP_GREEN=0: nothing said about green contex
 has "$tmp/stats" 'spatial_green_launches 0' 'spatial_green_unavailable 0' &&
 	echo "ok - preload: greengate: GSP_GREEN=0: nothing counted" ||
 	{ echo "not ok - preload: greengate: GSP_GREEN=0: nothing counted"; sed 's/^/# /' "$tmp/stats"; }
-scenario noarb arb GSP_GREEN=yes
+scenario noarb arb NOARB=refuse GSP_GREEN=yes
 count 'GSP_GREEN=yes is not auto or 0' 1 "a bad GSP_GREEN is named on stderr"
 
 # Protection modes (test_protect.c): the LC's reservation ahead of its
@@ -360,9 +377,9 @@ scenario nospatial arb GSP_SPATIAL=1 GSP_CLASS=lc
 count 'spatial sharing is for BE tenants' 1 "nospatial: GSP_SPATIAL=1 for an LC tenant is refused with a message"
 scenario nospatial arb
 count '^gsp: ' 0 "nospatial: auto, no partition on the board: off, silent"
-scenario noarb arb GSP_SPATIAL=yes
+scenario noarb arb NOARB=refuse GSP_SPATIAL=yes
 count 'GSP_SPATIAL=yes is not auto, 0 or 1' 1 "a bad GSP_SPATIAL is named on stderr"
-scenario noarb arb GSP_WATCH_US=0
+scenario noarb arb NOARB=refuse GSP_WATCH_US=0
 count 'GSP_WATCH_US=0 is not a number' 1 "a bad GSP_WATCH_US is named on stderr"
 
 # LC work at the greatest stream priority (lcprio.c): test_lcprio against
@@ -398,9 +415,9 @@ lcprio prio GSP_CLASS=lc GSP_LC_PRIORITY=0 LCPRIO_WANT=0 \
 has "$tmp/stats" 'lc_priority_streams 0' 'lc_priority_launches 0' &&
 	echo "ok - preload: lcprio: GSP_LC_PRIORITY=0 counts no priority stream or launch" ||
 	{ echo "not ok - preload: lcprio: GSP_LC_PRIORITY=0 counts no priority stream or launch"; sed 's/^/# /' "$tmp/stats"; }
-lcprio prio GSP_CLASS=lc GSP_LC_PRIORITY=yes LCPRIO_WANT=0 \
-	LCPRIO_CASE="lcprio (lc, GSP_LC_PRIORITY=yes)"
-count 'GSP_LC_PRIORITY=yes is not auto or 0; passing every CUDA call through' 1 "a bad GSP_LC_PRIORITY is named on stderr and the program runs in pass-through"
+scenario noarb arb NOARB=refuse GSP_CLASS=lc GSP_LC_PRIORITY=yes
+count 'GSP_LC_PRIORITY=yes is not auto or 0' 1 "a bad GSP_LC_PRIORITY is named on stderr"
+count 'settings above are not valid.*refusing' 1 "a bad GSP_LC_PRIORITY: the program's GPU work is refused"
 lcprio charge GSP_CLASS=lc
 # With the ASan runtime ahead of the interposer (see green above): the
 # priority streams of exited threads are freed, nothing freed twice.
@@ -495,6 +512,28 @@ for a in "" "--class be"; do
 	esac
 done
 
+# gsp-run starts nothing that no arbiter would schedule: exit 4, said.
+no_arb=(env GSP_ARBITER=daemon GSP_SOCKET="$tmp/none.sock")
+out=$("${no_arb[@]}" "$B/gsp-run" -- sh -c 'echo ran' 2>&1)
+rc=$?
+case "$rc:$out" in
+4:*"not started: no gspace arbiter answers"*"--fail-open"*)
+	case "$out" in *ran*) echo "not ok - preload: gsp-run without an arbiter ran the program" ;;
+	*) echo "ok - preload: gsp-run without an arbiter exits 4, the program not run, --fail-open named" ;; esac ;;
+*) echo "not ok - preload: gsp-run without an arbiter exits 4 (rc $rc: $out)" ;;
+esac
+out=$("${no_arb[@]}" "$B/gsp-run" --fail-open -- sh -c 'echo "ran:$GSP_FAIL_OPEN"' 2>&1)
+[ "$?:$out" = "0:ran:1" ] &&
+	echo "ok - preload: gsp-run --fail-open without an arbiter runs the program, GSP_FAIL_OPEN=1" ||
+	echo "not ok - preload: gsp-run --fail-open without an arbiter runs the program ($out)"
+out=$("${no_arb[@]}" "$B/gsp-run" --no-gate -- sh -c 'echo ran' 2>&1)
+[ "$?:$out" = "0:ran" ] &&
+	echo "ok - preload: gsp-run --no-gate without an arbiter runs the program (pass-through was asked for)" ||
+	echo "not ok - preload: gsp-run --no-gate without an arbiter runs the program ($out)"
+
+# The rest run programs: against gspaced, as GSP_ARBITER/GSP_SOCKET say.
+start_gspaced || { echo "not ok - preload: gspaced did not start for gsp-run"; exit 0; }
+export GSP_ARBITER=daemon GSP_SOCKET="$tmp/gspaced.sock"
 out=$("$B/gsp-run" --class lc --weight 7 --quantum-us 500 -- \
 	sh -c 'echo "$GSP_CLASS $GSP_WEIGHT $GSP_QUANTUM_US $LD_PRELOAD"' 2>&1)
 case "$out" in

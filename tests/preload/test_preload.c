@@ -23,7 +23,11 @@
  *   lcrejoin  an LC tenant rejoins: its issues count in its new slot
  *   spmoved   (spatial) a rejoin onto a new board page: transformed
  *             launches then read a local copy of the request
- *   noarb     no arbiter: everything passes through
+ *   noarb     no tenant (no libgsp, no arbiter, bad settings): with
+ *             NOARB=refuse launches and copies fail with
+ *             CUDA_ERROR_NOT_PERMITTED and none reaches the driver, while
+ *             event records and syncs still work; with NOARB=pass
+ *             (GSP_FAIL_OPEN=1, GSP_DISABLE=1) everything passes through
  *   e2e       100 launches of 1 ms against a real arbiter (run.sh checks
  *             the counters); $E2E_SLEEP_US between launches
  *   long      (real time, against gspaced) launches of $E2E_KERNEL_MS
@@ -697,17 +701,41 @@ static void t_lc_rejoin(void)
 
 static void t_noarb(void)
 {
+	const char *want = getenv("NOARB");
+	int pass = want && !strcmp(want, "pass");
+	CUresult r1, r2, rc, re, rs;
 	uint64_t got[16];
 	pid_t tids[16];
 	unsigned int n;
+	int a = 5;
+	void *p[] = { &a };
+	CUevent ev;
 
 	cuCtxSetCurrent(CTX);
+	cuEventCreate(&ev, 0);
 	fake_trace_reset();
-	launch(S1, 5);
-	launch(S2, 6);
+	r1 = cuLaunchKernel(fn1, 1, 1, 1, 1, 1, 1, 0, S1, p, NULL);
+	a = 6;
+	r2 = cuLaunchKernel(fn1, 1, 1, 1, 1, 1, 1, 0, S2, p, NULL);
+	rc = cuMemsetD32Async(0x1000, 0, 64, S1);
+	re = cuEventRecord(ev, S1);
+	rs = cuStreamSynchronize(S1);
 	n = launches(got, tids, 16);
-	tap_ok(n == 2 && got[0] == 5 && got[1] == 6 && tids[0] == gettid(),
-	       "noarb: without an arbiter launches pass straight through");
+	if (pass) {
+		tap_ok(r1 == CUDA_SUCCESS && r2 == CUDA_SUCCESS && rc == CUDA_SUCCESS &&
+		       n == 2 && got[0] == 5 && got[1] == 6 && tids[0] == gettid() &&
+		       memsets_on(S1, 0, fake_trace_len(), 0x1000) == 1,
+		       "noarb: asked to pass through, launches go straight to the driver");
+		return;
+	}
+	tap_ok(r1 == CUDA_ERROR_NOT_PERMITTED && r2 == CUDA_ERROR_NOT_PERMITTED &&
+	       rc == CUDA_ERROR_NOT_PERMITTED && n == 0 &&
+	       memsets_on(NULL, 0, fake_trace_len(), 0) == 0,
+	       "noarb: refused: launches and memsets fail with NOT_PERMITTED, none reaches the driver (%d %d %d, %u launches)",
+	       (int)r1, (int)r2, (int)rc, n);
+	tap_ok(re == CUDA_SUCCESS && rs == CUDA_SUCCESS,
+	       "noarb: refused: an event record and a sync still work (%d %d)",
+	       (int)re, (int)rs);
 }
 
 static void t_e2e(void)
