@@ -76,7 +76,7 @@ $(PRELOAD_TEST_DIR)/test_protect: tests/preload/test_protect.c \
 		-Itests -Itests/preload -o $@ $< \
 		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
 
-$(PRELOAD_TEST_DIR)/test_refuse: tests/preload/test_refuse.c \
+$(PRELOAD_TEST_DIR)/test_modes: tests/preload/test_modes.c \
 		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
@@ -106,7 +106,7 @@ check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
 		$(PRELOAD_TEST_DIR)/test_lcprio \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
 		$(PRELOAD_TEST_DIR)/test_fatbin $(PRELOAD_TEST_DIR)/test_predict \
-		$(PRELOAD_TEST_DIR)/test_protect $(PRELOAD_TEST_DIR)/test_refuse \
+		$(PRELOAD_TEST_DIR)/test_protect $(PRELOAD_TEST_DIR)/test_modes \
 		$(GSPACED) $(LIBGSP_SO)
 	@BUILD=$(BUILD) $(CUDA_ENV) tests/preload/run.sh
 

@@ -46,6 +46,13 @@
 /* cuGetProcAddress before 12.0: cuda.h declares only the _v2 now. */
 typedef CUresult gsp_getproc_v1_fn(const char *sym, void **pfn, int ver,
 				   cuuint64_t flags);
+/*
+ * The first variants of two more that cuda.h now declares only as _v2:
+ * cudart still asks for them at old cudaVersions, and each unwrapped one
+ * would cost every program a warning.
+ */
+typedef CUresult gsp_capture_v1_fn(CUstream s);		/* until 10.1 */
+typedef CUresult gsp_primary_v1_fn(CUdevice d);		/* until 11.0 */
 
 #define GSP_HOOKS(X)							\
 	X(cuGetProcAddress, gsp_getproc_v1_fn, "cuGetProcAddress", PT_ANY, \
@@ -122,6 +129,10 @@ typedef CUresult gsp_getproc_v1_fn(const char *sym, void **pfn, int ver,
 	GSP_ONE(X, cuStreamDestroy_v2, "cuStreamDestroy", 4000, VMAX)	\
 	GSP_ONE(X, cuEventDestroy_v2, "cuEventDestroy", 4000, VMAX)	\
 	GSP_ONE(X, cuGraphExecDestroy, "cuGraphExecDestroy", 10000, VMAX) \
+	X(cuStreamBeginCapture, gsp_capture_v1_fn, "cuStreamBeginCapture", \
+	  PT_LEGACY, 10000, 10009)					\
+	X(cuStreamBeginCapture_ptsz, gsp_capture_v1_fn,		\
+	  "cuStreamBeginCapture", PT_PTDS, 10000, 10009)		\
 	GSP_PAIR(X, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz, \
 		 "cuStreamBeginCapture", 10010)				\
 	GSP_PAIR(X, cuStreamEndCapture, cuStreamEndCapture_ptsz, "cuStreamEndCapture", 10000) \
@@ -129,7 +140,11 @@ typedef CUresult gsp_getproc_v1_fn(const char *sym, void **pfn, int ver,
 	GSP_PAIR(X, cuLaunchHostFunc, cuLaunchHostFunc_ptsz, "cuLaunchHostFunc", 10000) \
 	GSP_ONE(X, cuCtxPopCurrent_v2, "cuCtxPopCurrent", 4000, VMAX)	\
 	GSP_ONE(X, cuCtxSetCurrent, "cuCtxSetCurrent", 4000, VMAX)	\
+	X(cuDevicePrimaryCtxRelease, gsp_primary_v1_fn,		\
+	  "cuDevicePrimaryCtxRelease", PT_ANY, 7000, 10999)		\
 	GSP_ONE(X, cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", 11000, VMAX) \
+	X(cuDevicePrimaryCtxReset, gsp_primary_v1_fn,			\
+	  "cuDevicePrimaryCtxReset", PT_ANY, 7000, 10999)		\
 	GSP_ONE(X, cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, VMAX) \
 	/* module loads: recorded for spatial sharing, passed through */	\
 	GSP_ONE(X, cuModuleLoad, "cuModuleLoad", 2000, VMAX)		\

@@ -115,10 +115,13 @@ CUresult w_##sym params							\
 GSP_EXPORT(sym)
 SYNC_GONE(cuCtxDestroy_v2, (CUcontext c), (c),
 	  (gsp_sp_ctx_gone(c, 0), gsp_lcprio_ctx_gone(c, 0)))
-SYNC_GONE(cuDevicePrimaryCtxRelease_v2, (CUdevice d), (d),
-	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d)))
-SYNC_GONE(cuDevicePrimaryCtxReset_v2, (CUdevice d), (d),
-	  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d)))
+#define PRIMARY_GONE(sym)						\
+	SYNC_GONE(sym, (CUdevice d), (d),				\
+		  (gsp_sp_ctx_gone(NULL, d), gsp_lcprio_ctx_gone(NULL, d)))
+PRIMARY_GONE(cuDevicePrimaryCtxRelease)
+PRIMARY_GONE(cuDevicePrimaryCtxRelease_v2)
+PRIMARY_GONE(cuDevicePrimaryCtxReset)
+PRIMARY_GONE(cuDevicePrimaryCtxReset_v2)
 
 #define SYNC_UNLOAD(sym, T)						\
 CUresult w_##sym(T h)							\
@@ -133,18 +136,23 @@ GSP_EXPORT(sym)
 SYNC_UNLOAD(cuModuleUnload, CUmodule)
 SYNC_UNLOAD(cuLibraryUnload, CUlibrary)
 
-#define BEGIN_CAPTURE(sym)						\
-CUresult w_##sym(CUstream s, CUstreamCaptureMode mode)			\
+/* The first variants (before 10.1) take no mode. */
+#define BEGIN_CAPTURE(sym, params, args)				\
+CUresult w_##sym params							\
 {									\
-	CUresult s_ = sync_enter(), r_ = CALL_REAL(sym, (s, mode));	\
+	CUresult s_ = sync_enter(), r_ = CALL_REAL(sym, args);		\
 									\
 	if (r_ == CUDA_SUCCESS)						\
 		gsp_capture_note(1);					\
 	return gsp_sticky(s_, r_);					\
 }									\
 GSP_EXPORT(sym)
-BEGIN_CAPTURE(cuStreamBeginCapture_v2)
-BEGIN_CAPTURE(cuStreamBeginCapture_v2_ptsz)
+BEGIN_CAPTURE(cuStreamBeginCapture, (CUstream s), (s))
+BEGIN_CAPTURE(cuStreamBeginCapture_ptsz, (CUstream s), (s))
+BEGIN_CAPTURE(cuStreamBeginCapture_v2, (CUstream s, CUstreamCaptureMode mode),
+	      (s, mode))
+BEGIN_CAPTURE(cuStreamBeginCapture_v2_ptsz,
+	      (CUstream s, CUstreamCaptureMode mode), (s, mode))
 
 #define END_CAPTURE(sym)						\
 CUresult w_##sym(CUstream s, CUgraph *g)				\

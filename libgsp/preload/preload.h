@@ -15,6 +15,9 @@
 /* Plain names here: we export each variant under its own symbol. */
 #undef cuGetProcAddress
 #undef cuEventElapsedTime
+#undef cuStreamBeginCapture
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
 
 #define GSP_ENGINE_NONE	0xffffffffu	/* event ops: no GPU time */
 

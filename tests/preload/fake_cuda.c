@@ -77,6 +77,9 @@
 #undef cuGetProcAddress
 #undef cuEventElapsedTime
 #undef cuMemcpyHtoD
+#undef cuStreamBeginCapture
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
 
 #include <gsp_persist.h>
 
@@ -689,6 +692,22 @@ static CUresult end_capture(const char *name, CUstream s, CUgraph *g)
 	return CUDA_SUCCESS;
 }
 
+/* The first variants: cuda.h declares them only to the driver itself. */
+EXPORT CUresult cuStreamBeginCapture(CUstream s);
+EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s);
+EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice d);
+EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice d);
+
+EXPORT CUresult cuStreamBeginCapture(CUstream s)
+{
+	return begin_capture("cuStreamBeginCapture", s);
+}
+
+EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
+{
+	return begin_capture("cuStreamBeginCapture_ptsz", s);
+}
+
 EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m)
 {
 	(void)m;
@@ -1205,6 +1224,24 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 	return CUDA_SUCCESS;
 }
 
+EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice d)
+{
+	rec("cuDevicePrimaryCtxRelease", NULL, (uint64_t)d, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice d)
+{
+	rec("cuDevicePrimaryCtxReset", NULL, (uint64_t)d, 0);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d)
+{
+	(void)d;
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuDeviceGetDevResource(CUdevice d, CUdevResource *r,
 				       CUdevResourceType t)
 {
@@ -1634,7 +1671,11 @@ static const struct { const char *name; void *fn; } syms[] = {
 	S(cuLibraryLoadData), S(cuLibraryLoadFromFile), S(cuLibraryGetKernel),
 	S(cuLibraryGetModule), S(cuKernelGetFunction), S(cuLibraryUnload),
 	S(cuStreamCreate), S(cuStreamCreateWithPriority),
-	S(cuCtxGetStreamPriorityRange),
+	S(cuCtxGetStreamPriorityRange), S(cuStreamBeginCapture),
+	S(cuStreamBeginCapture_ptsz), S(cuStreamBeginCapture_v2),
+	S(cuStreamBeginCapture_v2_ptsz), S(cuStreamEndCapture),
+	S(cuDevicePrimaryCtxRelease), S(cuDevicePrimaryCtxRelease_v2),
+	S(cuDevicePrimaryCtxReset), S(cuDevicePrimaryCtxReset_v2),
 	{ "cuGetProcAddress", NULL }, { "cuGetProcAddress_v2", NULL },
 #undef S
 };
@@ -1646,6 +1687,9 @@ static const struct { const char *api; int since; } v2[] = {
 	{ "cuMemcpyDtoHAsync", 3020 }, { "cuMemcpyDtoDAsync", 3020 },
 	{ "cuMemFree", 3020 }, { "cuEventDestroy", 4000 },
 	{ "cuEventElapsedTime", 13000 }, { "cuGetProcAddress", 12000 },
+	{ "cuStreamBeginCapture", 10010 },
+	{ "cuDevicePrimaryCtxRelease", 11000 },
+	{ "cuDevicePrimaryCtxReset", 11000 },
 };
 
 /* Synchronous functions get _ptds, stream functions _ptsz. */
@@ -1653,7 +1697,7 @@ static const char *const ptds_names[] = { "cuMemcpyHtoD", NULL };
 static const char *const ptsz_names[] = {
 	"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
 	"cuGraphLaunch", "cuEventRecord", "cuStreamSynchronize",
-	"cuMemcpyHtoDAsync", "cuMemcpyDtoDAsync", NULL,
+	"cuMemcpyHtoDAsync", "cuMemcpyDtoDAsync", "cuStreamBeginCapture", NULL,
 };
 
 static int in(const char *const *l, const char *s)

@@ -85,13 +85,15 @@ scenario hung arb
 count 'SUBMIT: the arbiter marked this tenant hung' 1 "hung: said once"
 count '^gsp: ' 1 "hung: nothing else said"
 scenario lcrejoin arb GSP_CLASS=lc
-# Refused mid-run (test_refuse.c): the arbiter marks the tenant hung and
+# Refused mid-run (test_modes.c): the arbiter marks the tenant hung and
 # refuses its reopen.
-prog=$T/test_refuse scenario lost arb FAKE_GSP_REFUSE=1
+prog=$T/test_modes scenario lost arb FAKE_GSP_REFUSE=1
 count 'rejoining the arbiter failed .*refusing the program.s GPU work from now on' 1 "refuse: said once, with what the interposer does"
-prog=$T/test_refuse scenario lost arb FAKE_GSP_REFUSE=1 GSP_FAIL_OPEN=1 REFUSE_WANT=pass
-prog=$T/test_refuse scenario fork arb
-prog=$T/test_refuse scenario fork arb GSP_FAIL_OPEN=1 REFUSE_WANT=pass
+prog=$T/test_modes scenario lost arb FAKE_GSP_REFUSE=1 GSP_FAIL_OPEN=1 REFUSE_WANT=pass
+prog=$T/test_modes scenario fork arb
+prog=$T/test_modes scenario fork arb GSP_FAIL_OPEN=1 REFUSE_WANT=pass
+prog=$T/test_modes scenario capture arb
+count '^gsp: ' 0 "capture: the first cuStreamBeginCapture is wrapped: nothing said"
 scenario noarb noarb NOARB=refuse GSP_STATS_FILE="$tmp/stats"
 count '^gsp: ' 1 "noarb: no libgsp gives exactly one warning"
 count 'refusing the program.s GPU work.*GSP_FAIL_OPEN=1' 1 "noarb: the warning says the work is refused, and how to run it anyway"

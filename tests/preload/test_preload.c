@@ -193,6 +193,13 @@ static void t_table(void)
 		{ "cuLibraryGetModule", "cuLibraryGetModule", 13000, 0 },
 		{ "cuKernelGetFunction", "cuKernelGetFunction", 13000, 1 },
 		{ "cuLibraryUnload", "cuLibraryUnload", 13000, 0 },
+		/* the first variants cudart still asks for */
+		{ "cuStreamBeginCapture", "cuStreamBeginCapture", 10000, 0 },
+		{ "cuStreamBeginCapture", "cuStreamBeginCapture_ptsz", 10000, 1 },
+		{ "cuStreamBeginCapture", "cuStreamBeginCapture_v2", 12000, 0 },
+		{ "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 10020, 0 },
+		{ "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 12000, 0 },
+		{ "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 10020, 0 },
 	};
 	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	void *ours, *p, *real;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A scheduled BE tenant that the arbiter stops taking: the fake libgsp
+ * The interposer's modes at their edges, one scenario per run (run.sh):
+ *
+ * "lost": a scheduled BE tenant that the arbiter stops taking: the fake libgsp
  * marks it hung (SUBMIT: EBUSY) and, with FAKE_GSP_REFUSE=1, refuses the
  * reopen with EPERM, so rejoining cannot help. Without GSP_FAIL_OPEN the
  * program's GPU work is refused from then on: the launch that was queued
@@ -9,6 +11,10 @@
  * With GSP_FAIL_OPEN=1 (REFUSE_WANT=pass) they all pass through.
  * "fork": a child forked from a scheduled tenant has no tenant of its
  * own; its launches are refused likewise (passed with GSP_FAIL_OPEN=1).
+ * "capture": stream capture begun through the first cuStreamBeginCapture
+ * (no mode; what cuGetProcAddress gives below cudaVersion 10.1) drains
+ * the deferred BE work before it, and what follows on the stream is
+ * captured in program order.
  * run.sh puts the interposer and the fake libgsp in place.
  */
 #define _GNU_SOURCE
@@ -45,6 +51,59 @@ static unsigned int launched(void)
 		n += !strcmp(c.name, "cuLaunchKernel");
 	}
 	return n;
+}
+
+/* Index of the first call named @name in the fake's trace, or -1. */
+static int first(const char *name)
+{
+	unsigned int i;
+	struct fake_call c;
+
+	for (i = 0; i < fake_trace_len(); i++) {
+		fake_trace_get(i, &c);
+		if (!strcmp(c.name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void t_capture(void)
+{
+	CUresult (*begin)(CUstream) = NULL;
+	CUresult (*end)(CUstream, CUgraph *) = NULL;
+	CUdriverProcAddressQueryResult st;
+	struct fake_call c;
+	Dl_info di;
+	CUgraph g;
+	int b, e, i, ok = 1;
+
+	cuGetProcAddress_v2("cuStreamBeginCapture", (void **)&begin, 10000,
+			    0, &st);
+	cuGetProcAddress_v2("cuStreamEndCapture", (void **)&end, 10000, 0,
+			    &st);
+	tap_ok(begin && end && dladdr((void *)begin, &di) &&
+	       strstr(di.dli_fname, "libgsp_preload"),
+	       "capture: cudaVersion 10.0 gets our first cuStreamBeginCapture");
+	if (!begin || !end)
+		return;
+	fake_trace_reset();
+	for (i = 0; i < 3; i++)
+		launch(10 + i);		/* deferred */
+	begin(S1);
+	launch(20);			/* captured: straight through */
+	end(S1, &g);
+	cuCtxSynchronize();
+	b = first("cuStreamBeginCapture");
+	e = first("cuStreamEndCapture");
+	for (i = 0; i < (int)fake_trace_len(); i++) {
+		fake_trace_get((unsigned int)i, &c);
+		if (strcmp(c.name, "cuLaunchKernel"))
+			continue;
+		ok &= c.payload < 20 ? i < b : i > b && i < e;
+	}
+	tap_ok(b >= 0 && e > b && launched() == 4 && ok,
+	       "capture: the 3 deferred launches reach the driver before the capture begins, the captured one inside it (begin %d, end %d, %u launches)",
+	       b, e, launched());
 }
 
 /* The fake libgsp's control, loaded by the interposer next to itself. */
@@ -100,6 +159,10 @@ int main(int argc, char **argv)
 	fake_trace_reset();
 	launch(1);
 	cuCtxSynchronize();
+	if (argc > 1 && !strcmp(argv[1], "capture")) {
+		t_capture();
+		return tap_done();
+	}
 	if (argc > 1 && !strcmp(argv[1], "fork")) {
 		tap_ok(launched() == 1, "fork: the parent's launch ran (%u)",
 		       launched());
