@@ -62,28 +62,11 @@ $(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1: tests/preload/fake_gsp.c
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libgsp.so.1 -o $@ $<
 
-$(PRELOAD_TEST_DIR)/test_preload: tests/preload/test_preload.c \
-		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
-	@mkdir -p $(@D)
-	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
-		-Itests -Itests/preload -o $@ $< \
-		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
-
-$(PRELOAD_TEST_DIR)/test_protect: tests/preload/test_protect.c \
-		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
-	@mkdir -p $(@D)
-	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
-		-Itests -Itests/preload -o $@ $< \
-		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
-
-$(PRELOAD_TEST_DIR)/test_modes: tests/preload/test_modes.c \
-		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
-	@mkdir -p $(@D)
-	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
-		-Itests -Itests/preload -o $@ $< \
-		-L$(PRELOAD_TEST_DIR)/cuda -l:libcuda.so.1 -ldl
-
-$(PRELOAD_TEST_DIR)/test_lcprio: tests/preload/test_lcprio.c \
+# The programs run against the fakes, linked with -lcuda (the fake) like
+# a program that calls the driver directly; UBSan only (see above).
+PRELOAD_FAKE_TESTS := $(addprefix $(PRELOAD_TEST_DIR)/,test_preload \
+	test_protect test_modes test_lcprio)
+$(PRELOAD_FAKE_TESTS): $(PRELOAD_TEST_DIR)/%: tests/preload/%.c \
 		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(PRELOAD_CFLAGS) -fsanitize=undefined -fno-sanitize-recover=all \
@@ -102,11 +85,9 @@ $(PRELOAD_TEST_DIR)/test_predict: $(call objs,san,tests/preload/test_predict.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
-check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_TEST_DIR)/test_preload \
-		$(PRELOAD_TEST_DIR)/test_lcprio \
+check-preload: $(PRELOAD_SO) $(GSP_RUN) $(PRELOAD_FAKE_TESTS) \
 		$(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1 \
 		$(PRELOAD_TEST_DIR)/test_fatbin $(PRELOAD_TEST_DIR)/test_predict \
-		$(PRELOAD_TEST_DIR)/test_protect $(PRELOAD_TEST_DIR)/test_modes \
 		$(GSPACED) $(LIBGSP_SO)
 	@BUILD=$(BUILD) $(CUDA_ENV) tests/preload/run.sh
 
