@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,9 @@ void gd_config_default(struct gd_config *c)
 	c->protect = gsp_knobs[GSP_KNOB_protect].def;
 	c->search = gsp_knobs[GSP_KNOB_search].def;
 	c->predict_lead_ns = gsp_knob_default_scaled(GSP_KNOB_predict_lead_us);
+	c->max_jobs = GD_TENANT_MAX_JOBS;
+	c->max_fences = GD_TENANT_MAX_FENCES;
+	c->max_waits = GD_TENANT_MAX_WAITS;
 }
 
 /* Whether the daemon runs: knobs then act on the schedulers too. */
@@ -270,6 +274,44 @@ static int id_key(const char *key, char *val, const char *path, int line)
 	return r ? -1 : 0;
 }
 
+/*
+ * The tenants' limits: config keys, not knobs (lowering one under what a
+ * tenant holds would have nothing to take back). 1 if @key is none.
+ */
+static int limit_key(const char *key, const char *val, const char *path,
+		     int line)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		uint32_t min, max;
+	} keys[] = {
+		{ "tenant_max_jobs", offsetof(struct gd_config, max_jobs),
+		  1, GD_TENANT_MAX_JOBS },
+		{ "tenant_max_fences", offsetof(struct gd_config, max_fences),
+		  0, 1u << 20 },
+		{ "tenant_max_waits", offsetof(struct gd_config, max_waits),
+		  0, 1u << 20 },
+	};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(key, keys[i].key))
+			continue;
+		if (!isdigit((unsigned char)*val) || kstrtou64(val, 10, &v) ||
+		    v < keys[i].min || v > keys[i].max) {
+			gd_log(GD_LOG_ERR, "%s:%d: %s = '%s': write a number %u..%u\n",
+			       path, line, key, val, keys[i].min, keys[i].max);
+			return -1;
+		}
+		*(uint32_t *)((char *)&gd_state.cfg + keys[i].off) =
+			(uint32_t)v;
+		return 0;
+	}
+	return 1;
+}
+
 int gd_config_load(const char *path, bool must_exist)
 {
 	char line[1024];
@@ -310,6 +352,8 @@ int gd_config_load(const char *path, bool must_exist)
 		key = trim(s);
 		val = trim(eq + 1);
 		r = id_key(key, val, path, n);
+		if (r == 1)
+			r = limit_key(key, val, path, n);
 		if (r < 0)
 			goto err;
 		if (r == 0)

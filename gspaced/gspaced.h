@@ -23,6 +23,13 @@
 #define GD_MAX_DEVICES		GSP_BOARD_MAX_DEVICES
 /* Live jobs per tenant, as GSP_CTX_MAX_JOBS in the module. */
 #define GD_TENANT_MAX_JOBS	16384
+/*
+ * Defaults of tenant_max_fences and tenant_max_waits (gspaced.rst,
+ * "Limits"): each fence is a descriptor of ours, so with the unit's
+ * LimitNOFILE of 65536 about 250 tenants can hold their whole share.
+ */
+#define GD_TENANT_MAX_FENCES	256
+#define GD_TENANT_MAX_WAITS	1024
 #define GD_JOB_BUCKETS		256
 #define GD_MAX_GROUPS		64	/* lc_groups, admin_groups, ... */
 
@@ -54,6 +61,8 @@ struct gd_idlist {
  *	tenant reserves
  * @lc_uids, @lc_groups: who may become LC (besides uid 0)
  * @admin_uids, @admin_groups: who may CTL_SET (besides uid 0 and us)
+ * @max_jobs, @max_fences, @max_waits: each tenant's limits (jobs held,
+ *	fence descriptors held, WAITs parked)
  */
 struct gd_config {
 	struct gsp_params params;
@@ -69,6 +78,7 @@ struct gd_config {
 	uint32_t search;
 	uint64_t predict_lead_ns;
 	struct gd_idlist lc_uids, lc_groups, admin_uids, admin_groups;
+	uint32_t max_jobs, max_fences, max_waits;
 };
 
 void gd_config_default(struct gd_config *c);
@@ -125,8 +135,8 @@ struct gd_job {
 /* A WAIT the daemon answers later (at the job's change or the deadline). */
 struct gd_wait {
 	struct gd_job *job;
-	struct gd_wait *next;	/* on the job */
-	struct gd_wait *gprev, *gnext;	/* in the global deadline list */
+	struct gd_wait *prev, *next;	/* on the job */
+	size_t heap_idx;	/* in wait.c's deadline heap */
 	uint32_t seq;
 	uint32_t user_size;
 	struct gspace_wait arg;
@@ -183,6 +193,8 @@ struct gd_tenant {
 	int last_status;
 	bool hung;
 	struct gsp_tenant_acct acct;	/* job counters, kept by the core */
+	/* Against the limits: jobs held, fence fds held, WAITs parked. */
+	uint32_t nr_jobs, nr_fences, nr_waits;
 	int lc_slot;
 	uint32_t lc_dev;
 	bool dead;
@@ -210,7 +222,6 @@ struct gd {
 	uint32_t nr_tenants;
 	uint64_t nr_jobs;	/* live job objects, all tenants */
 	uint64_t nr_fences;	/* out-fence eventfds not yet signalled */
-	struct gd_wait *waits;	/* parked WAITs, for their deadlines */
 	struct gd_dev dev[GD_MAX_DEVICES];
 	int board_fd;
 	struct gsp_board *board;
@@ -270,6 +281,26 @@ void gd_tenant_init_sched(struct gd_tenant *t);
 void gd_graveyard_empty(void);
 /* Frees what job.c keeps, at exit. */
 void gd_jobs_fini(void);
+
+/* wait.c: parked WAITs. */
+/* Answers a WAIT whose job is in a state that satisfies it. */
+void gd_wait_reply(struct gd_tenant *t, uint32_t seq, uint32_t user_size,
+		   struct gspace_wait *arg, const struct gd_job *job);
+/* Parks a WAIT on @job: 0, -EAGAIN (@t's limit), -ENOMEM. */
+int gd_wait_park(struct gd_tenant *t, struct gd_job *job, uint32_t seq,
+		 uint32_t user_size, const struct gspace_wait *a);
+/*
+ * Answers the WAITs that @job's new state satisfies; true if one waited
+ * for its end (the job is then to be reaped).
+ */
+bool gd_wait_answer(struct gd_job *job);
+/* Frees @job's WAITs unanswered: its tenant is gone. */
+void gd_wait_drop(struct gd_job *job);
+/* Answers -ETIME to each WAIT due by @now; whether there was one. */
+bool gd_wait_expire(uint64_t now);
+/* The earliest WAIT deadline; 0 for none. */
+uint64_t gd_wait_next_deadline(void);
+void gd_wait_fini(void);
 
 /* board.c */
 int gd_board_init(void);

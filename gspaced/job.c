@@ -3,7 +3,8 @@
  * gspaced jobs, engines and fences: the uapi requests, with the semantics
  * that gspace.ko shares through the core (kmod/core/gsp_arbiter.h):
  * validation, features and a job's accounting are the core's; the
- * handles, fences, WAIT parking and timers here are the daemon's glue.
+ * handles, fences and timers here, and the WAIT parking of wait.c, are
+ * the daemon's glue.
  * Where a function plays the part of a kernel one, it names it.
  *
  * Fences are eventfds (gspd_proto.h): the daemon writes 1 when a job
@@ -151,6 +152,7 @@ static void job_free(struct gd_job *job)
 	job->hnext = graveyard;
 	graveyard = job;
 	gd_state.nr_jobs--;
+	t->nr_jobs--;
 }
 
 void gd_graveyard_empty(void)
@@ -180,6 +182,7 @@ static void in_fence_drop(struct gd_job *job)
 	gd_epoll_del(job->in_fence);
 	close(job->in_fence);
 	job->in_fence = -1;
+	job->t->nr_fences--;
 }
 
 /* A dependency ended, with @err (0 or -errno). */
@@ -218,63 +221,11 @@ void gd_fence_ready(struct gd_job *job)
 	dep_signalled(job, err);
 }
 
-/* WAIT replies. */
-
-static void wait_unlink_global(struct gd_wait *w)
-{
-	if (w->gprev)
-		w->gprev->gnext = w->gnext;
-	else
-		gd_state.waits = w->gnext;
-	if (w->gnext)
-		w->gnext->gprev = w->gprev;
-}
-
-static void wait_reply(struct gd_tenant *t, uint32_t seq, uint32_t user_size,
-		       struct gspace_wait *arg, const struct gd_job *job)
-{
-	gsp_wait_answer(&job->acct, job->state, arg);
-	gd_reply(t, seq, GSPD_OP_IOCTL, 0, arg,
-		 user_size < sizeof(*arg) ? user_size : sizeof(*arg), -1);
-}
-
-/*
- * Answers the parked WAITs that @job's new state satisfies; reaps it if
- * one of them waited for the end.
- */
+/* Answers @job's parked WAITs that its new state satisfies (wait.c). */
 static void job_answer_waits(struct gd_job *job)
 {
-	struct gd_wait **pp = &job->waits, *w;
-	bool reap = false;
-
-	while ((w = *pp)) {
-		bool granted = w->arg.flags & GSPACE_WAIT_GRANTED;
-
-		if (!granted && job->state != GSP_AJOB_DONE) {
-			pp = &w->next;
-			continue;
-		}
-		*pp = w->next;
-		wait_unlink_global(w);
-		wait_reply(job->t, w->seq, w->user_size, &w->arg, job);
-		if (!granted)
-			reap = true;
-		free(w);
-	}
-	if (reap)
-		job_free(job);
-}
-
-/* Frees @job's parked WAITs without answering: its tenant is gone. */
-static void job_drop_waits(struct gd_job *job)
-{
-	struct gd_wait *w;
-
-	while ((w = job->waits)) {
-		job->waits = w->next;
-		wait_unlink_global(w);
-		free(w);
-	}
+	if (gd_wait_answer(job))
+		job_free(job);	/* one of them waited for the end */
 }
 
 /*
@@ -311,6 +262,7 @@ static void job_end(struct gd_job *job, int status, uint64_t gpu_ns,
 		close(job->out_fence);
 		job->out_fence = -1;
 		gd_state.nr_fences--;
+		job->t->nr_fences--;
 	}
 	/* The chained successor learns our status; we leave our predecessor. */
 	if (job->chain_next) {
@@ -396,7 +348,6 @@ void gd_run_timers(uint64_t now)
 	bool again;
 
 	do {
-		struct gd_wait *w, *wn;
 		uint32_t i, e, n = gd_nr_devices();
 		size_t k;
 
@@ -436,21 +387,8 @@ void gd_run_timers(uint64_t now)
 				}
 			}
 		}
-		for (w = gd_state.waits; w; w = wn) {
-			struct gd_wait **pp;
-
-			wn = w->gnext;
-			if (now < w->arg.deadline_ns)
-				continue;
-			for (pp = &w->job->waits; *pp != w; pp = &(*pp)->next)
-				;
-			*pp = w->next;
-			wait_unlink_global(w);
-			gd_reply(w->job->t, w->seq, GSPD_OP_IOCTL, -ETIME, NULL,
-				 0, -1);
-			free(w);
+		if (gd_wait_expire(now))
 			again = true;
-		}
 		if (again)
 			now = gd_now();
 	} while (again || ready_n);
@@ -460,7 +398,6 @@ void gd_run_timers(uint64_t now)
 uint64_t gd_next_deadline(void)
 {
 	uint64_t best = 0;
-	struct gd_wait *w;
 	uint32_t i, e, n = gd_nr_devices();
 
 #define GD_CONSIDER(t) do { if ((t) && (!best || (t) < best)) best = (t); } while (0)
@@ -473,8 +410,7 @@ uint64_t gd_next_deadline(void)
 			else
 				GD_CONSIDER(eng->retry_ns);
 		}
-	for (w = gd_state.waits; w; w = w->gnext)
-		GD_CONSIDER(w->arg.deadline_ns);
+	GD_CONSIDER(gd_wait_next_deadline());
 #undef GD_CONSIDER
 	return best;
 }
@@ -562,8 +498,13 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 		return -ENODEV;
 	if (t->hung)
 		return -EBUSY;
-	if (t->acct.nr_live >= GD_TENANT_MAX_JOBS)
+	/* The tenant's limits (gspaced.rst, "Limits"); ended jobs count too. */
+	if (t->nr_jobs >= gd_state.cfg.max_jobs)
 		return -ENOSPC;
+	if (t->nr_fences + !!(a->flags & GSPACE_SUBMIT_FENCE_OUT) +
+	    ((a->flags & GSPACE_SUBMIT_FENCE_IN) && !sig) >
+	    gd_state.cfg.max_fences)
+		return -EMFILE;
 
 	job = calloc(1, sizeof(*job));
 	if (!job)
@@ -576,6 +517,7 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 			return ret;
 		}
 		gd_state.nr_fences++;
+		t->nr_fences++;
 	}
 	job->t = t;
 	job->dev = t->dev;
@@ -592,6 +534,7 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 
 	/* Publish. */
 	gd_state.nr_jobs++;
+	t->nr_jobs++;
 	job->pending = 1;
 	gsp_ajob_submitted(&job->acct, &t->acct, gd_now());
 	if (job->acct.lc) {
@@ -609,10 +552,10 @@ static int do_submit(struct gd_tenant *t, uint32_t seq, void *cmd,
 		} else {
 			job->pending++;
 			job->in_fence = *in_fd;
+			t->nr_fences++;
 			if (gd_epoll_add(job->in_fence, GD_TAG_FENCE, job)) {
 				/* Cannot watch it: fail the job, never hang. */
-				close(job->in_fence);
-				job->in_fence = -1;
+				in_fence_drop(job);
 				job->pending--;
 				job->dep_error = -ENOMEM;
 			}
@@ -644,7 +587,6 @@ static int do_wait(struct gd_tenant *t, uint32_t seq, void *cmd,
 {
 	struct gspace_wait *a = cmd;
 	struct gd_job *job;
-	struct gd_wait *w;
 	bool done;
 	int64_t left;
 	int ret;
@@ -658,27 +600,14 @@ static int do_wait(struct gd_tenant *t, uint32_t seq, void *cmd,
 	done = gsp_wait_done(job->state, a->flags);
 	left = (int64_t)(a->deadline_ns - gd_now());
 	if (done) {
-		wait_reply(t, seq, user_size, a, job);
+		gd_wait_reply(t, seq, user_size, a, job);
 		if (!(a->flags & GSPACE_WAIT_GRANTED))
 			job_free(job);
 		return 0;
 	}
 	if (!a->deadline_ns || left <= 0)
 		return -ETIME;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->job = job;
-	w->seq = seq;
-	w->user_size = user_size;
-	w->arg = *a;
-	w->next = job->waits;
-	job->waits = w;
-	w->gnext = gd_state.waits;
-	if (w->gnext)
-		w->gnext->gprev = w;
-	gd_state.waits = w;
-	return 0;
+	return gd_wait_park(t, job, seq, user_size, a);
 }
 
 static int do_complete(struct gd_tenant *t, uint32_t seq, void *cmd,
@@ -858,7 +787,7 @@ void gd_tenant_cancel_all(struct gd_tenant *t)
 
 	for (b = 0; b < GD_JOB_BUCKETS; b++)
 		for (j = t->jobs[b]; j; j = j->hnext)
-			job_drop_waits(j);
+			gd_wait_drop(j);
 	for (b = 0; b < GD_JOB_BUCKETS; b++)
 		for (j = t->jobs[b]; j; j = j->hnext)
 			if (j->state == GSP_AJOB_PENDING ||
@@ -883,6 +812,7 @@ void gd_tenant_cancel_all(struct gd_tenant *t)
 void gd_jobs_fini(void)
 {
 	gd_graveyard_empty();
+	gd_wait_fini();
 	free(ready_list);
 	ready_list = NULL;
 	ready_n = ready_cap = 0;

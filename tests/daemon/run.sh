@@ -81,6 +81,10 @@ bad_conf "protect unknown" 1 'protect = always\n'
 bad_conf "protect in capitals" 1 'protect = Reserved\n'
 bad_conf "protect preempt, not preemptive" 2 '# ABI 1.4\nprotect = preempt\n'
 bad_conf "predict_lead_us 0" 1 'predict_lead_us = 0\n'
+bad_conf "tenant_max_jobs 0" 1 'tenant_max_jobs = 0\n'
+bad_conf "tenant_max_jobs above 16384" 2 '\ntenant_max_jobs = 16385\n'
+bad_conf "tenant_max_fences not a number" 1 'tenant_max_fences = many\n'
+bad_conf "tenant_max_waits negative" 1 'tenant_max_waits = -1\n'
 bad_conf "predict_lead_us above 100 ms" 1 'predict_lead_us = 100001\n'
 printf 'protect = sometimes\n' >"$tmp/bad.conf"
 timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \

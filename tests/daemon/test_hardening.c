@@ -5,17 +5,21 @@
  * rights from the connection's credentials, not from the process its pid
  * names later; the board page, which no BE of another uid can write and
  * whose slot owners gspaced never reads back; the fd limit, where a client
- * gspaced cannot take is closed, not left hanging while the loop spins.
+ * gspaced cannot take is closed, not left hanging while the loop spins;
+ * the tenants' limits on jobs, fences and parked WAITs, and WAITs that
+ * park and expire in a log each.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -41,6 +45,14 @@ struct daemon {
 	pid_t pid;
 	char sock[128], log[128], conf[128];
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static void sleep_ms(int ms)
 {
@@ -498,6 +510,259 @@ static void test_fd_limit(void)
 	daemon_stop(&d, "fdlimit");
 }
 
+static int submit(struct gspd_conn *c, uint32_t flags, int in_fence,
+		  uint64_t *handle, int *out_fence)
+{
+	struct gspace_submit sb = { .size = sizeof(sb),
+				    .engine = GSPACE_ENGINE_COMPUTE,
+				    .cost_ns = 60000 * MS, .flags = flags };
+	int r;
+
+	if (flags & GSPACE_SUBMIT_FENCE_IN)
+		sb.in_fence_fd = in_fence;
+	r = gspd_ioctl(c, GSPACE_IOCTL_SUBMIT, &sb);
+
+	if (!r && handle)
+		*handle = sb.handle;
+	if (!r && out_fence)
+		*out_fence = (flags & GSPACE_SUBMIT_FENCE_OUT) ?
+			     sb.out_fence_fd : -1;
+	return r;
+}
+
+static int cancel(struct gspd_conn *c, uint64_t handle)
+{
+	struct gspace_cancel cn = { .size = sizeof(cn), .handle = handle };
+
+	return gspd_ioctl(c, GSPACE_IOCTL_CANCEL, &cn);
+}
+
+/*
+ * tenant_max_jobs and tenant_max_fences: past them SUBMIT fails with
+ * ENOSPC and EMFILE, the tenant loses nothing it holds, another tenant is
+ * not affected, and what the tenant frees it may use again.
+ */
+static void test_limits(void)
+{
+	static const char conf[] = "sim_devices = 1\nlease_devices = 0\n"
+				   "tenant_max_jobs = 40\n"
+				   "tenant_max_fences = 6\n";
+	struct gspd_conn *a = NULL, *b = NULL;
+	int fences[8], nf = 0, r, i, ok, efd = -1;
+	uint64_t h[40], hf[8];
+	struct daemon d;
+
+	if (!daemon_start(&d, "limits", conf, 0)) {
+		tap_ok(0, "limits: gspaced starts with the tenant_max_* keys");
+		return;
+	}
+	if (gspd_connect(d.sock, &a) || gspd_connect(d.sock, &b)) {
+		tap_ok(0, "limits: connect");
+		goto out;
+	}
+	/* 6 fences: 5 out-fences and an in-fence not yet signalled. */
+	for (ok = 1, i = 0; i < 5; i++)
+		ok &= !submit(a, GSPACE_SUBMIT_FENCE_OUT, -1, &hf[i],
+			      &fences[nf++]);
+	efd = eventfd(0, EFD_CLOEXEC);
+	ok &= !submit(a, GSPACE_SUBMIT_FENCE_IN, efd, &hf[5], NULL);
+	r = submit(a, GSPACE_SUBMIT_FENCE_OUT, -1, NULL, NULL);
+	tap_ok(ok && r == -EMFILE,
+	       "tenant_max_fences 6: a 7th fence is refused with EMFILE (%d)",
+	       r);
+	r = submit(a, GSPACE_SUBMIT_FENCE_IN, efd, NULL, NULL);
+	tap_ok(r == -EMFILE, "an in-fence too (%d)", r);
+	r = submit(b, GSPACE_SUBMIT_FENCE_OUT, -1, &hf[6], &fences[nf]);
+	tap_ok(!r, "another tenant's fence is not refused (%d)", r);
+	if (!r)
+		nf++;
+	r = cancel(a, hf[1]);	/* queued behind hf[0], which runs */
+	r = r ? r : submit(a, GSPACE_SUBMIT_FENCE_OUT, -1, &hf[7],
+			   &fences[nf]);
+	tap_ok(!r, "one fence signalled (CANCEL): the tenant may take one again (%d)",
+	       r);
+	if (!r)
+		nf++;
+	/* a holds 7 jobs now (one ended, not yet waited: it counts). */
+	for (ok = 1, i = 0; i < 33; i++)
+		ok &= !submit(a, 0, -1, &h[i], NULL);
+	r = submit(a, 0, -1, NULL, NULL);
+	tap_ok(ok && r == -ENOSPC,
+	       "tenant_max_jobs 40: a 41st job is refused with ENOSPC (%d)", r);
+	r = submit(b, 0, -1, NULL, NULL);
+	tap_ok(!r, "another tenant's job is not refused (%d)", r);
+	for (i = 0; i < nf; i++)
+		close(fences[i]);
+out:
+	if (efd >= 0)
+		close(efd);
+	if (a)
+		gspd_disconnect(a);
+	if (b)
+		gspd_disconnect(b);
+	daemon_stop(&d, "limits");
+}
+
+/* The replies to a tenant's WAITs, read by a thread of their own. */
+struct replies {
+	int fd;
+	int etime, other;	/* -ETIME answers; any others but -EAGAIN */
+	uint32_t eagain_seq;	/* the WAIT answered -EAGAIN */
+	bool stop;
+	pthread_mutex_t lock;
+};
+
+/* Reads every reply, so gspaced never finds the socket full. */
+static void *reader(void *arg)
+{
+	struct replies *r = arg;
+	struct timeval tv = { 0, 100000 };
+	struct gspd_msg h;
+	char buf[512];
+	ssize_t n;
+
+	setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&r->lock);
+		n = recv(r->fd, buf, sizeof(buf), 0);
+		if (n < (ssize_t)sizeof(h)) {
+			if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+				return NULL;	/* closed */
+			continue;
+		}
+		memcpy(&h, buf, sizeof(h));
+		pthread_mutex_lock(&r->lock);
+		if (h.status == -ETIME)
+			r->etime++;
+		else if (h.status == -EAGAIN)
+			r->eagain_seq = h.seq;
+		else
+			r->other++;
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+static void replies_get(struct replies *r, int *etime, int *other,
+			uint32_t *eagain_seq)
+{
+	pthread_mutex_lock(&r->lock);
+	*etime = r->etime;
+	*other = r->other;
+	*eagain_seq = r->eagain_seq;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * Parked WAITs: a tenant parks tenant_max_waits of them (20000) on one
+ * job, pipelined, with deadlines 50 us apart; one more is refused with
+ * EAGAIN. Parking them, and their expiry, cost a log each, not a scan of
+ * all: parking takes seconds and expiry stalls the loop when they do.
+ * Meanwhile another tenant's round trips stay short.
+ */
+#define NW	20000
+#define STEP_NS	50000
+static void test_waits(void)
+{
+	static const char conf[] = "sim_devices = 1\nlease_devices = 0\n"
+				   "tenant_max_waits = 20000\n";
+	struct {
+		struct gspd_msg h;
+		struct gspd_ioctl io;
+		struct gspace_wait w;
+	} m = { { .magic = GSPD_MAGIC, .version = GSPD_VERSION,
+		  .op = GSPD_OP_IOCTL,
+		  .len = sizeof(struct gspd_ioctl) + sizeof(struct gspace_wait) },
+		{ GSPACE_IOCTL_WAIT },
+		{ .size = sizeof(struct gspace_wait) } };
+	uint64_t start, base, parked, done, end, last, rtt, max_rtt = 0;
+	int etime = 0, other = 0, fd, sent = 0, rtts = 0;
+	struct replies rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct gspd_conn *a = NULL, *b = NULL;
+	uint32_t eagain_seq = 0;
+	pthread_t th;
+	struct daemon d;
+	char buf[256];
+	uint64_t h;
+
+	if (!daemon_start(&d, "waits", conf, 0)) {
+		tap_ok(0, "waits: gspaced starts with tenant_max_waits");
+		return;
+	}
+	if (gspd_connect(d.sock, &a) || gspd_connect(d.sock, &b) ||
+	    submit(a, 0, -1, &h, NULL)) {
+		tap_ok(0, "waits: two tenants and a 60 s job");
+		goto out;
+	}
+	fd = gspd_conn_fd(a);
+	rep.fd = fd;
+	if (pthread_create(&th, NULL, reader, &rep)) {
+		tap_ok(0, "waits: a reader thread");
+		goto out;
+	}
+	start = now_ns();
+	base = start + 2000 * MS;
+	end = start + 20000 * MS;
+	m.w.handle = h;
+	while (sent <= NW && now_ns() < end) {
+		m.h.seq = (uint32_t)sent + 1;
+		m.w.deadline_ns = base + (uint64_t)sent * STEP_NS;
+		if (send(fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+			break;
+		sent++;
+	}
+	do {
+		replies_get(&rep, &etime, &other, &eagain_seq);
+		if (!eagain_seq)
+			sleep_ms(1);
+	} while (!eagain_seq && now_ns() < end);
+	parked = now_ns() - start;
+	tap_ok(eagain_seq == NW + 1 && !etime && !other,
+	       "tenant_max_waits 20000: the next WAIT is refused with EAGAIN (seq %u)",
+	       eagain_seq);
+	tap_ok(parked < 1000 * MS, "20000 WAITs parked in %llu ms",
+	       (unsigned long long)(parked / MS));
+	/* The other tenant's round trips, until every WAIT has expired. */
+	while (etime + other < NW && now_ns() < end) {
+		uint64_t t0 = now_ns();
+
+		if (gspd_ctl_get(b, "objects", buf, sizeof(buf)))
+			break;
+		rtt = now_ns() - t0;
+		max_rtt = rtt > max_rtt ? rtt : max_rtt;
+		rtts++;
+		replies_get(&rep, &etime, &other, &eagain_seq);
+		sleep_ms(1);	/* leaves the reader a CPU */
+	}
+	done = now_ns();
+	pthread_mutex_lock(&rep.lock);
+	rep.stop = true;
+	pthread_mutex_unlock(&rep.lock);
+	pthread_join(th, NULL);
+	tap_ok(etime == NW && !other,
+	       "each WAIT answered ETIME at its deadline (%d of %d, %d other)",
+	       etime, NW, other);
+	if (etime != NW)
+		show_log(d.log);
+	last = base + (uint64_t)NW * STEP_NS;
+	tap_ok(done < last + 500 * MS,
+	       "the last %lld ms after the last deadline",
+	       ((long long)done - (long long)last) / (long long)MS);
+	tap_ok(rtts && max_rtt < 100 * MS,
+	       "another tenant's round trip meanwhile: at most %llu ms (%d)",
+	       (unsigned long long)(max_rtt / MS), rtts);
+out:
+	if (a)
+		gspd_disconnect(a);
+	if (b)
+		gspd_disconnect(b);
+	daemon_stop(&d, "waits");
+}
+
 int main(void)
 {
 	char cmd[96];
@@ -520,6 +785,8 @@ int main(void)
 	test_identity();
 	test_board();
 	test_fd_limit();
+	test_limits();
+	test_waits();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
 	if (system(cmd) != 0)
