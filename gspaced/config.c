@@ -10,12 +10,15 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gspaced.h"
 
@@ -315,15 +318,32 @@ static int limit_key(const char *key, const char *val, const char *path,
 int gd_config_load(const char *path, bool must_exist)
 {
 	char line[1024];
+	struct stat st;
 	FILE *f;
-	int n = 0;
+	int n = 0, fd;
 
-	f = fopen(path, "re");
-	if (!f) {
+	/* O_NONBLOCK: a FIFO must not block us; it is refused below. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		if (errno == ENOENT && !must_exist)
 			return 0;
 		gd_log(GD_LOG_ERR, "%s: %s; give a readable file with --config\n",
 		       path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		gd_log(GD_LOG_ERR, "%s: not a regular file; give a readable file with --config\n",
+		       path);
+		close(fd);
+		return -1;
+	}
+	f = fdopen(fd, "r");
+	if (!f || fcntl(fd, F_SETFL, 0)) {
+		gd_log(GD_LOG_ERR, "%s: %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		else
+			close(fd);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {

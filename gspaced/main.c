@@ -220,11 +220,6 @@ static int listen_on(const char *path)
 	struct stat st;
 	int fd;
 
-	if (strlen(path) + 12 >= sizeof(sa.sun_path)) {
-		gd_log(GD_LOG_ERR, "socket path too long (%zu bytes at most): %s\n",
-		       sizeof(sa.sun_path) - 13, path);
-		return -1;
-	}
 	strcpy(dir, path);
 	if (stat(dirname(dir), &st) && errno == ENOENT &&
 	    mkdir(dir, 0755) && errno != EEXIST) {
@@ -478,6 +473,13 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		sock = abs_sock;
+	}
+	/* With room for listen_on()'s ".PID" temporary name. */
+	if (strlen(sock) + 12 >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		gd_log(GD_LOG_ERR, "socket path too long (%zu bytes at most): %s\n",
+		       sizeof(((struct sockaddr_un *)0)->sun_path) - 13, sock);
+		status = 2;
+		goto out;
 	}
 	if (!foreground) {
 		ready_fd = daemonize();

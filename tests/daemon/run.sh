@@ -44,6 +44,23 @@ check "$([ $? = 2 ] && grep -q usage "$tmp/err"; echo $?)" \
 "$GSPACED" --foreground --config "$tmp/none.conf" >/dev/null 2>"$tmp/err"
 check "$([ $? = 2 ] && grep -q 'none.conf' "$tmp/err"; echo $?)" \
 	"gspaced --config MISSING: exit 2 naming the file"
+mkfifo "$tmp/fifo.conf" && mkdir "$tmp/dir.conf"
+for c in fifo dir; do
+	timeout 10 "$GSPACED" --foreground --config "$tmp/$c.conf" \
+		--socket "$tmp/bad.sock" >/dev/null 2>"$tmp/err"
+	rc=$?
+	check "$([ $rc = 2 ] && grep -q "$c.conf: not a regular file" "$tmp/err"; echo $?)" \
+		"gspaced --config on a $c: exit 2 naming it, at once (exit $rc)"
+done
+long=$tmp/$(printf 's%.0s' $(seq 100)).sock
+: >"$tmp/empty.conf"
+for fg in --foreground ""; do
+	timeout 10 "$GSPACED" $fg --socket "$long" \
+		--config "$tmp/empty.conf" >/dev/null 2>"$tmp/err"
+	rc=$?
+	check "$([ $rc = 2 ] && grep -q 'socket path too long' "$tmp/err"; echo $?)" \
+		"gspaced ${fg:-detached} --socket too long: exit 2 (exit $rc)"
+done
 bad_conf() {	# bad_conf DESCRIPTION LINE-NUMBER TEXT
 	printf '%b' "$3" >"$tmp/bad.conf"
 	timeout 10 "$GSPACED" --foreground --config "$tmp/bad.conf" \

@@ -107,15 +107,21 @@ static bool sanitizers_quiet(const char *path)
 	       !file_has(path, "runtime error:");
 }
 
-/* Starts gspaced on @path with config @cfg, its stderr in @log. */
-static pid_t spawn(const char *path, const char *cfg, const char *log,
-		   bool foreground)
+/*
+ * Starts gspaced on @path with config @cfg, its stderr in @log; if @gate
+ * is a pipe's read end, only once a byte comes through it.
+ */
+static pid_t spawn_gated(const char *path, const char *cfg, const char *log,
+			 bool foreground, int gate)
 {
 	pid_t pid = fork();
+	char ch;
 	int fd;
 
 	if (pid)
 		return pid;
+	if (gate >= 0 && read(gate, &ch, 1) != 1)
+		_exit(127);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
 		_exit(127);
@@ -129,6 +135,12 @@ static pid_t spawn(const char *path, const char *cfg, const char *log,
 		execl(gspaced, gspaced, "--config", cfg, "--socket", path,
 		      (char *)NULL);
 	_exit(127);
+}
+
+static pid_t spawn(const char *path, const char *cfg, const char *log,
+		   bool foreground)
+{
+	return spawn_gated(path, cfg, log, foreground, -1);
 }
 
 /* Waits up to @ms for @pid; its wait status, or -1 (then it is killed). */
@@ -258,50 +270,50 @@ static pid_t test_second(void)
 
 /*
  * Two daemons started at once over a stale socket, the first one slower
- * (as on a loaded machine: here it waits for its config on a FIFO): the
- * one that takes the lock serves, the other gives up and leaves it be.
+ * (as on a loaded machine: here it is held before its exec until the
+ * second serves): the one that takes the lock serves, the other gives up
+ * and leaves it be.
  */
 static void test_slow_first(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char path[96], fifo[96], msg[256];
-	int fd, status;
+	char path[96], msg[256];
+	int fd, status, gate[2];
 	pid_t a, b;
 	ino_t ino;
 	bool ok;
 
 	snprintf(path, sizeof(path), "%s/race.sock", dir);
-	snprintf(fifo, sizeof(fifo), "%s/slow.conf", dir);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	/* A stale socket: bound, never listened on, closed. */
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    mkfifo(fifo, 0600)) {
-		tap_ok(0, "a stale socket and a FIFO: %s", strerror(errno));
+	    pipe2(gate, O_CLOEXEC)) {
+		tap_ok(0, "a stale socket and a gate: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
 	close(fd);
 
-	a = spawn(path, fifo, flog, true);
+	a = spawn_gated(path, conf, flog, true, gate[0]);
+	close(gate[0]);
 	b = spawn(path, conf, slog, true);
 	ok = serving(b, path);
 	tap_ok(ok, "the later of two gspaced, the first one slow: serves");
 	if (!ok) {
 		show_log(slog);
+		close(gate[1]);
 		kill(a, SIGKILL);
 		reap(a, 0);
 		reap(b, 0);
 		return;
 	}
 	ino = inode_of(path);
-	/* Lets the first one read its config; it blocked opening the FIFO. */
-	fd = open(fifo, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "sim_devices = 1\n", 16) != 16)
-		printf("# feeding %s: %s\n", fifo, strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	/* Lets the first one go on. */
+	if (write(gate[1], "g", 1) != 1)
+		printf("# opening the gate: %s\n", strerror(errno));
+	close(gate[1]);
 	status = reap(a, REFUSE_MS);
 	snprintf(msg, sizeof(msg),
 		 "another gspaced (pid %d) is listening on %s;", (int)b, path);
