@@ -237,18 +237,25 @@ void gd_reply(struct gd_tenant *t, uint32_t seq, uint16_t op, int status,
 size_t gd_tenants_text(char *out, size_t cap)
 {
 	static const char head[] = "uid pid dev class weight queued running completed failed qos_violations gpu_ns_compute gpu_ns_h2d gpu_ns_d2h credit_ns_compute hung renewals\n";
+	/* Room kept for the line that says how many were left out. */
+	const size_t note = 96;
+	uint32_t left = 0;
 	struct gd_tenant *t;
 	size_t off;
 
-	off = snprintf(out, cap, "%s", head);
-	if (off >= cap)
+	if (cap < sizeof(head) + note)
 		return 0;
+	off = snprintf(out, cap, "%s", head);
 	for (t = gd_state.tenants; t; t = t->next) {
 		int n;
 
 		if (t->dead)
 			continue;
-		n = snprintf(out + off, cap - off,
+		if (left) {
+			left++;
+			continue;
+		}
+		n = snprintf(out + off, cap - note - off,
 			     "%u %d %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld %d %llu\n",
 			     (unsigned int)t->uid, (int)t->pid, t->dev->index,
 			     t->class == GSPACE_CLASS_LC ? "lc" : "be",
@@ -265,12 +272,18 @@ size_t gd_tenants_text(char *out, size_t cap)
 							     GSP_ENGINE_COMPUTE),
 			     t->hung, (unsigned long long)t->acct.nr_renewals);
 		/* What does not fit is left out, whole lines only. */
-		if (n < 0 || (size_t)n >= cap - off) {
+		if (n < 0 || (size_t)n >= cap - note - off) {
 			out[off] = 0;
-			break;
+			left = 1;
+			continue;
 		}
 		off += n;
 	}
+	/* Said, not silent: a reply holds GSPD_PAYLOAD_MAX bytes at most. */
+	if (left)
+		off += snprintf(out + off, cap - off,
+				"# %u more tenants left out: the table is cut at %zu bytes\n",
+				left, cap);
 	return off;
 }
 

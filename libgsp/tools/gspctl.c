@@ -209,7 +209,10 @@ static void knob_check(const struct gsp_knob *k, const char *value)
 
 const char *err_text(int err)
 {
-	return strerror(err < 0 ? -err : err);
+	/* -INT_MIN overflows; a status that low names no errno anyway. */
+	if (err < 0)
+		err = err == INT_MIN ? INT_MAX : -err;
+	return strerror(err);
 }
 
 void connect_target(struct target *t)

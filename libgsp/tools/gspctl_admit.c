@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -237,7 +238,7 @@ static int load(const struct opts *o, struct gsp_hw *hw,
 		return 0;
 	gsp_trace_free(lc);
 	fprintf(stderr, "gspctl %s: %s\n", o->cmd,
-		err[0] ? err : strerror(-rc));
+		err[0] ? err : strerror(rc == INT_MIN ? INT_MAX : -rc));
 	return EXIT_FAIL;
 }
 
@@ -245,7 +246,7 @@ static int predict_failed(const struct opts *o, int rc)
 {
 	fprintf(stderr, "gspctl %s: the prediction failed: %s\n", o->cmd,
 		rc == -EDOM ? "the simulation's causality check (a bug)" :
-		strerror(-rc));
+		strerror(rc == INT_MIN ? INT_MAX : -rc));
 	return EXIT_FAIL;
 }
 

@@ -94,6 +94,9 @@ static int parse_tenants(char *text, struct table *tab)
 		size_t j;
 		int c = 0;
 
+		if (line[0] == '#')
+			continue;	/* a note, such as gspaced's cut */
+
 		for (tok = strtok_r(line, " \t", &save_tok); tok && c < ncol;
 		     tok = strtok_r(NULL, " \t", &save_tok), c++)
 			if (map[c] >= 0)

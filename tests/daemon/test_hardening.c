@@ -7,7 +7,8 @@
  * whose slot owners gspaced never reads back; the fd limit, where a client
  * gspaced cannot take is closed, not left hanging while the loop spins;
  * the tenants' limits on jobs, fences and parked WAITs, and WAITs that
- * park and expire in a log each.
+ * park and expire in a log each; a tenants table too long for its reply
+ * says so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -763,6 +764,57 @@ out:
 	daemon_stop(&d, "waits");
 }
 
+/*
+ * CTL_TENANTS with more tenants than its 64 KiB hold: the table ends with
+ * a line that says how many were left out, and they add up.
+ */
+#define NT	1600
+static void test_tenants_cut(void)
+{
+	static const char conf[] = "sim_devices = 1\nlease_devices = 0\n";
+	static char buf[GSPD_PAYLOAD_MAX];
+	struct rlimit rl;
+	struct gspd_conn *c = NULL;
+	int *fds, n = 0, lines = 0, left = -1, r = -1;
+	struct daemon d;
+	char *p;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max < NT + 64) {
+		tap_ok(1, "tenants table cut # SKIP needs %d fds", NT + 64);
+		return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	fds = calloc(NT, sizeof(*fds));
+	if (!fds || setrlimit(RLIMIT_NOFILE, &rl) ||
+	    !daemon_start(&d, "tenants", conf, NT + 64)) {
+		tap_ok(0, "tenants: gspaced starts");
+		free(fds);
+		return;
+	}
+	while (n < NT && (fds[n] = raw_connect(d.sock)) >= 0)
+		n++;
+	/* Answered after every earlier connection was accepted. */
+	if (n == NT && !gspd_connect(d.sock, &c))
+		r = gspd_ctl_tenants(c, buf, sizeof(buf));
+	for (p = buf; !r && *p; p = strchr(p, '\n') + 1) {
+		if (*p == '#')
+			sscanf(p, "# %d more tenants left out", &left);
+		else
+			lines++;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	tap_ok(!r && left > 0 && lines - 1 + left == NT + 1,
+	       "%d tenants: the table shows %d and says %d were left out",
+	       NT + 1, lines - 1, left);
+	if (c)
+		gspd_disconnect(c);
+	while (n > 0)
+		close(fds[--n]);
+	free(fds);
+	daemon_stop(&d, "tenants");
+}
+
 int main(void)
 {
 	char cmd[96];
@@ -787,6 +839,7 @@ int main(void)
 	test_fd_limit();
 	test_limits();
 	test_waits();
+	test_tenants_cut();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
 	if (system(cmd) != 0)
