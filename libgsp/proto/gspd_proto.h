@@ -8,7 +8,7 @@
  * Transport: a UNIX SOCK_SEQPACKET socket, one message per packet. The
  * connection is the tenant: closing it ends the tenant exactly as closing
  * a /dev/gspace file does. The tenant's identity is the peer's
- * credentials (SO_PEERCRED) at connect time.
+ * credentials at connect time (SO_PEERCRED, SO_PEERGROUPS).
  *
  * A request is a struct gspd_msg followed by @len payload bytes. A reply
  * carries the request's @seq, @op and a @status (0 or a non-negative
