@@ -4,7 +4,8 @@
  * each daemon with the config and fd limit a test needs, on a socket in
  * a temporary folder, stopped with SIGTERM and checked to exit 0 with the
  * sanitizers quiet; and a tenant of a class. daemon_main() runs a
- * program's tests. Its includer defines _GNU_SOURCE first.
+ * program's tests, between daemon_setup() and daemon_cleanup(). Its
+ * includer defines _GNU_SOURCE first.
  */
 #ifndef GSP_DAEMON_HARNESS_H
 #define GSP_DAEMON_HARNESS_H
@@ -97,21 +98,28 @@ static inline int raw_connect(const char *path)
 	return fd;
 }
 
-static inline bool file_has(const char *path, const char *needle)
+/* The start of @path, up to @size - 1 bytes, as a string: > 0, or -1. */
+static inline ssize_t read_text(const char *path, char *buf, size_t size)
 {
-	static char buf[1 << 20];
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return -1;
 	buf[n] = '\0';
-	return strstr(buf, needle);
+	return n;
+}
+
+static inline bool file_has(const char *path, const char *needle)
+{
+	static char buf[1 << 20];
+
+	return read_text(path, buf, sizeof(buf)) > 0 && strstr(buf, needle);
 }
 
 static inline void show_log(const char *path)
@@ -125,6 +133,14 @@ static inline void show_log(const char *path)
 	while (fgets(line, sizeof(line), f) && n++ < 40)
 		printf("# %s", line);
 	fclose(f);
+}
+
+/* No sanitizer reported anything in @path, a daemon's log. */
+static inline bool sanitizers_quiet(const char *path)
+{
+	return !file_has(path, "ERROR: AddressSanitizer") &&
+	       !file_has(path, "ERROR: LeakSanitizer") &&
+	       !file_has(path, "runtime error:");
 }
 
 /*
@@ -198,9 +214,7 @@ static inline void daemon_stop(struct daemon *d, const char *name)
 		waitpid(d->pid, NULL, 0);
 	}
 	ok = st != -1 && WIFEXITED(st) && !WEXITSTATUS(st) &&
-	     !file_has(d->log, "ERROR: AddressSanitizer") &&
-	     !file_has(d->log, "ERROR: LeakSanitizer") &&
-	     !file_has(d->log, "runtime error:");
+	     sanitizers_quiet(d->log);
 	tap_ok(ok, "%s: gspaced exits 0 at SIGTERM, sanitizers quiet (0x%x)",
 	       name, st);
 	if (!ok)
@@ -229,32 +243,51 @@ static inline struct gspd_conn *tenant_as(const char *sock,
 	return c;
 }
 
-/* Sets up $GSPACED and the folder, runs @tests (NULL-ended), cleans up. */
-static inline int daemon_main(const char *name, void (*const *tests)(void))
+/*
+ * $GSPACED, absolute (a test may run it from elsewhere), and a folder of
+ * ours, searchable by the child that becomes nobody: 0, or -1 (said).
+ */
+static inline int daemon_setup(const char *name)
 {
-	char cmd[96];
-
 	gspaced = getenv("GSPACED");
 	gspaced = gspaced && *gspaced ? realpath(gspaced, NULL) : NULL;
 	if (!gspaced) {
 		tap_ok(0, "GSPACED names the gspaced binary");
-		return tap_done();
+		return -1;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/gsp-test-%s.XXXXXX", name);
+	/* mkdtemp()'s template: six of X after the name. */
+	snprintf(dir, sizeof(dir), "/tmp/gsp-test-%s.", name);
+	if (strlen(dir) + 6 < sizeof(dir))
+		memset(dir + strlen(dir), 'X', 6);
 	if (!mkdtemp(dir)) {
 		tap_ok(0, "mkdtemp: %s", strerror(errno));
-		return tap_done();
+		return -1;
 	}
-	/* The child that becomes nobody must reach the sockets. */
 	chmod(dir, 0755);
 	signal(SIGPIPE, SIG_IGN);
-	for (; *tests; tests++)
-		(*tests)();
+	return 0;
+}
+
+/* Removes the folder; the program's exit status. */
+static inline int daemon_cleanup(void)
+{
+	char cmd[96];
+
 	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", dir);
 	free(gspaced);
 	return tap_done();
+}
+
+/* A program of tests (NULL-ended) between the two. */
+static inline int daemon_main(const char *name, void (*const *tests)(void))
+{
+	if (daemon_setup(name))
+		return tap_done();
+	for (; *tests; tests++)
+		(*tests)();
+	return daemon_cleanup();
 }
 
 #endif /* GSP_DAEMON_HARNESS_H */

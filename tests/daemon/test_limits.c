@@ -42,18 +42,10 @@ static long long cpu_ticks(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text(path, buf, sizeof(buf)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
 			 &ut, &st) != 2)

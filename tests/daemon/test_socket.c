@@ -11,39 +11,17 @@
  * to, not in /.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "tap.h"
+#include "daemon_harness.h"
 
-/* How long a daemon may take to start or to give up, however loaded. */
-#define START_MS	60000
+/* How long a daemon may take to give up, however loaded. */
 #define REFUSE_MS	20000
 /* More than gspaced's listen() backlog. */
 #define MAX_QUEUED	512
 
-static char *gspaced;
 /* The first daemon logs to flog, every other one to slog. */
-static char dir[64], conf[128], sock[128], lock[160], flog[128], slog[128];
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
+static char conf[128], sock[128], lock[160], flog[128], slog[128];
 
 /* 0 when @path accepts a connection now; else the errno of connect(). */
 static int try_connect(const char *path, int *fdp)
@@ -69,42 +47,6 @@ static ino_t inode_of(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) ? 0 : st.st_ino;
-}
-
-static bool file_has(const char *path, const char *needle)
-{
-	char buf[8192];
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return strstr(buf, needle);
-}
-
-static void show_log(const char *path)
-{
-	char line[512];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		printf("# %s", line);
-	fclose(f);
-}
-
-static bool sanitizers_quiet(const char *path)
-{
-	return !file_has(path, "ERROR: AddressSanitizer") &&
-	       !file_has(path, "ERROR: LeakSanitizer") &&
-	       !file_has(path, "runtime error:");
 }
 
 /*
@@ -458,22 +400,11 @@ static void test_detached(void)
 
 int main(void)
 {
-	char cmd[96];
 	pid_t a;
 	FILE *f;
 
-	/* Absolute: test_detached() runs it from elsewhere. */
-	gspaced = getenv("GSPACED");
-	gspaced = gspaced && *gspaced ? realpath(gspaced, NULL) : NULL;
-	if (!gspaced) {
-		tap_ok(0, "GSPACED names the gspaced binary");
+	if (daemon_setup("socket"))
 		return tap_done();
-	}
-	snprintf(dir, sizeof(dir), "/tmp/gsp-test-socket.XXXXXX");
-	if (!mkdtemp(dir)) {
-		tap_ok(0, "mkdtemp: %s", strerror(errno));
-		return tap_done();
-	}
 	snprintf(conf, sizeof(conf), "%s/gspaced.conf", dir);
 	snprintf(sock, sizeof(sock), "%s/gspaced.sock", dir);
 	snprintf(lock, sizeof(lock), "%s.lock", sock);
@@ -483,9 +414,8 @@ int main(void)
 	if (!f || fputs("sim_devices = 1\nlease_devices = 0\n", f) < 0 ||
 	    fclose(f)) {
 		tap_ok(0, "write %s", conf);
-		return tap_done();
+		return daemon_cleanup();
 	}
-	signal(SIGPIPE, SIG_IGN);
 	/* A detached daemon's exit status comes to us. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		printf("# PR_SET_CHILD_SUBREAPER: %s\n", strerror(errno));
@@ -496,10 +426,5 @@ int main(void)
 	test_slow_first();
 	test_not_a_socket();
 	test_detached();
-
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", dir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", dir);
-	free(gspaced);
-	return tap_done();
+	return daemon_cleanup();
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Over 800 lines: one program whose scenarios run.sh picks by name; new
- * scenarios go into programs of their own (test_lcprio.c, test_protect.c).
+ * scenarios go into programs of their own (test_lcprio.c, test_protect.c,
+ * test_modes.c).
  *
  * Tests of libgsp_preload.so against the fake libcuda (fake_cuda.c) and,
  * where a scenario needs an arbiter, the fake libgsp (fake_gsp.c). Linked
