@@ -83,28 +83,6 @@ void gsp_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * The tenant cannot be scheduled any more (@what failed with @err, and
- * rejoining cannot help, or GSP_FAIL_OPEN=1 asked not to wait). With
- * GSP_FAIL_OPEN=1 everything passes through from now on; otherwise the
- * program's GPU work is refused from now on, what is queued included
- * (its error comes at the next sync point), as at set-up.
- */
-void arbiter_lost(const char *what, int err)
-{
-	if (tenant.fail_open) {
-		gsp_warn_once(&tenant.warned_arbiter,
-			      "%s failed (%s); passing every CUDA call through from now on",
-			      what, strerror(-err));
-		atomic_store(&tenant.mode, GSP_MODE_OFF);
-		return;
-	}
-	gsp_warn_once(&tenant.warned_arbiter,
-		      "%s failed (%s); refusing the program's GPU work from now on: its launches, copies and memsets fail with CUDA_ERROR_NOT_PERMITTED (GSP_FAIL_OPEN=1 runs them unscheduled instead)",
-		      what, strerror(-err));
-	atomic_store(&tenant.mode, GSP_MODE_REFUSED);
-}
-
 struct gsp_key *gsp_key(const void *key)
 {
 	uintptr_t h = (uintptr_t)key;
@@ -357,13 +335,15 @@ CUresult gsp_refused(void)
 }
 
 /*
- * The tenant cannot be scheduled (@fmt says why). Its GPU work running
+ * The tenant cannot be scheduled (@fmt says why): at set-up, or once the
+ * arbiter is lost where rejoining cannot help. Its GPU work running
  * unscheduled would take the GPU from every scheduled tenant without a
- * word, so the program's launches, copies and memsets fail instead,
- * unless it asked to run unscheduled (GSP_FAIL_OPEN=1). Bad settings
- * refuse either way: they asked for something that cannot be honoured.
+ * word, so from now on the program's launches, copies and memsets fail
+ * (what is queued fails at the next sync point), unless it asked to run
+ * unscheduled (GSP_FAIL_OPEN=1). Bad settings refuse either way: they
+ * asked for something that cannot be honoured.
  */
-static void unschedulable(int bad_settings, const char *fmt, ...)
+void unschedulable(int bad_settings, const char *fmt, ...)
 {
 	char why[512];
 	va_list ap;
@@ -373,12 +353,13 @@ static void unschedulable(int bad_settings, const char *fmt, ...)
 	va_end(ap);
 	if (tenant.fail_open && !bad_settings) {
 		gsp_warn_once(&tenant.warned_arbiter,
-			      "%s; GSP_FAIL_OPEN=1: passing every CUDA call through, unscheduled",
+			      "%s; GSP_FAIL_OPEN=1: passing every CUDA call through from now on",
 			      why);
+		atomic_store(&tenant.mode, GSP_MODE_OFF);
 		return;
 	}
 	gsp_warn_once(&tenant.warned_arbiter,
-		      "%s; refusing the program's GPU work: its launches, copies and memsets fail with CUDA_ERROR_NOT_PERMITTED%s",
+		      "%s; refusing the program's GPU work from now on: its launches, copies and memsets fail with CUDA_ERROR_NOT_PERMITTED%s",
 		      why, bad_settings ? "" :
 		      " (GSP_FAIL_OPEN=1, gsp-run --fail-open, runs them unscheduled instead)");
 	atomic_store(&tenant.mode, GSP_MODE_REFUSED);

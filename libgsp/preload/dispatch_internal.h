@@ -180,7 +180,9 @@ extern struct gsp_tenant tenant GSP_HIDDEN;
  * keeps the thread or lock rule written at its definition.
  */
 /* dispatch.c */
-GSP_HIDDEN void arbiter_lost(const char *what, int err);
+/* Refused from now on, or passing through under GSP_FAIL_OPEN=1 (said). */
+GSP_HIDDEN void unschedulable(int bad_settings, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 GSP_HIDDEN uint64_t cost_get(const void *key);
 
 /* dispatch_tenant.c */

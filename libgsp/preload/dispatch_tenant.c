@@ -324,7 +324,7 @@ static void rejoin_say(enum gsp_rejoin_why why, const char *what, int err)
  * is away. The program's queued work waits meanwhile: nothing runs
  * unscheduled. Called only by the thread that talks to the arbiter (the
  * dispatcher, or the LC charger). 0 once rejoined; -1 if the tenant is
- * not scheduled any more (arbiter_lost(): refused, or passing through
+ * not scheduled any more (unschedulable(): refused, or passing through
  * under GSP_FAIL_OPEN=1): the arbiter refusing us, rejoins that never
  * lead to a grant, or GSP_FAIL_OPEN=1; or, passing through, the process
  * exiting while the arbiter is away.
@@ -336,21 +336,19 @@ int rejoin(enum gsp_rejoin_why why, const char *what, int err)
 	int ret;
 
 	if (tenant.fail_open) {
-		arbiter_lost(what, err);
+		unschedulable(0, "%s failed (%s)", what, strerror(-err));
 		return -1;
 	}
 	if (++tenant.rejoin_streak > REJOIN_STREAK) {
-		char lost[128];
-
-		snprintf(lost, sizeof(lost), "%s, after %u rejoins in a row,",
-			 what, REJOIN_STREAK);
-		arbiter_lost(lost, err);
+		unschedulable(0, "%s failed (%s) after %u rejoins in a row",
+			      what, strerror(-err), REJOIN_STREAK);
 		return -1;
 	}
 	rejoin_say(why, what, err);
 	while ((ret = tenant.api.reopen(tenant.g)) < 0) {
 		if (!rejoin_transient(ret)) {
-			arbiter_lost("rejoining the arbiter", ret);
+			unschedulable(0, "rejoining the arbiter failed (%s)",
+				      strerror(-ret));
 			return -1;
 		}
 		if (why != GSP_REJOIN_LOST) {

@@ -101,7 +101,7 @@ stats_are refused=3 passthroughs=1 &&
 	echo "ok - preload: noarb: GSP_STATS_FILE counts the 3 refused calls; only the event record passed" ||
 	{ echo "not ok - preload: noarb: GSP_STATS_FILE counts the 3 refused calls"; sed 's/^/# /' "$tmp/stats"; }
 scenario noarb noarb NOARB=pass GSP_FAIL_OPEN=1
-count 'GSP_FAIL_OPEN=1: passing every CUDA call through, unscheduled' 1 "noarb: GSP_FAIL_OPEN=1 passes through, said once"
+count 'GSP_FAIL_OPEN=1: passing every CUDA call through from now on' 1 "noarb: GSP_FAIL_OPEN=1 passes through, said once"
 scenario noarb arb NOARB=refuse GSP_WEIGHT=abc
 count 'GSP_WEIGHT=abc is not a number' 1 "a bad GSP_WEIGHT is named on stderr"
 count 'settings above are not valid.*refusing' 1 "a bad GSP_WEIGHT: the program's GPU work is refused"
