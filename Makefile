@@ -67,6 +67,7 @@ deps:
 # The fragments, in the order of what they use: a fragment names only
 # variables of those above it, and this is also the order in which make
 # check runs their suites (the VM last).
+include mk/version.mk		# VERSION, what --version prints
 include mk/cuda.mk		# CUDA_HOME, nvcc, the GPU architecture
 include mk/core.mk		# kmod/core in userspace: tests, gsp-sim
 include mk/libgsp.mk		# libgsp.so, gspctl, make install

@@ -31,6 +31,7 @@
 
 #include "gspaced.h"
 #include "gsp.h"
+#include "gsp_version.h"
 
 #define GD_DEFAULT_CONFIG	"/etc/gspace/gspaced.conf"
 
@@ -82,10 +83,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gspaced [--foreground] [--config FILE] [--socket PATH] [-v]...\n"
+		"       gspaced --version | --help\n"
 		"  --foreground  stay attached (systemd, tests); else detach once listening\n"
 		"  --config FILE configuration (default %s; missing = defaults)\n"
 		"  --socket PATH listening socket (default %s)\n"
-		"  -v            more log lines on stderr (repeat for more)\n",
+		"  -v            more log lines on stderr (repeat for more)\n"
+		"  --version     print 'gspaced VERSION' and exit\n",
 		GD_DEFAULT_CONFIG, GSP_DEFAULT_SOCKET);
 }
 
@@ -399,6 +402,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *sock = NULL;
@@ -423,6 +427,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("gspaced %s\n", GSP_VERSION);
 			return 0;
 		default:
 			usage(stderr);

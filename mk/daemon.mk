@@ -13,7 +13,7 @@
 # See Documentation/gspaced.rst.
 
 GSPACED_SRCS := $(sort $(wildcard gspaced/*.c)) $(GSPD_PROTO)
-CFLAGS_gspaced := -Ilibgsp/proto -Ilibgsp/include
+CFLAGS_gspaced := -Ilibgsp/proto -Ilibgsp/include $(VERSION_CFLAGS)
 CFLAGS_tests/daemon := -Igspaced -Ilibgsp/proto -Ilibgsp/include -Itests
 DAEMON_TEST_DIR := $(BUILD)/tests/daemon
 GSPACED_SAN := $(DAEMON_TEST_DIR)/gspaced

@@ -48,10 +48,11 @@ $(PRELOAD_SO): $(call objs,pic,$(PRELOAD_SRCS))
 
 # libgsp, to find the arbiter before the program starts (and Prophet's
 # predictor, for --admit: mk/admit.mk adds its objects)
-$(GSP_RUN): libgsp/tools/gsp-run.c $(call objs,plain,$(LIBGSP_SRCS))
+$(GSP_RUN): libgsp/tools/gsp-run.c $(call objs,plain,$(LIBGSP_SRCS)) \
+		$(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -Ilibgsp/include -Ilibgsp/admit \
-		-pthread -o $@ $< \
+		$(VERSION_CFLAGS) -pthread -o $@ $< \
 		$(filter %.o,$^) -lm
 
 $(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c

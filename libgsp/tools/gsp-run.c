@@ -15,6 +15,7 @@
 
 #include <gsp.h>
 
+#include "gsp_version.h"
 #include "prophet.h"
 
 #define EXIT_USAGE 2
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 		"               [--admit refuse|idle --admit-hw HW.csv\n"
 "               --admit-lc LC.csv --admit-be BE.csv [--admit-k K] [--admit-q Q]]\n"
 "               -- PROGRAM [ARGS...]\n"
+"       gsp-run --version | --help\n"
 		"  --class        be (default) or lc\n"
 		"  --weight       1..10000 (default 100)\n"
 		"  --lc-target-us LC latency target, 0..3600000000 (lc only)\n"
@@ -60,7 +62,8 @@ static void usage(FILE *f)
 		"                 hw.csv and the LC's and this BE's gsp-trace files\n"
 		"  --admit-k      BE instances beside the LC, this one counted, 1..64\n"
 		"                 (default 1)\n"
-		"  --admit-q      the target over the LC's solo mean (default 2)\n");
+		"  --admit-q      the target over the LC's solo mean (default 2)\n"
+		"  --version      print 'gsp-run VERSION' and exit\n");
 }
 
 static int die_usage(const char *fmt, const char *a, const char *b)
@@ -226,6 +229,7 @@ int main(int argc, char **argv)
 		{ "admit-k", required_argument, NULL, 4 },
 		{ "admit-q", required_argument, NULL, 5 },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cls = NULL, *target = NULL, *spatial = NULL;
@@ -337,6 +341,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("gsp-run %s\n", GSP_VERSION);
 			return 0;
 		default:
 			fprintf(stderr, "gsp-run: option '%s' is unknown or lacks its value\n",

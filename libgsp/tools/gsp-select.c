@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gsp_version.h"
 #include "select.h"
 #include "select_csv.h"
 
@@ -73,6 +74,8 @@ static void bad_usage(const char *fmt, ...)
 	fprintf(stderr,
 		"usage: gsp-select --set DIR --profiles DIR --pairs FILE --q Q --gpu NAME\n"
 		"                  [--out FILE] [--model-out FILE] [--grid N,K,NSTEP,KSTEP]\n"
+		"       gsp-select --version | --help\n"
+		"  --version  print 'gsp-select VERSION' and exit\n"
 		"  (the comment at the top of gsp-select.c says what each is)\n");
 	exit(fmt ? 2 : 0);
 }
@@ -102,6 +105,10 @@ static void parse(int argc, char **argv, struct opts *o)
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			bad_usage(NULL);
+		if (!strcmp(a, "--version")) {
+			printf("gsp-select %s\n", GSP_VERSION);
+			exit(0);
+		}
 		if (strncmp(a, "--", 2))
 			bad_usage("'%s' is not an option; every value follows its option",
 			      a);

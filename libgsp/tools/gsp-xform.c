@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "gsp_version.h"
 #include "xform.h"
 
 static void usage(FILE *f)
@@ -24,6 +25,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gsp-xform IN.ptx -o OUT.ptx [--kernel NAME]... [--report FILE]\n"
 		"                 [--maxnreg N] [--alone]\n"
+		"       gsp-xform --version | --help\n"
 		"  IN.ptx, OUT.ptx  PTX files; '-' is stdin / stdout\n"
 		"  --kernel NAME    transform only NAME (repeatable; default: all)\n"
 		"  --report FILE    one line per kernel: 'NAME ok NAME__gsp barriers=none|even|joined'\n"
@@ -34,7 +36,8 @@ static void usage(FILE *f)
 		"  --alone          write only the NAME__gsp kernels and what they name,\n"
 		"                   not the originals, as the interposer JITs them\n"
 		"Kernels that cannot be transformed stay unchanged in OUT.ptx (with\n"
-		"--alone, they are left out).\n");
+		"--alone, they are left out).\n"
+		"  --version        print 'gsp-xform VERSION' and exit\n");
 }
 
 static int parse_regs(const char *s, unsigned long *v)
@@ -175,6 +178,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
 			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(s, "--version")) {
+			printf("gsp-xform %s\n", GSP_VERSION);
 			return 0;
 		}
 		if (!strcmp(s, "--alone")) {

@@ -37,6 +37,7 @@
 #include "libgsp_internal.h"
 #include "gspd_proto.h"
 #include "gsp_knobs.h"
+#include "gsp_version.h"
 #include "gspctl.h"
 #include "gspctl_admit.h"
 
@@ -46,6 +47,7 @@ extern char **environ;
 
 static const char usage_text[] =
 "usage: gspctl [--arbiter kernel|daemon|auto] [--socket PATH] COMMAND\n"
+"       gspctl --version | --help\n"
 "\n"
 "commands:\n"
 "  status                          arbiter, ABI, devices, knobs, tenants\n"
@@ -74,7 +76,8 @@ static const char usage_text[] =
 "                $GSP_ARBITER, else auto: the kernel if gspace.ko is loaded)\n"
 "  --socket P    gspaced's socket (default: $GSP_SOCKET, else "
 GSP_DEFAULT_SOCKET ")\n"
-"  -h, --help    this text\n";
+"  -h, --help    this text\n"
+"  --version     print 'gspctl VERSION' and exit\n";
 
 static void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -444,6 +447,7 @@ int main(int argc, char **argv)
 		{ "arbiter", required_argument, NULL, 'a' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	struct target t = { .kind = GSP_ARBITER_AUTO };
@@ -471,6 +475,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			printf("gspctl %s\n", GSP_VERSION);
 			return 0;
 		case ':':
 			usage_error("%s needs a value", argv[optind - 1]);
