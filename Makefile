@@ -3,7 +3,13 @@
 # gspace top-level Makefile. The kernel module is built by kbuild (see
 # Kbuild); everything else is userspace, built into $(BUILD).
 #
-#   make            module and userspace tools
+#   make            userspace tools, then the module; what needs a tool
+#                   that is missing (nvcc, cuda.h, the running kernel's
+#                   headers) is skipped with one line saying what to
+#                   install
+#   make user       the userspace tools only (the same skips)
+#   make module     gspace.ko for the running kernel, or KVER=, or KDIR=
+#   make install    PREFIX and DESTDIR (mk/libgsp.mk)
 #   make check      unit tests, then selftests of the module in a QEMU VM
 #   make run        the demo scenario in a QEMU VM, sim engine
 #
@@ -13,7 +19,15 @@
 # tests/tap-renumber.sh, which numbers each suite's lines as one stream.
 
 BUILD ?= build
-KDIR ?= $(shell tools/find-kdir.sh)
+
+# The kernel gspace.ko is built for: KVER (default: the running kernel)
+# and its build tree KDIR (default: /lib/modules/$(KVER)/build, found by
+# tools/find-kdir.sh). Never another kernel's headers in their place:
+# with none for KVER, make module fails saying what to install, and make
+# skips the module. KDIR is looked up once, and only by the targets that
+# use it.
+KVER ?=
+KDIR ?= $(eval KDIR := $(shell tools/find-kdir.sh $(KVER) 2>/dev/null))$(KDIR)
 
 CC ?= cc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wshadow \
@@ -55,11 +69,35 @@ $(OBJ)/pic/%.o: %.c
 
 CHECK_SUITES :=
 
-.PHONY: all module user check run deps clean style
-all: module user
+.PHONY: all module module-or-skip user check run deps clean style
+all: user module-or-skip
 
+# An explicit KDIR is used as given, with a note when it is not for the
+# running kernel (the VM's build, mk/vm.mk, is one).
 module:
+	@if [ -z '$(KDIR)' ]; then \
+		echo "make module: $$(tools/find-kdir.sh $(KVER) 2>&1 >/dev/null)" >&2; \
+		exit 1; \
+	fi
+	@if [ ! -f '$(KDIR)/Makefile' ]; then \
+		echo "make module: KDIR=$(KDIR) is not a kernel build tree (it has no Makefile)" >&2; \
+		exit 1; \
+	fi
+	@rel=$$(tools/find-kdir.sh --release '$(KDIR)') || rel=; \
+	run=$$(uname -r); \
+	if [ "$$rel" != "$$run" ]; then \
+		echo "make module: building gspace.ko for $${rel:-the kernel of $(KDIR)}, not for the running kernel $$run" >&2; \
+	fi
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+# make's module: built where the headers are, else skipped in one line;
+# after the userspace, so that the line comes last.
+module-or-skip: | user
+	@if [ -n '$(KDIR)' ]; then \
+		$(MAKE) --no-print-directory module; \
+	else \
+		echo "skipped: gspace.ko: $$(tools/find-kdir.sh $(KVER) 2>&1 >/dev/null)"; \
+	fi
 
 deps:
 	@tools/install-deps.sh
@@ -86,13 +124,25 @@ include mk/docs.mk		# README figures, kernel-doc
 include mk/style.mk		# checkpatch
 include mk/vm.mk		# make check's VM, make run
 
-user: $(USER_TARGETS)
+# What needs nvcc or cuda.h is built when they are here (mk/cuda.mk),
+# else skipped with one line each; named alone, it fails with that line.
+$(NVCC_TARGETS): | need-nvcc
+$(CUDA_H_TARGETS): | need-cuda-h
+user: $(USER_TARGETS) $(if $(HAVE_NVCC),$(NVCC_TARGETS)) \
+		$(if $(HAVE_CUDA_H),$(CUDA_H_TARGETS))
+	@$(if $(HAVE_NVCC),:,echo "skipped: $(notdir $(NVCC_TARGETS)): $(NVCC_WHY)")
+	@$(if $(HAVE_CUDA_H),:,echo "skipped: $(notdir $(CUDA_H_TARGETS)): $(CUDA_H_WHY)")
 
 check: deps
 	@tools/check.sh $(CHECK_SUITES)
 
+# Without a kernel build tree, kbuild's outputs are removed by name (on
+# a line of its own: make -n runs every line that names $(MAKE)).
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	$(if $(KDIR),-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null)
+	$(if $(KDIR),,rm -f gspace.ko gspace.mod gspace.mod.c gspace.mod.o \
+		gspace.o Module.symvers modules.order .*.cmd kmod/*.o \
+		kmod/.*.cmd kmod/core/*.o kmod/core/.*.cmd)
 	rm -rf $(BUILD)
 
 style: check-style

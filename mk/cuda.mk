@@ -25,3 +25,27 @@ CUDA_LINK_LIBCUDA := -L$(CUDA_HOME)/lib64/stubs -lcuda
 NVCC_WERROR := -Xcompiler -Wall,-Wextra,-Werror --Werror all-warnings
 CUDA_ENV = CUDA_HOME='$(CUDA_HOME)' NVCC='$(NVCC)' PTXAS='$(PTXAS)' \
 	CUDA_SM='$(CUDA_SM)'
+
+# What make and make user can build here. The programs nvcc compiles are
+# in NVCC_TARGETS, those that include cuda.h (the interposer) in
+# CUDA_H_TARGETS; without the tool, make skips them with one line each
+# (NVCC_SKIP, CUDA_H_SKIP), and naming one of them, or a target that
+# needs it, fails with that line (need-nvcc, need-cuda-h). cuda.h also
+# counts where the C compiler finds it alone (Debian's nvidia-cuda-dev).
+NVCC_TARGETS :=
+CUDA_H_TARGETS :=
+HAVE_NVCC := $(shell command -v '$(NVCC)' 2>/dev/null)
+HAVE_CUDA_H := $(or $(wildcard $(CUDA_HOME)/include/cuda.h),$(shell \
+	printf '\043include <cuda.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && \
+	echo y))
+NVCC_WHY = no nvcc at $(NVCC): install the CUDA toolkit, or set \
+	CUDA_HOME=/path/to/it (NVCC= for the compiler alone)
+CUDA_H_WHY = no cuda.h in $(CUDA_HOME)/include or the C compiler's path: \
+	install the CUDA toolkit (or Debian's nvidia-cuda-dev), or set \
+	CUDA_HOME=/path/to/it
+
+.PHONY: need-nvcc need-cuda-h
+need-nvcc:
+	@$(if $(HAVE_NVCC),:,echo "make: $(NVCC_WHY)" >&2; exit 1)
+need-cuda-h:
+	@$(if $(HAVE_CUDA_H),:,echo "make: $(CUDA_H_WHY)" >&2; exit 1)

@@ -78,7 +78,7 @@ $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $< $(CUDA_LINK_LIBCUDA)
 
-USER_TARGETS += $(GPU_PROGS)
+NVCC_TARGETS += $(GPU_PROGS)
 CHECK_SUITES += gpu-progs
 
 # One TAP line per check (tools/check.sh numbers them).

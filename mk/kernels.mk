@@ -43,7 +43,9 @@ $(BUILD)/kernels/gsp-bench-san: $(call objs,san,$(BENCH_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm -ldl
 
-USER_TARGETS += $(BUILD)/gsp-wl $(BUILD)/gsp-bench
+USER_TARGETS += $(BUILD)/gsp-bench
+NVCC_TARGETS += $(BUILD)/gsp-wl
+$(KERN_OBJS): | need-nvcc
 CHECK_SUITES += kernels
 
 # Each .cu file is compiled (in parallel, -j) and reported as one TAP line;

@@ -32,9 +32,10 @@ PRELOAD_TEST_DIR := $(BUILD)/tests/preload
 PRELOAD_FAKE_CFLAGS := $(PRELOAD_CFLAGS) -Wno-missing-prototypes \
 	-Itests/preload -fPIC -shared -fvisibility=hidden
 
-USER_TARGETS += $(PRELOAD_SO) $(GSP_RUN)
+USER_TARGETS += $(GSP_RUN)
+CUDA_H_TARGETS += $(PRELOAD_SO)
 INSTALL_BINS += $(GSP_RUN)
-INSTALL_LIBS += $(PRELOAD_SO)
+INSTALL_LIBS += $(if $(HAVE_CUDA_H),$(PRELOAD_SO))
 CHECK_SUITES += preload
 
 .PHONY: check-preload bench-preload
@@ -45,6 +46,9 @@ CHECK_SUITES += preload
 $(PRELOAD_SO): $(call objs,pic,$(PRELOAD_SRCS))
 	@mkdir -p $(@D)
 	$(CC) -pthread -shared -Wl,-z,defs -o $@ $^ -ldl -lm
+
+# Its objects include cuda.h: without it, one clear line (mk/cuda.mk).
+$(call objs,pic,$(filter libgsp/preload/%,$(PRELOAD_SRCS))): | need-cuda-h
 
 # libgsp, to find the arbiter before the program starts (and Prophet's
 # predictor, for --admit: mk/admit.mk adds its objects)

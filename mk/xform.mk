@@ -62,6 +62,8 @@ $(XFORM_OUT)/modvar-check: bench/gpu/modvar-check.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(CUDA_ARCH) -O2 $(NVCC_WERROR) -o $@ $<
 
+$(XFORM_OUT)/xform-check $(XFORM_OUT)/modvar-check: | need-nvcc
+
 # The corpus runs the sanitized gsp-xform, so every real PTX file is also
 # a test of the parser under ASan/UBSan.
 .PHONY: check-xform
