@@ -9,7 +9,8 @@
 #                   install
 #   make user       the userspace tools only (the same skips)
 #   make module     gspace.ko for the running kernel, or KVER=, or KDIR=
-#   make install    PREFIX and DESTDIR (mk/libgsp.mk)
+#   make install    PREFIX, DESTDIR and the *DIR variables (mk/install.mk)
+#   make uninstall  removes what install wrote, from its manifest
 #   make check      unit tests, then selftests of the module in a QEMU VM
 #   make run        the demo scenario in a QEMU VM, sim engine
 #
@@ -108,7 +109,7 @@ deps:
 include mk/version.mk		# VERSION, what --version prints
 include mk/cuda.mk		# CUDA_HOME, nvcc, the GPU architecture
 include mk/core.mk		# kmod/core in userspace: tests, gsp-sim
-include mk/libgsp.mk		# libgsp.so, gspctl, make install
+include mk/libgsp.mk		# libgsp.so, gspctl
 include mk/daemon.mk		# gspaced
 include mk/preload.mk		# libgsp_preload.so, gsp-run
 include mk/xform.mk		# gsp-xform
@@ -122,6 +123,7 @@ include mk/kernels.mk		# gsp-wl, gsp-bench
 include mk/gpu.mk		# the GPU experiment's programs
 include mk/docs.mk		# README figures, kernel-doc
 include mk/style.mk		# checkpatch
+include mk/install.mk		# make install, make uninstall
 include mk/vm.mk		# make check's VM, make run
 
 # What needs nvcc or cuda.h is built when they are here (mk/cuda.mk),

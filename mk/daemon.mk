@@ -29,6 +29,7 @@ DAEMON_BENCH := $(DAEMON_TEST_DIR)/bench_rtt
 BENCH_DAEMON_OUT ?= bench/results/$(shell date +%Y-%m-%d)-gspaced-rtt
 
 USER_TARGETS += $(BUILD)/gspaced
+INSTALL_BINS += $(BUILD)/gspaced
 CHECK_SUITES += daemon
 
 .PHONY: check-daemon bench-daemon

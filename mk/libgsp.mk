@@ -1,16 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# libgsp.so (the client library), gspctl, their tests and `make install`.
+# libgsp.so (the client library), gspctl and their tests.
 #
 #   $(LIBGSP_SO)        libgsp.so.1.1, soname libgsp.so.1, exports exactly
 #                       the gsp_* functions of gsp.h (libgsp/lib/libgsp.map)
 #   $(GSPCTL)           status, top and knobs of the arbiter
 #   make check-libgsp   tests/libgsp/run.sh, TAP only
-#   make install        PREFIX (default /usr/local) and DESTDIR
 #
-# Other fragments add their files to `make install` through INSTALL_BINS
-# (to $(BINDIR)), INSTALL_LIBS (to $(LIBDIR)) and INSTALL_HEADERS (to
-# $(INCLUDEDIR)). See Documentation/libgsp.rst.
+# Fragments add their files to `make install` (mk/install.mk) through
+# INSTALL_BINS (to $(BINDIR)), INSTALL_LIBS (to $(LIBDIR)) and
+# INSTALL_HEADERS (to $(INCLUDEDIR)). See Documentation/libgsp.rst.
 
 LIBGSP_OUT := $(BUILD)/lib
 LIBGSP_VERSION := 1.1
@@ -80,30 +79,9 @@ check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) $(GSPACED)
 	@BUILD=$(BUILD) CC="$(CC)" SAN_FLAGS="$(SAN_FLAGS)" GSPACED=$(GSPACED) \
 		tests/libgsp/run.sh
 
-# make install. The variables are lists so other fragments can append;
-# secondary expansion lets fragments included after this one count too.
-PREFIX ?= /usr/local
-BINDIR ?= $(PREFIX)/bin
-LIBDIR ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
-PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-INSTALL ?= install
+# make install (mk/install.mk) installs these, with what other fragments
+# add to the lists.
 INSTALL_BINS += $(GSPCTL)
 INSTALL_LIBS += $(LIBGSP_SO)
 INSTALL_HEADERS += libgsp/include/gsp.h libgsp/include/gsp_board.h \
 	uapi/gspace.h
-
-.SECONDEXPANSION:
-install: $$(INSTALL_BINS) $$(INSTALL_LIBS) $$(INSTALL_HEADERS) \
-		libgsp/lib/libgsp.pc.in
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
-		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	$(INSTALL) -m 755 $(INSTALL_BINS) $(DESTDIR)$(BINDIR)/
-	$(INSTALL) -m 755 $(INSTALL_LIBS) $(DESTDIR)$(LIBDIR)/
-	$(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
-	ln -sf $(notdir $(LIBGSP_SO)) $(DESTDIR)$(LIBDIR)/$(LIBGSP_SONAME)
-	ln -sf $(LIBGSP_SONAME) $(DESTDIR)$(LIBDIR)/libgsp.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-		-e 's|@VERSION@|$(LIBGSP_VERSION)|' libgsp/lib/libgsp.pc.in \
-		>$(DESTDIR)$(PKGCONFIGDIR)/libgsp.pc

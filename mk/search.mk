@@ -30,6 +30,7 @@ REPLAY_DATA := bench/results/2026-11-26-h200-search/cells.csv \
 	bench/results/2026-11-26-h200-profiles/models.csv
 
 USER_TARGETS += $(BUILD)/gsp-select
+INSTALL_BINS += $(BUILD)/gsp-select
 CHECK_SUITES += search
 
 .PHONY: check-search

@@ -38,6 +38,7 @@ $(XFORM_TPL_H): $(XFORM_TPL) tools/ptx2c.sh
 $(foreach f,plain san pic,$(call objs,$(f),libgsp/xform/xform.c)): $(XFORM_TPL_H)
 
 USER_TARGETS += $(BUILD)/gsp-xform
+INSTALL_BINS += $(BUILD)/gsp-xform
 CHECK_SUITES += xform
 
 $(BUILD)/gsp-xform: $(call objs,plain,libgsp/tools/gsp-xform.c $(XFORM_SRCS))
