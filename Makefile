@@ -124,6 +124,7 @@ include mk/gpu.mk		# the GPU experiment's programs
 include mk/docs.mk		# README figures, kernel-doc
 include mk/style.mk		# checkpatch
 include mk/install.mk		# make install, make uninstall
+include mk/ship.mk		# make, install and --version as operators use them
 include mk/vm.mk		# make check's VM, make run
 
 # What needs nvcc or cuda.h is built when they are here (mk/cuda.mk),
