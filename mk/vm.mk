@@ -9,6 +9,8 @@
 #   make run        the same VM running the demo (tools/demo/gsp-demo.c),
 #                   then gsp-psim's SIMULATED GPU table against the
 #                   module's own board (libgsp/sim/gsp-psim.c)
+#   make soak-vm    the ioctl fuzzer (10 M ioctls) and kill-anywhere
+#                   (10,000 points) in the VM, as root (see below)
 #
 # The top Makefile includes vm.mk last: the vm suite runs after the
 # others, and SELFTEST_BINS (with the rules that build them, from
@@ -127,3 +129,32 @@ bench-vm: vm-module $(SELFTEST_BENCH_BIN)
 	@tools/vm/record-bench.sh $(VM_BUILD)/bench.out $(BENCH_VM_OUT) \
 		"make bench-vm$(if $(BENCH_VM_ARGS), BENCH_VM_ARGS='$(BENCH_VM_ARGS)')" \
 		$(VM_KERNEL) '$(VM_MODPARAMS)'
+
+# make soak-vm: the chaos selftests at soak size, as root in the VM (not
+# part of make check): the ioctl fuzzer for SOAK_FUZZ_IOCTLS ioctls
+# (selftests/gspace_fuzz_test.c) and kill-anywhere for SOAK_KILL_POINTS
+# points (selftests/gspace_killanywhere_test.c). FUZZ_SEED and KILL_SEED
+# replay a run's seeds; SOAK_TIMEOUT bounds each, in seconds.
+SOAK_FUZZ_IOCTLS ?= 10000000
+SOAK_FUZZ_PROCS ?= 4
+SOAK_KILL_POINTS ?= 10000
+SOAK_TIMEOUT ?= 3000
+FUZZ_SEED ?=
+KILL_SEED ?=
+
+.PHONY: soak-vm
+soak-vm: vm-module $(SELFTEST_DIR)/gspace_fuzz_test \
+		$(SELFTEST_DIR)/gspace_killanywhere_test
+	@[ -n "$(VM_KERNEL)" ] || { \
+		echo "vm: no kernel to boot: run tools/install-deps.sh" >&2; \
+		exit 1; }
+	@mkdir -p $(VM_BUILD)
+	@{ echo "GSP_FUZZ_IOCTLS=$(SOAK_FUZZ_IOCTLS) GSP_FUZZ_PROCS=$(SOAK_FUZZ_PROCS)$(if $(FUZZ_SEED), GSP_FUZZ_SEED=$(FUZZ_SEED)) /bin/gspace_fuzz_test -T $(SOAK_TIMEOUT)"; \
+	   echo "GSP_KILL_POINTS=$(SOAK_KILL_POINTS)$(if $(KILL_SEED), GSP_KILL_SEED=$(KILL_SEED)) /bin/gspace_killanywhere_test -T $(SOAK_TIMEOUT)"; \
+	 } >$(VM_BUILD)/soak.cmds
+	@tools/vm/mkinitramfs.sh -o $(VM_BUILD)/soak.img -m gspace.ko \
+		-p '$(VM_MODPARAMS)' -c $(VM_BUILD)/soak.cmds \
+		-t $(SOAK_TIMEOUT) $(SELFTEST_DIR)/gspace_fuzz_test \
+		$(SELFTEST_DIR)/gspace_killanywhere_test
+	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_BUILD)/soak.img \
+		-t $$((2 * $(SOAK_TIMEOUT) + 120)) -d $(VM_BUILD)/soak
