@@ -41,6 +41,11 @@
 #                    oracle's, the LC's p50 and p99 over solo and the
 #                    requests over Q, after convergence (mps: after 0.5 s)
 #
+# Two real programs pair as torch-resnet_torch-train: the LC ResNet-50
+# inference at batch 8, a request every 10 ms (bench/gpu/torch_resnet.py
+# --serve), the BE a PyTorch training loop (bench/gpu/torch_train.py
+# --duration); their grid measures 10 invocations a cell, and the LC
+# starts 10 s after the BE, which needs them to load torch.
 # LIST is comma-separated: pairs as LC_BE (bp_cfd), methods as the knob
 # spells them. Default: the 24 pairs, methods grid and ns, Q 2. About
 # 14 s a pair for grid (40 invocations a cell), 8 s for a method.
@@ -128,15 +133,35 @@ if [ -n "$models" ]; then
 		{ echo "run-search: cannot read --models $models" >&2; exit 2; }
 fi
 
+# The LC's and the BE's command lines, into the array "cmd": a gsp-wl
+# workload or one of the two PyTorch programs.
+lc_cmd() {	# NAME DURATION TRACE
+	case $1 in
+	torch-resnet) cmd=(python3 bench/gpu/torch_resnet.py --serve --batch 8
+		--period-ms 10 --duration "$2") ;;
+	*) cmd=("$WL" run --lc "$1" --period-ms 2 --duration "$2") ;;
+	esac
+	[ -n "$3" ] && cmd+=(--trace-out "$3")
+}
+be_cmd() {	# NAME DURATION TRACE
+	case $1 in
+	torch-train) cmd=(python3 bench/gpu/torch_train.py --duration "$2") ;;
+	*) cmd=("$WL" run --be "$1" --duration "$2") ;;
+	esac
+	cmd+=(--trace-out "$3")
+}
+is_torch() { [[ $1 == torch-* ]]; }
+
 # The LCs' solo p50, under gspace, alone.
 declare -A solo
 for p in ${pairs//,/ }; do
 	lc=${p%%_*}
 	[ -n "${solo[$lc]:-}" ] && continue
+	lc_cmd "$lc" 2 ''
 	# shellcheck disable=SC2086
-	log_cmd $G --class lc "$WL" run --lc "$lc" --period-ms 2 --duration 2
+	log_cmd $G --class lc "${cmd[@]}"
 	# shellcheck disable=SC2086
-	timeout -k 5 40 $G --class lc "$WL" run --lc "$lc" --period-ms 2 --duration 2 \
+	timeout -k 5 60 $G --class lc "${cmd[@]}" \
 		>"$LOGS/solo.$lc.out" 2>"$LOGS/solo.$lc.err"
 	solo[$lc]=$(sed -n 's/.*p50_us=\([0-9.]*\).*/\1/p' "$LOGS/solo.$lc.out")
 	echo "solo $lc ${solo[$lc]} us" | tee -a "$LOGS/solo.txt"
@@ -154,8 +179,14 @@ for p in ${pairs//,/ }; do
 			[ -n "$noguard" ] && tag=$tag$noguard gs+=(GSP_SEARCH_GUARD=0)
 			[ -n "$bound" ] && tag=$tag$bound gs+=(GSP_SEARCH_BOUND=0) ;;
 		esac
-		# grid: 40 invocations a cell, 88 cells, one every 2 ms
+		# grid: 40 invocations a cell, 88 cells, one every 2 ms;
+		# the torch LC: 10 a cell, one every 10 ms
 		[ "$m" = grid ] && dur=9 gs=(GSP_SEARCH_GRID_SAMPLES=40)
+		wait_s=1.5 be_extra=3
+		if is_torch "$lc" || is_torch "$be"; then
+			dur=8 wait_s=10 be_extra=25
+			[ "$m" = grid ] && dur=14 gs=(GSP_SEARCH_GRID_SAMPLES=10)
+		fi
 		[ -f "$LOGS/models/$p.csv" ] && model=(GSP_SEARCH_MODEL="$LOGS/models/$p.csv")
 		case $m in
 		mps) be_pre=(env) lc_pre=(env) ;;
@@ -170,16 +201,15 @@ for p in ${pairs//,/ }; do
 				$G --class lc) ;;
 		esac
 		rm -f "$LOGS/$tag".*
-		log_cmd "${be_pre[@]}" "$WL" run --be "$be" --duration $((dur + 3)) \
-			--trace-out "$LOGS/$tag.be.trace"
-		timeout -k 5 60 "${be_pre[@]}" "$WL" run --be "$be" --duration $((dur + 3)) \
-			--trace-out "$LOGS/$tag.be.trace" >"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
+		be_cmd "$be" $((dur + be_extra)) "$LOGS/$tag.be.trace"
+		log_cmd "${be_pre[@]}" "${cmd[@]}"
+		timeout -k 5 90 "${be_pre[@]}" "${cmd[@]}" \
+			>"$LOGS/$tag.be.out" 2>"$LOGS/$tag.be.err" &
 		bpid=$!
-		sleep 1.5
-		log_cmd "${lc_pre[@]}" "$WL" run --lc "$lc" --period-ms 2 --duration "$dur" \
-			--trace-out "$LOGS/$tag.lc.trace"
-		timeout -k 5 60 "${lc_pre[@]}" "$WL" run --lc "$lc" --period-ms 2 \
-			--duration "$dur" --trace-out "$LOGS/$tag.lc.trace" \
+		sleep "$wait_s"
+		lc_cmd "$lc" "$dur" "$LOGS/$tag.lc.trace"
+		log_cmd "${lc_pre[@]}" "${cmd[@]}"
+		timeout -k 5 90 "${lc_pre[@]}" "${cmd[@]}" \
 			>"$LOGS/$tag.lc.out" 2>"$LOGS/$tag.lc.err"
 		wait "$bpid"
 		echo "$tag: $(grep -h '^search_cell\|^search_state' "$LOGS/$tag.lc.stats" 2>/dev/null | tr '\n' ' ')"

@@ -11,11 +11,18 @@ same GPU and software give the same bits.
 
 stdout: the model source, the output shape, the SHA-256 of the output
 tensor's bytes and the top-5 classes of sample 0. Diagnostics on stderr.
+
+With --serve it is an LC service for bench/run-search.sh: after
+--warmup passes, one forward pass of --batch images every --period-ms
+ms (the next at once when one runs late) for --duration s; --trace-out
+gets "lc START_NS LAT_NS" per request (CLOCK_MONOTONIC, gsp-wl's
+format) and stdout one line "RESULT role=lc ... p50_us=X p99_us=Y".
 """
 import argparse
 import hashlib
 import os
 import sys
+import time
 
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 import torch  # noqa: E402
@@ -76,9 +83,17 @@ def main():
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--builtin", action="store_true",
                     help="use the torch.nn ResNet-50 even if torchvision is present")
+    ap.add_argument("--serve", action="store_true",
+                    help="an LC service: timed periodic requests (see above)")
+    ap.add_argument("--period-ms", type=float, default=10.0)
+    ap.add_argument("--duration", type=float, default=5.0, help="seconds (--serve)")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed passes (--serve)")
+    ap.add_argument("--trace-out", help="per-request trace (--serve)")
     a = ap.parse_args()
     if a.batch < 1 or a.iters < 1:
         ap.error("--batch and --iters must be at least 1")
+    if a.serve and (a.period_ms <= 0 or a.duration <= 0 or a.warmup < 0):
+        ap.error("--serve needs --period-ms > 0, --duration > 0, --warmup >= 0")
     if not torch.cuda.is_available():
         print("torch_resnet: CUDA is not available to torch", file=sys.stderr)
         return 1
@@ -103,6 +118,8 @@ def main():
     g = torch.Generator().manual_seed(a.seed + 1)
     x = torch.randn(a.batch, 3, 224, 224, generator=g).cuda()
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}", file=sys.stderr)
+    if a.serve:
+        return serve(a, model, x)
 
     outs = []
     with torch.no_grad():
@@ -117,6 +134,44 @@ def main():
     if len(set(digests)) != 1:
         print("torch_resnet: the forward passes disagree within one run", file=sys.stderr)
         return 1
+    return 0
+
+
+def pct(sorted_vals, p):
+    return sorted_vals[min(len(sorted_vals) - 1, int(p * len(sorted_vals)))]
+
+
+def serve(a, model, x):
+    """Periodic requests, as gsp-wl's LC: each a forward pass and a sync."""
+    with torch.no_grad():
+        for _ in range(a.warmup):
+            model(x)
+        torch.cuda.synchronize()
+        period = int(a.period_ms * 1e6)
+        t_next = time.monotonic_ns()
+        t_end = t_next + int(a.duration * 1e9)
+        trace = []
+        while True:
+            now = time.monotonic_ns()
+            if t_next > now:
+                time.sleep((t_next - now) / 1e9)
+            t0 = time.monotonic_ns()
+            if t0 >= t_end:
+                break
+            model(x)
+            torch.cuda.synchronize()
+            t1 = time.monotonic_ns()
+            trace.append((t0, t1 - t0))
+            t_next = max(t_next + period, t1)
+    if not trace:
+        print("torch_resnet: no request ran (--duration too short)", file=sys.stderr)
+        return 1
+    if a.trace_out:
+        with open(a.trace_out, "w") as f:
+            f.writelines(f"lc {t} {d}\n" for t, d in trace)
+    lat = sorted(d / 1e3 for _, d in trace)
+    print(f"RESULT role=lc wl=resnet50 n={len(lat)} mean_us={sum(lat) / len(lat):.1f} "
+          f"p50_us={pct(lat, 0.5):.1f} p99_us={pct(lat, 0.99):.1f}")
     return 0
 
 

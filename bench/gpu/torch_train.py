@@ -14,6 +14,10 @@ trains without printing until T + W + M (CLOCK_REALTIME, ms) and prints
 "be steps_per_s X steps N": the steps that ended in [T + W, T + W + M]
 over the time from the first to the last of those ends, as lcprotect's
 BE counts its kernels.
+
+With --duration S --trace-out F (bench/run-search.sh) it trains for S
+seconds and writes "be END_NS" per step (CLOCK_MONOTONIC, gsp-wl's
+format), each step synchronised.
 """
 import argparse
 import hashlib
@@ -55,7 +59,11 @@ def main():
     ap.add_argument("--start-ms", type=int, help="a timed BE run (see above)")
     ap.add_argument("--warmup-s", type=int, default=1)
     ap.add_argument("--measure-s", type=int, default=2)
+    ap.add_argument("--duration", type=float, help="a traced BE run of S seconds")
+    ap.add_argument("--trace-out", help="per-step trace (with --duration)")
     a = ap.parse_args()
+    if a.duration is not None and (a.duration <= 0 or not a.trace_out):
+        ap.error("--duration needs a time > 0 and --trace-out")
     if a.steps < 1 or a.batch < 1:
         ap.error("--steps and --batch must be at least 1")
     if a.start_ms is not None and (a.start_ms < 1 or a.warmup_s < 0 or
@@ -80,6 +88,8 @@ def main():
     model.train()
     if a.start_ms is not None:
         return timed(a, model, opt, loss_fn, data, labels)
+    if a.duration is not None:
+        return traced(a, model, opt, loss_fn, data, labels)
     for step in range(a.steps):
         i = (step % 8) * a.batch
         opt.zero_grad(set_to_none=True)
@@ -116,6 +126,25 @@ def timed(a, model, opt, loss_fn, data, labels):
             break
     per_s = steps / (last - first) if first is not None and last > first else 0
     print(f"be steps_per_s {per_s:.3f} steps {steps}")
+    return 0
+
+
+def traced(a, model, opt, loss_fn, data, labels):
+    t_end = time.monotonic_ns() + int(a.duration * 1e9)
+    ends = []
+    step = 0
+    while time.monotonic_ns() < t_end:
+        i = (step % 8) * a.batch
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(model(data[i:i + a.batch]), labels[i:i + a.batch])
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+        ends.append(time.monotonic_ns())
+        step += 1
+    with open(a.trace_out, "w") as f:
+        f.writelines(f"be {t}\n" for t in ends)
+    print(f"be steps {len(ends)}")
     return 0
 
 
