@@ -270,8 +270,7 @@ struct sp_state {
 		CUstream s;
 		int pt;
 	} chain;
-	atomic_ulong green_launches, green_copies, green_chained;
-	atomic_ulong green_gated[GW_N];
+	atomic_ulong green_launches, green_chained, green_gated[GW_N];
 	atomic_int warned_green[GW_N], warned_green_unknown;
 };
 
