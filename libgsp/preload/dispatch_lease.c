@@ -673,7 +673,6 @@ void gsp_gate_begin(struct gsp_gate_ticket *t, uint32_t engine, CUcontext ctx,
 
 	t->gate = NULL;
 	t->sticky = gsp_drain();
-	atomic_fetch_add_explicit(&gsp_ctr.issued, 1, memory_order_relaxed);
 	t->t0 = now_ns();
 	if (gsp_mode() != GSP_MODE_BE || !ctx)
 		return;

@@ -105,7 +105,6 @@ CUresult gsp_op_issue(struct gsp_op *op)
 {
 	CUstream s = op->stream;
 
-	atomic_fetch_add_explicit(&gsp_ctr.issued, 1, memory_order_relaxed);
 	switch (op->kind) {
 	case OP_LAUNCH: {
 		__typeof__(&w_cuLaunchKernel) f = REAL_AS(cuLaunchKernel, op->hook);

@@ -81,8 +81,6 @@ struct gsp_stats_ctr {
 	atomic_ulong renewals, rejoins, rejoin_why[GSP_REJOIN_N];
 	atomic_ulong preemptions;	/* leases given back before their kernels ended */
 	atomic_ulong preempt_unseen;	/* ... whose drain no look saw in a quantum */
-	/* stream work issued by the dispatcher or gated: green_issue()'s chain */
-	atomic_ulong issued;
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;

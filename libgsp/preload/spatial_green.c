@@ -176,9 +176,6 @@ static struct sp_green *green_get(struct sp_ctx *c, unsigned int sms)
 	g->kind = SP_GREEN;
 	g->c = c;
 	g->sms = sms;
-	pthread_mutex_lock(&spatial.mu);
-	g->id = ++spatial.green_ids;
-	pthread_mutex_unlock(&spatial.mu);
 	fn = green_make(g);
 	if (fn)
 		green_warn(GW_CREATE, "cannot make a green context of %u SMs on CUDA device %d (%s: error %d)",
@@ -295,42 +292,21 @@ static void green_report(const struct sp_green *g, CUfunction f)
 }
 
 /*
- * Whether @op follows the last green launch on @g with nothing between:
- * from the same stream, and no stream work issued since (gsp_op_issue()
- * counted @op itself) nor passed through. Its stream then holds nothing
- * after that launch but the wait for it, so the green stream's own order
- * is the program's and no tie in is needed.
- */
-static int green_chained(const struct gsp_op *op, const struct sp_green *g,
-			 int pt)
-{
-	return spatial.chain.id == g->id && spatial.chain.s == op->stream &&
-	       spatial.chain.pt == pt &&
-	       spatial.chain.issued + 1 == atomic_load(&gsp_ctr.issued) &&
-	       spatial.chain.passthroughs == atomic_load(&gsp_ctr.passthroughs);
-}
-
-/*
  * @op on its green stream, in its stream's order: the green stream waits
- * for the app's stream (unless green_chained()), and the app's stream for
- * the kernel. 0 if it must be issued unchanged after all (its stream's
- * order then still holds).
+ * for the app's stream, and the app's stream for the kernel. 0 if it must
+ * be issued unchanged after all (its stream's order then still holds).
  */
 int green_issue(struct gsp_op *op, CUresult *res)
 {
 	struct sp_green *g = op->sp;
 	int pt = gsp_hooks[op->hook].pt == PT_PTDS;
-	int chained = green_chained(op, g, pt);
 	CUfunction f;
-	CUresult r = CUDA_SUCCESS;
+	CUresult r;
 
 	op->sp = NULL;
-	spatial.chain.id = 0;
-	if (!chained) {
-		r = cudrv.ev_record[pt](g->in, op->stream);
-		if (!r)
-			r = cudrv.wait[0](g->s, g->in, 0);
-	}
+	r = cudrv.ev_record[pt](g->in, op->stream);
+	if (!r)
+		r = cudrv.wait[0](g->s, g->in, 0);
 	if (r) {
 		gsp_sp_gated(GW_ORDER);
 		green_warn(GW_ORDER, "a green context's stream cannot wait for the program's (error %d)",
@@ -362,17 +338,7 @@ int green_issue(struct gsp_op *op, CUresult *res)
 		r = cudrv.wait[pt](op->stream, g->out, 0);
 	/* Else the program's stream cannot wait for it: we do. */
 	*res = r ? cudrv.stream_sync(g->s) : CUDA_SUCCESS;
-	if (!r) {
-		spatial.chain.id = g->id;
-		spatial.chain.s = op->stream;
-		spatial.chain.pt = pt;
-		spatial.chain.issued = atomic_load(&gsp_ctr.issued);
-		spatial.chain.passthroughs = atomic_load(&gsp_ctr.passthroughs);
-	}
 	atomic_fetch_add_explicit(&spatial.green_launches, 1, memory_order_relaxed);
-	if (chained)
-		atomic_fetch_add_explicit(&spatial.green_chained, 1,
-					  memory_order_relaxed);
 	green_report(g, f);
 	return 1;
 }

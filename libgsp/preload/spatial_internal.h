@@ -57,7 +57,6 @@ struct sp_green {
 	struct sp_green *next;
 	struct sp_ctx *c;
 	unsigned int sms, got;	/* asked for, made */
-	unsigned long id;	/* this process's green contexts, from 1 */
 	CUresult err;		/* set-up failed: never tried again */
 	CUgreenCtx g;
 	CUstream s;
@@ -259,18 +258,7 @@ struct sp_state {
 	/* green_api, drv_version: gsp_sp_start(); read-only after */
 	int green_api;		/* the driver has what green contexts need */
 	int drv_version;
-	unsigned long green_ids;	/* the last sp_green id given */
-	/*
-	 * The last green launch and the stream it came from (dispatcher
-	 * thread only): a launch from that stream with no stream work issued
-	 * since follows it on the green stream without a new tie.
-	 */
-	struct {
-		unsigned long id, issued, passthroughs;
-		CUstream s;
-		int pt;
-	} chain;
-	atomic_ulong green_launches, green_chained, green_gated[GW_N];
+	atomic_ulong green_launches, green_gated[GW_N];
 	atomic_int warned_green[GW_N], warned_green_unknown;
 };
 
