@@ -148,6 +148,24 @@ static void conn_fail_locked(struct gspd_conn *c, int err)
 }
 
 /*
+ * The daemon closed the connection (@err: EPIPE, ECONNRESET or EOF). If
+ * it refused it, its message is queued for us, behind the ECONNRESET the
+ * kernel reports first when our request was still unread: its errno,
+ * else @err.
+ */
+static int conn_refused(struct gspd_conn *c, int err)
+{
+	struct gspd_msg hdr;
+	ssize_t n;
+
+	n = recv(c->fd, &hdr, sizeof(hdr), MSG_DONTWAIT);
+	if (n == (ssize_t)sizeof(hdr) && gspd_msg_valid(&hdr, (size_t)n) &&
+	    !hdr.seq && hdr.status < 0)
+		return hdr.status;
+	return err;
+}
+
+/*
  * Receives one reply and files it; the lock is held on entry and exit,
  * dropped around recvmsg().
  */
@@ -177,7 +195,11 @@ static void conn_read_one(struct gspd_conn *c)
 	c->reading = false;
 
 	if (n <= 0) {
-		conn_fail_locked(c, n ? -errno : -ECONNRESET);
+		int e = n ? -errno : -ECONNRESET;
+
+		if (e == -ECONNRESET)
+			e = conn_refused(c, e);
+		conn_fail_locked(c, e);
 		return;
 	}
 	if ((size_t)n < sizeof(hdr) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
@@ -189,6 +211,12 @@ static void conn_read_one(struct gspd_conn *c)
 	if (!gspd_msg_valid(&hdr, (size_t)n)) {
 		close_cmsg_fds(&m);
 		conn_fail_locked(c, -EPROTO);
+		return;
+	}
+	/* The daemon refused the connection (gspd_proto.h): its errno. */
+	if (!hdr.seq) {
+		close_cmsg_fds(&m);
+		conn_fail_locked(c, hdr.status < 0 ? hdr.status : -EPROTO);
 		return;
 	}
 	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
@@ -245,6 +273,9 @@ static int gspd_call(struct gspd_conn *c, uint16_t op, const void *p1,
 		pthread_mutex_unlock(&c->lock);
 		return e;
 	}
+	/* 0 is the daemon's, for a refusal. */
+	if (!c->next_seq)
+		c->next_seq++;
 	me.seq = hdr.seq = c->next_seq++;
 	do {
 		n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
@@ -252,6 +283,10 @@ static int gspd_call(struct gspd_conn *c, uint16_t op, const void *p1,
 	if (n < 0) {
 		int e = -errno;
 
+		if (e == -EPIPE || e == -ECONNRESET) {
+			e = conn_refused(c, e);
+			conn_fail_locked(c, e);
+		}
 		pthread_mutex_unlock(&c->lock);
 		return e;
 	}

@@ -45,6 +45,12 @@
  * - GSPD_OP_CTL_TENANTS: no payload; the reply payload is the same text as
  *   debugfs gspace/tenants (a header line, then one line per tenant), plus
  *   a leading "uid" column, NUL-terminated. Readable by anyone.
+ *
+ * A connection the daemon will not take as a tenant (its uid holds
+ * uid_max_tenants already) gets one message before the daemon closes it:
+ * @seq 0, which no request carries, @op 0, no payload, and @status the
+ * -errno (-EUSERS). The client library fails that connection's requests
+ * with it, whether they were sent before or after the close.
  */
 #ifndef GSPD_PROTO_H
 #define GSPD_PROTO_H
