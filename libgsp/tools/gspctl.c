@@ -51,6 +51,9 @@ static const char usage_text[] =
 "\n"
 "commands:\n"
 "  status                          arbiter, ABI, devices, knobs, tenants\n"
+"  metrics [--textfile PATH]      the same in Prometheus' text format, on\n"
+"                                  stdout or written whole to PATH (for\n"
+"                                  node_exporter's textfile collector)\n"
 "  top [--interval MS] [--count N] GPU-time rate per tenant, refreshed\n"
 "                                  every MS ms (default 1000), N times\n"
 "                                  (default: until interrupted)\n"
@@ -519,6 +522,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "status") || !strcmp(cmd, "knobs")) {
 		if (argc != 1)
 			usage_error("%s takes no argument", cmd);
+	} else if (!strcmp(cmd, "metrics")) {
+		if (argc != 1 && (argc != 3 || strcmp(argv[1], "--textfile") ||
+				  !*argv[2]))
+			usage_error("metrics takes no argument or --textfile PATH");
 	} else if (!strcmp(cmd, "mps")) {
 		if (argc != 2 || (strcmp(argv[1], "start") &&
 				  strcmp(argv[1], "stop") &&
@@ -548,6 +555,8 @@ int main(int argc, char **argv)
 		ret = cmd_set(&t, argv[1], argv[2]);
 	else if (!strcmp(cmd, "status"))
 		ret = cmd_status(&t);
+	else if (!strcmp(cmd, "metrics"))
+		ret = cmd_metrics(&t, argc == 3 ? argv[2] : NULL);
 	else
 		ret = main_top(&t, argc, argv);
 	gsp_close(t.g);

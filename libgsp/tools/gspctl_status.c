@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * gspctl status and gspctl top: the tenants, the features, the searches
- * and the partition plane of an arbiter (gspctl.h).
+ * and the partition plane of an arbiter (gspctl.h); the reader of the
+ * tenants table gspctl metrics shares.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,31 +20,6 @@
 #include "gspd_proto.h"
 #include "gsp_knobs.h"
 #include "gspctl.h"
-
-#define TEXT_MAX	GSPD_PAYLOAD_MAX
-#define MAX_TENANTS	1024
-#define MAX_DEVICES	16	/* GSP_MAX_DEVICES of both arbiters */
-
-/* One row of the tenants text; columns looked up by header name. */
-struct tenant {
-	long long uid;			/* -1: not reported (kernel) */
-	long long pid;
-	unsigned dev;
-	char cls[8];
-	char weight[16];
-	char queued[24], running[24], completed[24], failed[24], qos[24];
-	uint64_t gpu[GSPACE_ENGINE_COUNT];
-	long long credit;
-	int hung;
-	char renewals[24];		/* "-": not reported (older arbiter) */
-	unsigned nth;			/* rows before it with the same pid */
-};
-
-struct table {
-	struct tenant t[MAX_TENANTS];
-	size_t n;
-	uint64_t when_ns;
-};
 
 static const char *const cols[] = {
 	"uid", "pid", "dev", "class", "weight", "queued", "running",
@@ -128,8 +104,7 @@ static int parse_tenants(char *text, struct table *tab)
 	return 0;
 }
 
-/* Reads the tenant table. 0 or -errno, with a message on failure. */
-static int read_tenants(struct target *t, struct table *tab, char *buf)
+int read_tenants(struct target *t, struct table *tab, char *buf)
 {
 	int ret;
 
@@ -158,11 +133,6 @@ static int read_tenants(struct target *t, struct table *tab, char *buf)
 	if (ret)
 		fprintf(stderr, "gspctl: the tenants table has no pid column; is gspctl older than the arbiter?\n");
 	return ret;
-}
-
-static uint64_t gpu_total(const struct tenant *t)
-{
-	return t->gpu[0] + t->gpu[1] + t->gpu[2];
 }
 
 static void print_tenant_ids(const struct tenant *t)

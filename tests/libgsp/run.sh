@@ -99,6 +99,8 @@ GSP_ARBITER=bogus $GSPCTL status|GSP_ARBITER must be kernel, daemon or auto
 $GSPCTL --frob status|unknown option '--frob'
 $GSPCTL --socket= status|--socket needs a path
 $GSPCTL status extra|status takes no argument
+$GSPCTL metrics extra|metrics takes no argument or --textfile PATH
+$GSPCTL metrics --textfile|metrics takes no argument or --textfile PATH
 $GSPCTL get|get takes one knob name
 $GSPCTL get policy extra|get takes one knob name
 $GSPCTL get nosuch|unknown knob 'nosuch'
@@ -328,6 +330,26 @@ check $? "gspctl set predict_lead_us 900, get: 900"
 "$GSPCTL" set protect reactive 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get protect)" = reactive ]
 check $? "gspctl set protect reactive: back to the default"
+# metrics, parsed by Prometheus' own parser (python3-prometheus-client)
+for PY in python3 /usr/bin/python3; do
+	"$PY" -c 'import prometheus_client' 2>/dev/null && break
+done
+"$GSPCTL" metrics >"$tmp/metrics" 2>"$tmp/err"
+rc=$?
+check "$([ $rc = 0 ] && [ ! -s "$tmp/err" ]; echo $?)" "gspctl metrics: exit 0, nothing on stderr ($rc)"
+"$PY" tests/libgsp/check_metrics.py "$tmp/metrics" 2 8 2
+mkdir "$tmp/prom"
+"$GSPCTL" metrics --textfile "$tmp/prom/gspace.prom" 2>"$tmp/err"
+rc=$?
+check "$([ $rc = 0 ] && [ "$(ls "$tmp/prom")" = gspace.prom ] &&
+	 [ "$(stat -c %a "$tmp/prom/gspace.prom")" = 644 ] &&
+	 grep -q '^gspace_up{arbiter="daemon"} 1$' "$tmp/prom/gspace.prom"; echo $?)" \
+	"gspctl metrics --textfile: the file alone in its folder, mode 0644, gspace_up 1 ($rc)"
+GSP_SOCKET=$tmp/none "$GSPCTL" metrics --textfile "$tmp/prom/gspace.prom" 2>"$tmp/err"
+rc=$?
+check "$([ $rc = 1 ] && grep -q '^gspace_up{arbiter="daemon"} 0$' "$tmp/prom/gspace.prom" &&
+	 grep -q 'did not answer' "$tmp/err"; echo $?)" \
+	"gspctl metrics --textfile with no arbiter: exit 1, the file says gspace_up 0 ($rc)"
 "$GSPCTL" set partition 0,0 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get partition)" = 0,0 ]
 check $? "gspctl set partition 0,0: off"
