@@ -4,10 +4,13 @@
  *   objects   live object counters (leak checks: all 0 when idle)
  *   tenants   one line per open tenant
  *   devices   backend and running job of each engine
+ *   limits    the tenants' limits and what they bound a tenant's memory to
  */
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "gsp_drv.h"
 
@@ -54,6 +57,45 @@ static int tenants_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(tenants);
 
+/*
+ * The most a tenant's handle table costs: handles are allocated
+ * cyclically over 32 bits, so held jobs can be sparse. Each may then need
+ * a node of its own at the three lowest levels (64 slots each), and the
+ * upper levels (a 32-bit index has six) hold at most 256 + 4 + 1 nodes.
+ */
+#define GSP_XA_NODES_PER_JOB	3
+#define GSP_XA_NODES_SHARED	(256 + 4 + 1)
+
+/*
+ * What one tenant can make the module allocate, in bytes, with the
+ * limits as they are (Documentation/kmod.rst, "Limits"): its context and
+ * the upper nodes of its handle table, and per job held its record, its
+ * fence and its share of the table. A WAIT asleep allocates nothing: it
+ * waits on the caller's own stack, so wait_bytes is 0.
+ */
+static int limits_show(struct seq_file *m, void *unused)
+{
+	struct gspace *gsp = m->private;
+	u64 node = sizeof(struct xa_node);	/* a slab cache of its own */
+	u64 ctx_bytes = kmalloc_size_roundup(sizeof(struct gsp_ctx)) +
+			GSP_XA_NODES_SHARED * node;
+	u64 job_bytes = kmalloc_size_roundup(sizeof(struct gsp_kjob)) +
+			kmalloc_size_roundup(sizeof(struct dma_fence)) +
+			GSP_XA_NODES_PER_JOB * node;
+	u32 jobs = READ_ONCE(gsp->max_jobs);
+
+	seq_printf(m, "tenant_max_jobs %u\n", jobs);
+	seq_printf(m, "tenant_max_fences %u\n", READ_ONCE(gsp->max_fences));
+	seq_printf(m, "tenant_max_waits %u\n", READ_ONCE(gsp->max_waits));
+	seq_printf(m, "uid_max_tenants %u\n", READ_ONCE(gsp->max_uid_tenants));
+	seq_printf(m, "tenant_bytes %llu\n", ctx_bytes);
+	seq_printf(m, "job_bytes %llu\n", job_bytes);
+	seq_puts(m, "wait_bytes 0\n");
+	seq_printf(m, "tenant_max_bytes %llu\n", ctx_bytes + jobs * job_bytes);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(limits);
+
 static const char *const gsp_engine_names[GSP_ENGINE_COUNT] = {
 	[GSP_ENGINE_COMPUTE] = "compute",
 	[GSP_ENGINE_H2D] = "h2d",
@@ -97,6 +139,7 @@ void gsp_debugfs_init(struct gspace *gsp)
 	debugfs_create_file("objects", 0400, gsp->debugfs, gsp, &objects_fops);
 	debugfs_create_file("tenants", 0400, gsp->debugfs, gsp, &tenants_fops);
 	debugfs_create_file("devices", 0400, gsp->debugfs, gsp, &devices_fops);
+	debugfs_create_file("limits", 0400, gsp->debugfs, gsp, &limits_fops);
 }
 
 void gsp_debugfs_fini(struct gspace *gsp)

@@ -56,6 +56,53 @@ bool gsp_lc_allowed(struct gspace *gsp)
 	return gid_valid(gid) && in_group_p(gid);
 }
 
+/*
+ * Counts a new tenant of @uid in &gspace.uid_tenants: 0, -EUSERS when the
+ * uid holds uid_max_tenants already and the opener lacks CAP_SYS_ADMIN,
+ * or -ENOMEM. Every tenant counts, the exempt ones too.
+ */
+static int gsp_uid_charge(struct gspace *gsp, kuid_t uid)
+{
+	unsigned long key = __kuid_val(uid), n;
+	void *entry;
+	int ret = 0;
+
+	mutex_lock(&gsp->ctx_lock);
+	entry = xa_load(&gsp->uid_tenants, key);
+	n = entry ? xa_to_value(entry) : 0;
+	/* capable() only past the limit: it marks the task privileged. */
+	if (n >= READ_ONCE(gsp->max_uid_tenants) && !capable(CAP_SYS_ADMIN)) {
+		ret = -EUSERS;
+		goto out_unlock;
+	}
+	ret = xa_err(xa_store(&gsp->uid_tenants, key, xa_mk_value(n + 1),
+			      GFP_KERNEL));
+out_unlock:
+	mutex_unlock(&gsp->ctx_lock);
+	return ret;
+}
+
+/* The tenant of @uid is gone: one less, and no entry for a count of 0. */
+static void gsp_uid_uncharge_locked(struct gspace *gsp, kuid_t uid)
+{
+	unsigned long key = __kuid_val(uid), n;
+	void *entry;
+
+	lockdep_assert_held(&gsp->ctx_lock);
+
+	entry = xa_load(&gsp->uid_tenants, key);
+	if (WARN_ON_ONCE(!entry))
+		return;
+	n = xa_to_value(entry);
+	if (n == 1) {
+		xa_erase(&gsp->uid_tenants, key);
+		return;
+	}
+	/* Replaces a present entry: allocates nothing, cannot fail. */
+	WARN_ON_ONCE(xa_is_err(xa_store(&gsp->uid_tenants, key,
+					xa_mk_value(n - 1), GFP_KERNEL)));
+}
+
 static void gsp_ctx_release(struct kref *ref)
 {
 	struct gsp_ctx *ctx = container_of(ref, struct gsp_ctx, ref);
@@ -76,10 +123,16 @@ static int gsp_open(struct inode *inode, struct file *file)
 	struct gspace *gsp = gsp_drv;
 	struct gsp_device *gdev = &gsp->dev[0];
 	struct gsp_ctx *ctx;
+	int ret;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
+	/* The opener's, as the file keeps them; counted until release. */
+	ctx->uid = file->f_cred->euid;
+	ret = gsp_uid_charge(gsp, ctx->uid);
+	if (ret)
+		goto err_free_ctx;
 	kref_init(&ctx->ref);
 	mutex_init(&ctx->lock);
 	xa_init_flags(&ctx->jobs, XA_FLAGS_ALLOC1);
@@ -102,6 +155,10 @@ static int gsp_open(struct inode *inode, struct file *file)
 
 	file->private_data = ctx;
 	return 0;
+
+err_free_ctx:
+	kfree(ctx);
+	return ret;
 }
 
 /* The tenant is gone: nothing of it may stall anyone else. */
@@ -112,6 +169,7 @@ static int gsp_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&gsp->ctx_lock);
 	list_del(&ctx->node);
+	gsp_uid_uncharge_locked(gsp, ctx->uid);
 	mutex_unlock(&gsp->ctx_lock);
 
 	mutex_lock(&ctx->lock);
@@ -177,11 +235,16 @@ static int __init gsp_init(void)
 	init_rwsem(&gsp->cfg_rwsem);
 	mutex_init(&gsp->ctx_lock);
 	INIT_LIST_HEAD(&gsp->contexts);
+	xa_init(&gsp->uid_tenants);
 	gsp_params_default(&gsp->params);
 	gsp->watchdog_ns = gsp_knob_default_scaled(GSP_KNOB_watchdog_ms);
 	gsp->nr_sim = sim_devices;
 	gsp->nr_lease = lease_devices;
 	gsp->lc_gid = INVALID_GID;
+	gsp->max_jobs = gsp_knobs[GSP_KNOB_tenant_max_jobs].def;
+	gsp->max_fences = gsp_knobs[GSP_KNOB_tenant_max_fences].def;
+	gsp->max_waits = gsp_knobs[GSP_KNOB_tenant_max_waits].def;
+	gsp->max_uid_tenants = gsp_knobs[GSP_KNOB_uid_max_tenants].def;
 	ret = gsp_board_init(gsp);
 	if (ret)
 		goto err_free_gsp;
@@ -230,7 +293,8 @@ static void __exit gsp_exit(void)
 	for (i = 0; i < GSP_MAX_DEVICES; i++)
 		gsp_device_fini(&gsp->dev[i]);
 	WARN_ON(atomic_read(&gsp->nr_ctx) || atomic_read(&gsp->nr_jobs) ||
-		atomic_read(&gsp->nr_fences));
+		atomic_read(&gsp->nr_fences) || !xa_empty(&gsp->uid_tenants));
+	xa_destroy(&gsp->uid_tenants);
 	gsp_drv = NULL;
 	gsp_board_fini(gsp);
 	kfree(gsp);

@@ -27,8 +27,6 @@
 
 /* Devices are preallocated; sim_devices + lease_devices says how many exist. */
 #define GSP_MAX_DEVICES		16
-/* Live (not yet reaped) jobs per tenant: bounds what one fd can pin. */
-#define GSP_CTX_MAX_JOBS	16384
 
 enum gsp_backend {
 	GSP_BACKEND_SIM,	/* hrtimer runs each job for its cost hint */
@@ -116,8 +114,15 @@ struct gsp_device {
  * @nr_sim: sim devices, numbered first. Protected by @cfg_rwsem.
  * @nr_lease: lease devices, numbered after them. Protected by @cfg_rwsem.
  * @lc_gid: group allowed to become LC, or INVALID_GID. Protected by @cfg_rwsem.
- * @ctx_lock: protects @contexts
+ * @max_jobs: knob tenant_max_jobs. Written under @cfg_rwsem (write) with
+ *	WRITE_ONCE(); read with READ_ONCE(), as every limit below.
+ * @max_fences: knob tenant_max_fences
+ * @max_waits: knob tenant_max_waits
+ * @max_uid_tenants: knob uid_max_tenants
+ * @ctx_lock: protects @contexts and @uid_tenants
  * @contexts: every open tenant, for debugfs
+ * @uid_tenants: __kuid_val() -> xa_mk_value(open tenants of that uid), an
+ *	entry only while the count is not 0. Protected by @ctx_lock.
  * @nr_ctx: live tenant objects, for leak checks
  * @nr_jobs: live job objects
  * @nr_fences: live fence objects, which may outlive their job and file
@@ -147,8 +152,13 @@ struct gspace {
 	u32 nr_sim;
 	u32 nr_lease;
 	kgid_t lc_gid;
+	u32 max_jobs;
+	u32 max_fences;
+	u32 max_waits;
+	u32 max_uid_tenants;
 	struct mutex ctx_lock;
 	struct list_head contexts;
+	struct xarray uid_tenants;
 	atomic_t nr_ctx;
 	atomic_t nr_jobs;
 	atomic_t nr_fences;
@@ -185,6 +195,14 @@ extern struct gspace *gsp_drv;
  * @ent: the tenant in @gdev's scheduler. Protected by &gsp_device.lock.
  * @jobs: handle -> struct gsp_kjob, holding one reference each
  * @next_handle: cursor of the cyclic handle allocator; under @jobs' lock
+ * @nr_held: jobs published in @jobs and not yet reaped, against
+ *	tenant_max_jobs. Atomic: SUBMIT adds under @lock, reaping takes
+ *	under @jobs' lock.
+ * @nr_fences: fences held for the tenant, against tenant_max_fences: an
+ *	out-fence until its job ends, an in-fence until it signals or its
+ *	callback is removed. Atomic: fence callbacks drop theirs under a
+ *	foreign fence's lock, where no gspace lock may be taken.
+ * @nr_waits: WAITs of the tenant asleep, against tenant_max_waits. Atomic.
  * @last: the last job submitted, for GSPACE_SUBMIT_CHAIN, with a reference
  *	on its fence. Protected by @lock.
  * @wq: woken whenever one of this tenant's jobs changes state
@@ -193,6 +211,8 @@ extern struct gspace *gsp_drv;
  *	&gsp_device.lock.
  * @node: in &gspace.contexts
  * @pid: opener, for debugfs
+ * @uid: opener's effective uid, counted in &gspace.uid_tenants from open
+ *	to release. Fixed.
  */
 struct gsp_ctx {
 	struct kref ref;
@@ -205,21 +225,34 @@ struct gsp_ctx {
 	struct gsp_entity ent;
 	struct xarray jobs;
 	u32 next_handle;
+	atomic_t nr_held;
+	atomic_t nr_fences;
+	atomic_t nr_waits;
 	struct dma_fence *last;
 	wait_queue_head_t wq;
 	bool hung;
 	struct gsp_tenant_acct acct;
 	struct list_head node;
 	pid_t pid;
+	kuid_t uid;
 };
 
 /* Dependencies: one per in-fence, one for the chained predecessor. */
 #define GSP_JOB_MAX_DEPS	2
 
+/**
+ * struct gsp_dep - a dependency of a job
+ * @job: the job that waits
+ * @fence: what it waits for; the dependency holds a reference
+ * @cb: on @fence until it signals or the tenant goes
+ * @charged: an in-fence, counted in &gsp_ctx.nr_fences until @cb runs or
+ *	is removed. Fixed before @cb is added.
+ */
 struct gsp_dep {
 	struct gsp_kjob *job;
 	struct dma_fence *fence;
 	struct dma_fence_cb cb;
+	bool charged;
 };
 
 /**
@@ -230,6 +263,9 @@ struct gsp_dep {
  * @gdev: device, fixed at submit
  * @fence: ends when the job ends; the job holds a reference
  * @handle: index in &gsp_ctx.jobs
+ * @out_fence: SUBMIT made a sync_file of @fence: counted in
+ *	&gsp_ctx.nr_fences until the job ends. Written before the job is
+ *	published, read under &gsp_device.lock.
  * @state: GSP_AJOB_*. Written under &gsp_device.lock; waiters read it with
  *	smp_load_acquire(), which makes @acct's results visible once DONE.
  * @acct: what the core keeps of the job (LC target, times, status, GPU
@@ -247,6 +283,7 @@ struct gsp_kjob {
 	struct gsp_device *gdev;
 	struct dma_fence *fence;
 	u32 handle;
+	bool out_fence;
 	enum gsp_ajob_state state;
 	struct gsp_job_acct acct;
 	atomic_t pending;

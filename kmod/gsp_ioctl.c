@@ -136,7 +136,8 @@ static bool gsp_kjob_wait_done(struct gsp_kjob *job, u32 flags)
 /*
  * gsp_ioctl_wait (GSPACE_IOCTL_WAIT): sleep until the job ends (or runs,
  * with GSPACE_WAIT_GRANTED) or the absolute deadline passes (ETIME).
- * Interruptible; the absolute deadline makes the restart exact.
+ * Interruptible; the absolute deadline makes the restart exact. EAGAIN
+ * when the tenant has tenant_max_waits WAITs asleep already.
  */
 static int gsp_ioctl_wait(struct gsp_ctx *ctx, void *cmd,
 			  const struct gsp_ucmd *ucmd)
@@ -154,14 +155,21 @@ static int gsp_ioctl_wait(struct gsp_ctx *ctx, void *cmd,
 		return -ENOENT;
 
 	left = (s64)(args->deadline_ns - ktime_get_ns());
-	if (gsp_kjob_wait_done(job, args->flags))
+	if (gsp_kjob_wait_done(job, args->flags)) {
 		ret = 0;
-	else if (!args->deadline_ns || left <= 0)
+	} else if (!args->deadline_ns || left <= 0) {
 		ret = -ETIME;
-	else
+	} else if (atomic_inc_return(&ctx->nr_waits) >
+		   READ_ONCE(gsp_drv->max_waits)) {
+		/* tenant_max_waits: parked WAITs, not answered at once. */
+		atomic_dec(&ctx->nr_waits);
+		ret = -EAGAIN;
+	} else {
 		ret = wait_event_interruptible_hrtimeout(ctx->wq,
 							 gsp_kjob_wait_done(job, args->flags),
 							 ns_to_ktime(left));
+		atomic_dec(&ctx->nr_waits);
+	}
 	if (ret)
 		goto out_put_job;
 

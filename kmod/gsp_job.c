@@ -141,6 +141,8 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 	}
 	if (job->acct.lc)
 		gsp_board_lc_jobs_locked(gdev, -1);
+	if (job->out_fence)
+		atomic_dec(&ctx->nr_fences);
 
 	/* Publishes status and times to lockless waiters. */
 	smp_store_release(&job->state, GSP_AJOB_DONE);
@@ -214,6 +216,8 @@ static void gsp_dep_signalled(struct gsp_dep *dep)
 	struct gsp_kjob *job = dep->job;
 	int err = dep->fence->error;
 
+	if (dep->charged)
+		atomic_dec(&job->ctx->nr_fences);
 	if (err)
 		cmpxchg(&job->dep_error, 0, err);
 	if (atomic_dec_and_test(&job->pending)) {
@@ -231,14 +235,20 @@ static void gsp_dep_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 	gsp_dep_signalled(container_of(cb, struct gsp_dep, cb));
 }
 
-/* Takes over the caller's reference on @fence. */
+/*
+ * Takes over the caller's reference on @fence. A @charged dependency (an
+ * in-fence) counts against the tenant's fences until it signals.
+ */
 static void gsp_job_add_dep(struct gsp_kjob *job, int slot,
-			    struct dma_fence *fence)
+			    struct dma_fence *fence, bool charged)
 {
 	struct gsp_dep *dep = &job->deps[slot];
 
 	dep->job = job;
 	dep->fence = fence;
+	dep->charged = charged;
+	if (charged)
+		atomic_inc(&job->ctx->nr_fences);
 	atomic_inc(&job->pending);
 	kref_get(&job->ref);
 	if (dma_fence_add_callback(fence, &dep->cb, gsp_dep_cb))
@@ -263,8 +273,8 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 	struct sync_file *sync = NULL;
 	struct gsp_device *gdev;
 	struct gsp_kjob *job;
+	u32 handle, fences;
 	bool hung;
-	u32 handle, live;
 	int fd = -1;
 	int ret;
 
@@ -286,14 +296,25 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 	}
 	spin_lock_bh(&gdev->lock);
 	hung = ctx->hung;
-	live = ctx->acct.nr_live;
 	spin_unlock_bh(&gdev->lock);
 	if (hung) {
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	if (live >= GSP_CTX_MAX_JOBS) {
+	/*
+	 * The tenant's limits (Documentation/kmod.rst, "Limits"). Ended jobs
+	 * count until reaped; an in-fence already signalled costs nothing.
+	 * Under @ctx->lock the counts only fall meanwhile.
+	 */
+	if (atomic_read(&ctx->nr_held) >= READ_ONCE(gsp->max_jobs)) {
 		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	fences = !!(args->flags & GSPACE_SUBMIT_FENCE_OUT) +
+		 (in_fence && !dma_fence_is_signaled(in_fence));
+	if (atomic_read(&ctx->nr_fences) + fences >
+	    READ_ONCE(gsp->max_fences)) {
+		ret = -EMFILE;
 		goto out_unlock;
 	}
 
@@ -330,8 +351,11 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 	}
 
 	/* Nothing can fail after this point: publish the job. */
-	if (sync)
+	if (sync) {
 		fd_install(fd, sync->file);
+		job->out_fence = true;
+		atomic_inc(&ctx->nr_fences);
+	}
 
 	atomic_set(&job->pending, 1);
 	spin_lock_bh(&gdev->lock);
@@ -341,12 +365,13 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 	spin_unlock_bh(&gdev->lock);
 
 	kref_get(&job->ref);	/* the table's, taken over by the store */
+	atomic_inc(&ctx->nr_held);
 	xa_store(&ctx->jobs, handle, job, GFP_KERNEL);
 
 	if (in_fence)
-		gsp_job_add_dep(job, 0, in_fence);
+		gsp_job_add_dep(job, 0, in_fence, true);
 	if ((args->flags & GSPACE_SUBMIT_CHAIN) && ctx->last)
-		gsp_job_add_dep(job, 1, dma_fence_get(ctx->last));
+		gsp_job_add_dep(job, 1, dma_fence_get(ctx->last), false);
 	if (ctx->last)
 		dma_fence_put(ctx->last);
 	ctx->last = dma_fence_get(job->fence);
@@ -408,8 +433,10 @@ bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job)
 		reaped = true;
 	}
 	xa_unlock(&ctx->jobs);
-	if (reaped)
+	if (reaped) {
+		atomic_dec(&ctx->nr_held);
 		gsp_job_put(job);
+	}
 	return reaped;
 }
 
@@ -455,10 +482,14 @@ void gsp_ctx_cancel_all(struct gsp_ctx *ctx)
 			struct gsp_dep *dep = &job->deps[i];
 
 			if (dep->fence &&
-			    dma_fence_remove_callback(dep->fence, &dep->cb))
+			    dma_fence_remove_callback(dep->fence, &dep->cb)) {
+				if (dep->charged)
+					atomic_dec(&ctx->nr_fences);
 				gsp_job_put(job);
+			}
 		}
 		xa_erase(&ctx->jobs, idx);
+		atomic_dec(&ctx->nr_held);
 		gsp_job_put(job);
 	}
 	if (ctx->last) {

@@ -73,6 +73,26 @@ static u64 *gsp_board_knob(struct gspace *gsp, enum gsp_knob_id id)
 }
 
 /*
+ * The tenants' limits (Documentation/kmod.rst, "Limits"), read locklessly
+ * where they are enforced; NULL for any other knob.
+ */
+static u32 *gsp_limit_knob(struct gspace *gsp, enum gsp_knob_id id)
+{
+	switch (id) {
+	case GSP_KNOB_tenant_max_jobs:
+		return &gsp->max_jobs;
+	case GSP_KNOB_tenant_max_fences:
+		return &gsp->max_fences;
+	case GSP_KNOB_tenant_max_waits:
+		return &gsp->max_waits;
+	case GSP_KNOB_uid_max_tenants:
+		return &gsp->max_uid_tenants;
+	default:
+		return NULL;
+	}
+}
+
+/*
  * Device counts renumber the lease devices, so they only change while no
  * job exists at all (EBUSY otherwise).
  */
@@ -113,10 +133,15 @@ static void gsp_knob_get(struct gspace *gsp, enum gsp_knob_id id,
 			 struct gsp_knob_val *v)
 {
 	u64 *field = gsp_board_knob(gsp, id);
+	u32 *limit = gsp_limit_knob(gsp, id);
 	kgid_t gid;
 
 	if (field) {
 		v->u = div64_u64(READ_ONCE(*field), gsp_knobs[id].scale);
+		return;
+	}
+	if (limit) {
+		v->u = READ_ONCE(*limit);
 		return;
 	}
 	down_read(&gsp->cfg_rwsem);
@@ -161,6 +186,7 @@ static int gsp_knob_set(struct gspace *gsp, enum gsp_knob_id id,
 			const struct gsp_knob_val *v)
 {
 	u64 *field = gsp_board_knob(gsp, id);
+	u32 *limit = gsp_limit_knob(gsp, id);
 	kgid_t gid = INVALID_GID;
 
 	if (gsp_knob_is_param(id))
@@ -177,6 +203,9 @@ static int gsp_knob_set(struct gspace *gsp, enum gsp_knob_id id,
 	down_write(&gsp->cfg_rwsem);
 	if (field)
 		WRITE_ONCE(*field, v->u * gsp_knobs[id].scale);
+	/* A lower limit takes nothing back: it refuses what comes next. */
+	if (limit)
+		WRITE_ONCE(*limit, v->u);
 	switch (id) {
 	case GSP_KNOB_watchdog_ms:
 		WRITE_ONCE(gsp->watchdog_ns, v->u * gsp_knobs[id].scale);

@@ -43,4 +43,15 @@ GSP_KNOB(protect, GSP_KNOB_PROTECT, "", 1, 0, GSPACE_PROTECT_COUNT - 1,
 GSP_KNOB(predict_lead_us, GSP_KNOB_UINT, "us", 1000, 1, 100000, 500,
 	 "board: a predictive LC tenant reserves this long before its forecast work")
 
+GSP_KNOB(tenant_max_jobs, GSP_KNOB_UINT, "jobs", 1, 1, GSP_TENANT_MAX_JOBS,
+	 GSP_TENANT_MAX_JOBS,
+	 "limit: jobs a tenant holds, from SUBMIT until WAIT or COMPLETE reaps them, ended or not; past it SUBMIT fails with ENOSPC")
+GSP_KNOB(tenant_max_fences, GSP_KNOB_UINT, "fences", 1, 0, GSP_LIMIT_MAX,
+	 256,
+	 "limit: fences the arbiter holds for a tenant, out- and in-fences, each until it signals; past it SUBMIT fails with EMFILE")
+GSP_KNOB(tenant_max_waits, GSP_KNOB_UINT, "waits", 1, 0, GSP_LIMIT_MAX, 1024,
+	 "limit: WAITs a tenant has parked (blocked, not answered at once); past it WAIT fails with EAGAIN")
+GSP_KNOB(uid_max_tenants, GSP_KNOB_UINT, "tenants", 1, 1, GSP_LIMIT_MAX, 256,
+	 "limit: tenants one uid holds (CAP_SYS_ADMIN, and gspaced's admins, exempt); past it a new tenant is refused with EUSERS")
+
 #undef GSP_KNOB

@@ -16,6 +16,14 @@
 #include "gsp_core.h"
 #include "gspace.h"
 
+/*
+ * The limits' ceilings (Documentation/kmod.rst and gspaced.rst,
+ * "Limits"): tenant_max_jobs goes up to what one tenant may pin at most;
+ * the other limits up to GSP_LIMIT_MAX.
+ */
+#define GSP_TENANT_MAX_JOBS	16384
+#define GSP_LIMIT_MAX		(1u << 20)
+
 /* How a knob's value is written. */
 enum gsp_knob_type {
 	GSP_KNOB_UINT,		/* a number, min..max, in unit */
