@@ -57,7 +57,8 @@ $(LIBGSP_SO): $(call objs,pic,$(LIBGSP_SRCS)) $(LIBGSP_MAP)
 # gspctl is built from libgsp's objects, not against libgsp.so: it needs
 # the daemon's control requests (gspd_ctl_*), which the library hides.
 GSPCTL_SRCS := libgsp/tools/gspctl.c libgsp/tools/gspctl_status.c \
-	libgsp/tools/gspctl_metrics.c libgsp/tools/gspctl_mps.c
+	libgsp/tools/gspctl_json.c libgsp/tools/gspctl_metrics.c \
+	libgsp/tools/gspctl_mps.c
 $(GSPCTL): $(call objs,plain,$(GSPCTL_SRCS) $(LIBGSP_SRCS) $(GSPCTL_CORE) \
 		$(GSPCTL_ADMIT))
 	$(CC) -pthread -o $@ $^ -lm

@@ -50,7 +50,8 @@ static const char usage_text[] =
 "       gspctl --version | --help\n"
 "\n"
 "commands:\n"
-"  status                          arbiter, ABI, devices, knobs, tenants\n"
+"  status [--json]                 arbiter, ABI, devices, knobs, tenants\n"
+"                                  (--json: one JSON object, for scripts)\n"
 "  metrics [--textfile PATH]      the same in Prometheus' text format, on\n"
 "                                  stdout or written whole to PATH (for\n"
 "                                  node_exporter's textfile collector)\n"
@@ -519,7 +520,10 @@ int main(int argc, char **argv)
 		if (!knob_find(argv[1]))
 			knob_error("unknown knob '%s'", argv[1]);
 		knob_check(knob_find(argv[1]), argv[2]);
-	} else if (!strcmp(cmd, "status") || !strcmp(cmd, "knobs")) {
+	} else if (!strcmp(cmd, "status")) {
+		if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json")))
+			usage_error("status takes no argument but --json");
+	} else if (!strcmp(cmd, "knobs")) {
 		if (argc != 1)
 			usage_error("%s takes no argument", cmd);
 	} else if (!strcmp(cmd, "metrics")) {
@@ -554,7 +558,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "set"))
 		ret = cmd_set(&t, argv[1], argv[2]);
 	else if (!strcmp(cmd, "status"))
-		ret = cmd_status(&t);
+		ret = argc == 2 ? cmd_status_json(&t) : cmd_status(&t);
 	else if (!strcmp(cmd, "metrics"))
 		ret = cmd_metrics(&t, argc == 3 ? argv[2] : NULL);
 	else

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gspctl's parts (gspctl.c: the commands, the knobs and the target;
- * gspctl_status.c: status and top; gspctl_metrics.c: metrics;
+ * gspctl_status.c: status and top; gspctl_json.c: status --json;
+ * gspctl_metrics.c: metrics;
  * gspctl_mps.c: mps): what they share.
  */
 #ifndef GSPCTL_H
@@ -44,6 +45,10 @@ struct table {
 	uint64_t when_ns;
 };
 
+/* GSPACE_FEAT_* bits by name, bit 0 first. */
+#define GSPCTL_FEATURES	14
+extern const char *const gspctl_features[GSPCTL_FEATURES];
+
 static inline uint64_t gpu_total(const struct tenant *t)
 {
 	return t->gpu[0] + t->gpu[1] + t->gpu[2];
@@ -77,6 +82,7 @@ bool kernel_loaded(void);
 int read_tenants(struct target *t, struct table *tab, char *buf);
 
 int cmd_status(struct target *t);
+int cmd_status_json(struct target *t);
 int cmd_metrics(struct target *t, const char *textfile);
 int cmd_top(struct target *t, unsigned int interval_ms, unsigned long count);
 int cmd_mps(const char *what);

@@ -182,21 +182,22 @@ static void print_tenants(const struct table *tab)
 	}
 }
 
+const char *const gspctl_features[GSPCTL_FEATURES] = {
+	"sim", "lease", "sync_file", "fifo", "credit", "band",
+	"lc_priority", "reorder", "board", "partition", "lease_progress",
+	"protect", "preempt", "part_auto",
+};
+
 /* The feature bits by name; a bit gspctl has no name for as bitN. */
 static void print_features(uint64_t f)
 {
-	static const char *const names[] = {
-		"sim", "lease", "sync_file", "fifo", "credit", "band",
-		"lc_priority", "reorder", "board", "partition", "lease_progress",
-		"protect", "preempt", "part_auto",
-	};
 	size_t i;
 
 	for (i = 0; i < 64; i++) {
 		if (!(f & (1ull << i)))
 			continue;
-		if (i < sizeof(names) / sizeof(names[0]) && names[i])
-			printf(" %s", names[i]);
+		if (i < GSPCTL_FEATURES)
+			printf(" %s", gspctl_features[i]);
 		else
 			printf(" bit%zu", i);
 	}

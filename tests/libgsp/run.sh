@@ -98,7 +98,8 @@ $GSPCTL --arbiter Kernel status|--arbiter takes kernel, daemon or auto
 GSP_ARBITER=bogus $GSPCTL status|GSP_ARBITER must be kernel, daemon or auto
 $GSPCTL --frob status|unknown option '--frob'
 $GSPCTL --socket= status|--socket needs a path
-$GSPCTL status extra|status takes no argument
+$GSPCTL status extra|status takes no argument but --json
+$GSPCTL status --json extra|status takes no argument but --json
 $GSPCTL metrics extra|metrics takes no argument or --textfile PATH
 $GSPCTL metrics --textfile|metrics takes no argument or --textfile PATH
 $GSPCTL get|get takes one knob name
@@ -350,6 +351,26 @@ rc=$?
 check "$([ $rc = 1 ] && grep -q '^gspace_up{arbiter="daemon"} 0$' "$tmp/prom/gspace.prom" &&
 	 grep -q 'did not answer' "$tmp/err"; echo $?)" \
 	"gspctl metrics --textfile with no arbiter: exit 1, the file says gspace_up 0 ($rc)"
+"$GSPCTL" status --json >"$tmp/json" 2>"$tmp/err"
+rc=$?
+"$PY" - "$tmp/json" <<'PYEOF'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+    me = [t for t in j['tenants'] if t['self']]
+    ok = (j['arbiter'] == 'daemon' and j['devices'] == 2 and
+          'partition' in j['features'] and j['knobs'].get('partition') == '8,2' and
+          [(d['dev'], d['n'], d['k'], d['auto']) for d in j['partition']] ==
+          [(0, 8, 2, False), (1, 8, 2, False)] and
+          len(me) == 1 and me[0]['queued'] == 0 and me[0]['hung'] is False and
+          set(me[0]['gpu_ns']) == {'compute', 'h2d', 'd2h'})
+except Exception as e:
+    ok, j = False, e
+print(('ok' if ok else 'not ok') +
+      ' - gspctl status --json: valid JSON; daemon, 2 devices at 8,2, the knobs, its own tenant'
+      + ('' if ok else ' (%s)' % str(j)[:200]))
+PYEOF
+check "$([ $rc = 0 ] && [ "$(wc -l <"$tmp/json")" = 1 ]; echo $?)" "gspctl status --json: one line, exit 0 ($rc)"
 "$GSPCTL" set partition 0,0 2>"$tmp/err" &&
 	[ "$("$GSPCTL" get partition)" = 0,0 ]
 check $? "gspctl set partition 0,0: off"
