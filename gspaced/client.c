@@ -68,14 +68,13 @@ static int peer_groups(int fd, gid_t **out)
 }
 
 /* Does the peer's uid, gid or a supplementary group match the lists? */
-static bool peer_matches(const struct gd_tenant *t,
-			 const struct gd_idlist *groups,
-			 const struct gd_idlist *uids,
-			 const gid_t *supp, int nsupp)
+static bool peer_matches(uid_t uid, gid_t gid, const struct gd_idlist *groups,
+			 const struct gd_idlist *uids, const gid_t *supp,
+			 int nsupp)
 {
 	int i;
 
-	if (idlist_has(uids, t->uid) || idlist_has(groups, t->gid))
+	if (idlist_has(uids, uid) || idlist_has(groups, gid))
 		return true;
 	for (i = 0; i < nsupp; i++)
 		if (idlist_has(groups, supp[i]))
@@ -120,6 +119,81 @@ static void accept_refuse(int err)
 	}
 }
 
+/* The tenants of @uid: its entry's link, NULL at the end if it has none. */
+static struct gd_uid **uid_slot(uid_t uid)
+{
+	struct gd_uid **pp = &gd_state.uids[uid % GD_UID_BUCKETS];
+
+	while (*pp && (*pp)->uid != uid)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static uint32_t uid_tenants(uid_t uid)
+{
+	struct gd_uid *u = *uid_slot(uid);
+
+	return u ? u->n : 0;
+}
+
+/* One more tenant of @uid: 0 or -ENOMEM. */
+static int uid_charge(uid_t uid)
+{
+	struct gd_uid **pp = uid_slot(uid);
+
+	if (!*pp) {
+		*pp = calloc(1, sizeof(**pp));
+		if (!*pp)
+			return -ENOMEM;
+		(*pp)->uid = uid;
+	}
+	(*pp)->n++;
+	return 0;
+}
+
+/* A tenant of @uid is gone; the entry goes with the last. */
+static void uid_uncharge(uid_t uid)
+{
+	struct gd_uid **pp = uid_slot(uid), *u = *pp;
+
+	if (!u) {
+		gd_log(GD_LOG_ERR, "uid %u: no tenant counted\n",
+		       (unsigned int)uid);
+		return;
+	}
+	if (--u->n)
+		return;
+	*pp = u->next;
+	free(u);
+}
+
+/*
+ * A connection that may not become a tenant: one message, seq 0 (no
+ * request has it) and status -@err, then the close (gspd_proto.h). The
+ * client library answers its requests with @err. One log line a second
+ * at most, as at the fd limit.
+ */
+static void refuse(int fd, uid_t uid, int err)
+{
+	struct gspd_msg h = {
+		.magic = GSPD_MAGIC, .version = GSPD_VERSION,
+		.status = -err,
+	};
+	uint64_t now = gd_now();
+
+	send(fd, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+	gd_state.nr_uid_refused++;
+	if (now - gd_state.uid_refused_log_ns >= GD_REFUSED_LOG_NS) {
+		gd_log(GD_LOG_INFO, "uid %u: %s: %llu connections refused since the last such line (uid_max_tenants %u)\n",
+		       (unsigned int)uid, strerror(err),
+		       (unsigned long long)gd_state.nr_uid_refused,
+		       gd_state.cfg.max_uid_tenants);
+		gd_state.uid_refused_log_ns = now;
+		gd_state.nr_uid_refused = 0;
+	}
+}
+
 uint64_t gd_client_listen_resume(uint64_t now)
 {
 	if (!gd_state.listen_resume_ns)
@@ -138,6 +212,7 @@ void gd_client_accept(void)
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 	gid_t *supp;
+	bool admin;
 	int fd, nsupp;
 
 	fd = accept4(gd_state.listen_fd, NULL, NULL,
@@ -156,8 +231,24 @@ void gd_client_accept(void)
 		close(fd);
 		return;
 	}
+	/*
+	 * Rights come from the connection alone, never from the process
+	 * that @cr.pid names now (it may have exited, its pid reused): the
+	 * credentials the kernel took at connect(), kept for life.
+	 */
+	nsupp = peer_groups(fd, &supp);
+	admin = cr.uid == 0 || cr.uid == gd_state.self_uid ||
+		peer_matches(cr.uid, cr.gid, &gd_state.cfg.admin_groups,
+			     &gd_state.cfg.admin_uids, supp, nsupp);
+	/* uid_max_tenants: admins, as root in the module, are exempt. */
+	if (!admin && uid_tenants(cr.uid) >= gd_state.cfg.max_uid_tenants) {
+		free(supp);
+		refuse(fd, cr.uid, EUSERS);
+		return;
+	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
+		free(supp);
 		close(fd);
 		return;
 	}
@@ -167,25 +258,24 @@ void gd_client_accept(void)
 	t->pid = cr.pid;
 	t->uid = cr.uid;
 	t->gid = cr.gid;
-	/*
-	 * Rights come from the connection alone, never from the process
-	 * that @cr.pid names now (it may have exited, its pid reused): the
-	 * credentials the kernel took at connect(), kept for life.
-	 */
-	nsupp = peer_groups(fd, &supp);
 	t->lc_allowed = cr.uid == 0 ||
-			peer_matches(t, &gd_state.cfg.lc_groups,
+			peer_matches(cr.uid, cr.gid, &gd_state.cfg.lc_groups,
 				     &gd_state.cfg.lc_uids, supp, nsupp);
-	t->admin = cr.uid == 0 || cr.uid == gd_state.self_uid ||
-		   peer_matches(t, &gd_state.cfg.admin_groups,
-				&gd_state.cfg.admin_uids, supp, nsupp);
+	t->admin = admin;
 	free(supp);
 	t->class = GSPACE_CLASS_BE;
 	t->weight = GSPACE_WEIGHT_DEFAULT;
 	t->next_handle = 1;
 	t->lc_slot = -1;
 	gd_tenant_init_sched(t);
+	if (uid_charge(t->uid)) {
+		gd_tenant_cancel_all(t);
+		free(t);
+		refuse(fd, cr.uid, ENOMEM);
+		return;
+	}
 	if (gd_epoll_add(fd, GD_TAG_CLIENT, t)) {
+		uid_uncharge(t->uid);
 		gd_tenant_cancel_all(t);
 		close(fd);
 		free(t);
@@ -517,6 +607,7 @@ void gd_tenant_teardown(struct gd_tenant *t)
 	if (t->next)
 		t->next->prev = t->prev;
 	gd_state.nr_tenants--;
+	uid_uncharge(t->uid);
 	gd_log(GD_LOG_DEBUG, "tenant %u: gone\n", t->id);
 	free(t);
 }

@@ -36,9 +36,10 @@ void gd_config_default(struct gd_config *c)
 	c->protect = gsp_knobs[GSP_KNOB_protect].def;
 	c->search = gsp_knobs[GSP_KNOB_search].def;
 	c->predict_lead_ns = gsp_knob_default_scaled(GSP_KNOB_predict_lead_us);
-	c->max_jobs = GD_TENANT_MAX_JOBS;
-	c->max_fences = GD_TENANT_MAX_FENCES;
-	c->max_waits = GD_TENANT_MAX_WAITS;
+	c->max_jobs = gsp_knobs[GSP_KNOB_tenant_max_jobs].def;
+	c->max_fences = gsp_knobs[GSP_KNOB_tenant_max_fences].def;
+	c->max_waits = gsp_knobs[GSP_KNOB_tenant_max_waits].def;
+	c->max_uid_tenants = gsp_knobs[GSP_KNOB_uid_max_tenants].def;
 }
 
 /* Whether the daemon runs: knobs then act on the schedulers too. */
@@ -82,6 +83,63 @@ static uint64_t *board_knob(enum gsp_knob_id id)
 }
 
 /*
+ * The tenants' limits (gspaced.rst, "Limits"), in gd_state.cfg; NULL for
+ * any other knob. A lower limit takes nothing back: it refuses what comes
+ * next.
+ */
+static uint32_t *limit_knob(enum gsp_knob_id id)
+{
+	switch (id) {
+	case GSP_KNOB_tenant_max_jobs:
+		return &gd_state.cfg.max_jobs;
+	case GSP_KNOB_tenant_max_fences:
+		return &gd_state.cfg.max_fences;
+	case GSP_KNOB_tenant_max_waits:
+		return &gd_state.cfg.max_waits;
+	case GSP_KNOB_uid_max_tenants:
+		return &gd_state.cfg.max_uid_tenants;
+	default:
+		return NULL;
+	}
+}
+
+/* glibc's chunk for a malloc() of @n bytes: a header, 16-byte aligned. */
+static uint64_t malloc_bytes(size_t n)
+{
+	uint64_t c = (n + sizeof(size_t) + 15) & ~(uint64_t)15;
+
+	return c < 32 ? 32 : c;
+}
+
+/*
+ * CTL_GET "limits": the limits and what they bound a tenant's memory in
+ * gspaced to, as the module's debugfs "limits" says it: the tenant and
+ * its uid's entry; per job held its record and its two slots in the
+ * ready list (which doubles); per WAIT parked its record and its two
+ * slots in the deadline heap (which doubles).
+ */
+static void limits_text(char *out, size_t outsz)
+{
+	const struct gd_config *c = &gd_state.cfg;
+	uint64_t tenant = malloc_bytes(sizeof(struct gd_tenant)) +
+			  malloc_bytes(sizeof(struct gd_uid));
+	uint64_t job = malloc_bytes(sizeof(struct gd_job)) +
+		       2 * sizeof(struct gd_job *);
+	uint64_t wait = malloc_bytes(sizeof(struct gd_wait)) +
+			2 * sizeof(struct gd_wait *);
+
+	snprintf(out, outsz,
+		 "tenant_max_jobs %u\ntenant_max_fences %u\ntenant_max_waits %u\n"
+		 "uid_max_tenants %u\ntenant_bytes %llu\njob_bytes %llu\n"
+		 "wait_bytes %llu\ntenant_max_bytes %llu\n",
+		 c->max_jobs, c->max_fences, c->max_waits, c->max_uid_tenants,
+		 (unsigned long long)tenant, (unsigned long long)job,
+		 (unsigned long long)wait,
+		 (unsigned long long)(tenant + c->max_jobs * job +
+				      c->max_waits * wait));
+}
+
+/*
  * The knob @name of the core's table (gsp_knobs.h), which gspaced has
  * unless it is gspace.ko's alone; -ENOENT otherwise.
  */
@@ -99,6 +157,7 @@ int gd_knob_set(const char *name, const char *value)
 {
 	struct gd_config *c = &gd_state.cfg;
 	struct gsp_knob_val v;
+	uint32_t *limit;
 	uint64_t *field;
 	int id = knob_id(name);
 
@@ -106,6 +165,11 @@ int gd_knob_set(const char *name, const char *value)
 		return id;
 	if (gsp_knob_parse(id, value, &v))
 		return -EINVAL;
+	limit = limit_knob(id);
+	if (limit) {
+		*limit = (uint32_t)v.u;
+		return 0;
+	}
 	field = board_knob(id);
 	if (field) {
 		*field = v.u * gsp_knobs[id].scale;
@@ -162,6 +226,7 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 {
 	const struct gd_config *c = &gd_state.cfg;
 	struct gsp_knob_val v = { 0 };
+	const uint32_t *limit;
 	const uint64_t *field;
 	int id;
 
@@ -173,11 +238,18 @@ int gd_knob_get(const char *name, char *out, size_t outsz)
 			 (unsigned long long)gd_state.nr_fences);
 		return 0;
 	}
+	if (!strcmp(name, "limits")) {
+		limits_text(out, outsz);
+		return 0;
+	}
 	id = knob_id(name);
 	if (id < 0)
 		return id;
 	field = board_knob(id);
-	if (field)
+	limit = limit_knob(id);
+	if (limit)
+		v.u = *limit;
+	else if (field)
 		v.u = *field / gsp_knobs[id].scale;
 	else if (gsp_knob_is_param(id))
 		v.u = gsp_knob_param_get(&c->params, id);
@@ -277,44 +349,6 @@ static int id_key(const char *key, char *val, const char *path, int line)
 	return r ? -1 : 0;
 }
 
-/*
- * The tenants' limits: config keys, not knobs (lowering one under what a
- * tenant holds would have nothing to take back). 1 if @key is none.
- */
-static int limit_key(const char *key, const char *val, const char *path,
-		     int line)
-{
-	static const struct {
-		const char *key;
-		size_t off;
-		uint32_t min, max;
-	} keys[] = {
-		{ "tenant_max_jobs", offsetof(struct gd_config, max_jobs),
-		  1, GD_TENANT_MAX_JOBS },
-		{ "tenant_max_fences", offsetof(struct gd_config, max_fences),
-		  0, 1u << 20 },
-		{ "tenant_max_waits", offsetof(struct gd_config, max_waits),
-		  0, 1u << 20 },
-	};
-	uint64_t v;
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(key, keys[i].key))
-			continue;
-		if (!isdigit((unsigned char)*val) || kstrtou64(val, 10, &v) ||
-		    v < keys[i].min || v > keys[i].max) {
-			gd_log(GD_LOG_ERR, "%s:%d: %s = '%s': write a number %u..%u\n",
-			       path, line, key, val, keys[i].min, keys[i].max);
-			return -1;
-		}
-		*(uint32_t *)((char *)&gd_state.cfg + keys[i].off) =
-			(uint32_t)v;
-		return 0;
-	}
-	return 1;
-}
-
 int gd_config_load(const char *path, bool must_exist)
 {
 	char line[1024];
@@ -372,8 +406,6 @@ int gd_config_load(const char *path, bool must_exist)
 		key = trim(s);
 		val = trim(eq + 1);
 		r = id_key(key, val, path, n);
-		if (r == 1)
-			r = limit_key(key, val, path, n);
 		if (r < 0)
 			goto err;
 		if (r == 0)
@@ -385,7 +417,8 @@ int gd_config_load(const char *path, bool must_exist)
 			goto err;
 		}
 		if (r && (!strcmp(key, "protect") || !strcmp(key, "partition") ||
-			  !strcmp(key, "search"))) {
+			  !strcmp(key, "search") ||
+			  limit_knob(gsp_knob_find(key)))) {
 			char what[128];
 
 			gsp_knob_range(gsp_knob_find(key), what, sizeof(what));

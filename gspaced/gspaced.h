@@ -21,16 +21,8 @@
 #include "gspd_proto.h"
 
 #define GD_MAX_DEVICES		GSP_BOARD_MAX_DEVICES
-/* Live jobs per tenant, as GSP_CTX_MAX_JOBS in the module. */
-#define GD_TENANT_MAX_JOBS	16384
-/*
- * Defaults of tenant_max_fences and tenant_max_waits (gspaced.rst,
- * "Limits"): each fence is a descriptor of ours, so with the unit's
- * LimitNOFILE of 65536 about 250 tenants can hold their whole share.
- */
-#define GD_TENANT_MAX_FENCES	256
-#define GD_TENANT_MAX_WAITS	1024
 #define GD_JOB_BUCKETS		256
+#define GD_UID_BUCKETS		256
 #define GD_MAX_GROUPS		64	/* lc_groups, admin_groups, ... */
 
 /* Log levels: -v raises it. */
@@ -62,7 +54,9 @@ struct gd_idlist {
  * @lc_uids, @lc_groups: who may become LC (besides uid 0)
  * @admin_uids, @admin_groups: who may CTL_SET (besides uid 0 and us)
  * @max_jobs, @max_fences, @max_waits: each tenant's limits (jobs held,
- *	fence descriptors held, WAITs parked)
+ *	fence descriptors held, WAITs parked): the knobs tenant_max_*
+ * @max_uid_tenants: tenants one uid may hold, admins exempt: the knob
+ *	uid_max_tenants
  */
 struct gd_config {
 	struct gsp_params params;
@@ -79,6 +73,7 @@ struct gd_config {
 	uint64_t predict_lead_ns;
 	struct gd_idlist lc_uids, lc_groups, admin_uids, admin_groups;
 	uint32_t max_jobs, max_fences, max_waits;
+	uint32_t max_uid_tenants;
 };
 
 void gd_config_default(struct gd_config *c);
@@ -89,7 +84,10 @@ void gd_config_default(struct gd_config *c);
 int gd_config_load(const char *path, bool must_exist);
 /* From now on knobs act on the running schedulers. */
 void gd_config_set_live(void);
-/* Sets one knob by name: 0, -ENOENT (no such knob), -EINVAL, -EBUSY. */
+/*
+ * Sets one knob by name: 0, -ENOENT (no such knob), -EINVAL, -EBUSY. The
+ * limits' knobs (tenant_max_*, uid_max_tenants) among them.
+ */
 int gd_knob_set(const char *name, const char *value);
 /* The knob's value as text: 0 or -ENOENT. */
 int gd_knob_get(const char *name, char *out, size_t outsz);
@@ -201,6 +199,13 @@ struct gd_tenant {
 	struct gd_tenant *prev, *next;
 };
 
+/* The tenants of one uid, for uid_max_tenants; freed at 0. */
+struct gd_uid {
+	uid_t uid;
+	uint32_t n;
+	struct gd_uid *next;
+};
+
 /**
  * struct gd - the daemon's state. One instance, gd_state: a single-threaded
  * event loop has one of everything, and every callback reaches it.
@@ -220,6 +225,10 @@ struct gd {
 	uint32_t next_tenant_id;
 	struct gd_tenant *tenants;
 	uint32_t nr_tenants;
+	/* Tenants per uid, every tenant counted (admins too). */
+	struct gd_uid *uids[GD_UID_BUCKETS];
+	uint64_t nr_uid_refused;	/* refused at uid_max_tenants, unlogged */
+	uint64_t uid_refused_log_ns;	/* when that was last logged */
 	uint64_t nr_jobs;	/* live job objects, all tenants */
 	uint64_t nr_fences;	/* out-fence eventfds not yet signalled */
 	struct gd_dev dev[GD_MAX_DEVICES];

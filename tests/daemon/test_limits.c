@@ -4,7 +4,8 @@
  * (daemon_harness.h): at the fd limit a client gspaced cannot take is
  * closed, not left hanging while the loop spins; the tenants' limits on
  * jobs, fences and parked WAITs, and WAITs that park and expire in a log
- * each; a tenants table too long for its reply says so.
+ * each; a tenants table too long for its reply says so; a uid's tenants
+ * past uid_max_tenants are refused with EUSERS.
  */
 #define _GNU_SOURCE
 #include "daemon_harness.h"
@@ -406,10 +407,194 @@ static void test_tenants_cut(void)
 	daemon_stop(&d, "tenants");
 }
 
+/*
+ * A raw connection's first round trip (CTL_GET objects): 1 answered, or
+ * the -errno of gspaced's refusal (a message of seq 0, then the close;
+ * the kernel may report ECONNRESET before it), or 0 for anything else.
+ */
+static int first_trip(int fd)
+{
+	struct timeval tv = { 5, 0 };
+	struct {
+		struct gspd_msg h;
+		char name[8];
+	} m = { { .magic = GSPD_MAGIC, .version = GSPD_VERSION,
+		  .op = GSPD_OP_CTL_GET, .seq = 1, .len = 8 }, "objects" };
+	struct gspd_msg h;
+	char buf[512];
+	ssize_t n;
+	int i;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	send(fd, &m, sizeof(m), MSG_NOSIGNAL);
+	for (i = 0; i < 2; i++) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0 && errno == ECONNRESET)
+			continue;
+		if (n < (ssize_t)sizeof(h))
+			return 0;
+		memcpy(&h, buf, sizeof(h));
+		if (h.magic != GSPD_MAGIC || (size_t)n != sizeof(h) + h.len)
+			return 0;
+		if (!h.seq && h.status < 0 && !h.len)
+			return h.status;
+		return h.seq == 1 && !h.status ? 1 : 0;
+	}
+	return 0;
+}
+
+/*
+ * In a child that becomes @uid: @n connections served, then one refused
+ * with EUSERS, then (if @hold) says so on @wfd and waits to be killed.
+ * 0, or the step that failed.
+ */
+static int uid_child(const char *sock, uid_t uid, int n, int hold, int wfd)
+{
+	int fds[16], i, r;
+
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return 2;
+	for (i = 0; i < n; i++) {
+		fds[i] = raw_connect(sock);
+		if (fds[i] < 0 || first_trip(fds[i]) != 1)
+			return 3;
+	}
+	r = raw_connect(sock);
+	if (r < 0 || first_trip(r) != -EUSERS)
+		return 4;
+	close(r);
+	if (!hold)
+		return 0;
+	if (write(wfd, "r", 1) != 1)
+		return 5;
+	for (;;)
+		pause();
+}
+
+static int child_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * uid_max_tenants, from the config file and by CTL_SET: a uid's tenant
+ * past it gets gspaced's refusal (EUSERS) and the close, without a log
+ * line each; a SIGKILLed holder's slots come back; root is exempt; a
+ * uid not an admin cannot raise it, and a bad value is refused.
+ */
+static void test_uid_tenants(void)
+{
+	static const char conf[] = "sim_devices = 1\nlease_devices = 0\n"
+				   "uid_max_tenants = 2\n";
+	static const char bad[] = "uid_max_tenants = 0\n";
+	struct gspd_conn *c = NULL;
+	int p[2], st, i, r, fds[5], lines;
+	char buf[64], cmd[512];
+	struct daemon d;
+	pid_t a, b;
+
+	if (geteuid() != 0) {
+		tap_ok(1, "uid_max_tenants # SKIP needs root to become uid 4242");
+		return;
+	}
+	if (!daemon_start(&d, "uids", conf, 0)) {
+		tap_ok(0, "uids: gspaced starts with uid_max_tenants = 2");
+		return;
+	}
+	b = fork();
+	if (!b)
+		_exit(uid_child(d.sock, 4242, 2, 0, -1));
+	st = child_status(b);
+	tap_ok(st == 0, "uid_max_tenants 2: a uid's 3rd tenant is refused with EUSERS (step %d)",
+	       st);
+	if (pipe(p) == 0) {
+		a = fork();
+		if (!a) {
+			close(p[0]);
+			_exit(uid_child(d.sock, 4242, 2, 1, p[1]));
+		}
+		close(p[1]);
+		r = read(p[0], buf, 1) == 1;
+		close(p[0]);
+		b = fork();
+		if (!b)
+			_exit(uid_child(d.sock, 4243, 2, 0, -1));
+		st = child_status(b);
+		tap_ok(r && st == 0, "another uid is not held to the first's (step %d)",
+		       st);
+		kill(a, SIGKILL);
+		child_status(a);
+		for (i = 0, st = -1; i < 100 && st; i++) {
+			if (i)
+				sleep_ms(20);
+			b = fork();
+			if (!b)
+				_exit(uid_child(d.sock, 4242, 2, 0, -1));
+			st = child_status(b);
+		}
+		tap_ok(st == 0, "a SIGKILLed holder's slots come back (step %d, try %d)",
+		       st, i);
+	}
+	for (i = 0, r = 0; i < 5; i++) {
+		fds[i] = raw_connect(d.sock);
+		r += fds[i] >= 0 && first_trip(fds[i]) == 1;
+	}
+	tap_ok(r == 5, "root is exempt: 5 of 5 served");
+	for (i = 0; i < 5; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	lines = file_lines(d.log);
+	tap_ok(lines >= 0 && lines < 10,
+	       "refusals are logged once a second at most (%d lines)", lines);
+	if (!gspd_connect(d.sock, &c)) {
+		r = gspd_ctl_set(c, "uid_max_tenants", "0");
+		tap_ok(r == -EINVAL, "CTL_SET uid_max_tenants 0: EINVAL (%d)", r);
+		r = gspd_ctl_set(c, "uid_max_tenants", "1048577");
+		tap_ok(r == -EINVAL, "CTL_SET uid_max_tenants 1048577: EINVAL (%d)",
+		       r);
+		r = gspd_ctl_set(c, "uid_max_tenants", "3");
+		r = r ? r : gspd_ctl_get(c, "uid_max_tenants", buf, sizeof(buf));
+		tap_ok(!r && !strcmp(buf, "3"), "CTL_SET uid_max_tenants 3 reads back ('%s')",
+		       r ? "" : buf);
+		gspd_disconnect(c);
+	}
+	b = fork();
+	if (!b)
+		_exit(uid_child(d.sock, 4242, 3, 0, -1));
+	st = child_status(b);
+	tap_ok(st == 0, "and holds: the uid's 4th is refused (step %d)", st);
+	b = fork();
+	if (!b) {
+		if (setgroups(0, NULL) || setresgid(4242, 4242, 4242) ||
+		    setresuid(4242, 4242, 4242) || gspd_connect(d.sock, &c))
+			_exit(2);
+		_exit(gspd_ctl_set(c, "uid_max_tenants", "1000") == -EPERM ? 0 : 3);
+	}
+	st = child_status(b);
+	tap_ok(st == 0, "a uid not an admin cannot raise it: EPERM (step %d)", st);
+	daemon_stop(&d, "uids");
+
+	/* A bad value in the config: exit 2, naming the line and the range. */
+	snprintf(cmd, sizeof(cmd), "printf '%s' > %s/bad.conf; '%s' --foreground --config %s/bad.conf --socket %s/bad.sock 2>%s/bad.log",
+		 bad, dir, gspaced, dir, dir, dir);
+	st = system(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/bad.log", dir);
+	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+	       file_has(cmd, "bad.conf:1: uid_max_tenants = '0': write 1..1048576 tenants"),
+	       "config uid_max_tenants = 0: exit 2 naming the line and the range (0x%x)",
+	       st);
+}
+
 int main(void)
 {
 	static void (*const tests[])(void) = {
-		test_fd_limit, test_limits, test_waits, test_tenants_cut, NULL,
+		test_fd_limit, test_limits, test_waits, test_tenants_cut,
+		test_uid_tenants, NULL,
 	};
 
 	return daemon_main("limits", tests);
