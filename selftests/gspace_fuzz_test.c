@@ -149,6 +149,10 @@ static const struct fuzz_knob {
 	{ "protect", { "reactive", "reserved", "predictive", "preemptive",
 		       "always" } },
 	{ "predict_lead_us", { "1", "700", "100000", "0", "100001" } },
+	{ "tenant_max_jobs", { "1", "16", "16384", "0", "16385" } },
+	{ "tenant_max_fences", { "0", "2", "256", "1048576", "1048577" } },
+	{ "tenant_max_waits", { "0", "2", "1024", "1048576", "-1" } },
+	{ "uid_max_tenants", { "1", "4", "256", "0", "1048577" } },
 };
 
 #define FUZZ_NR_KNOBS	(sizeof(fuzz_knobs) / sizeof(fuzz_knobs[0]))
