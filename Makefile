@@ -150,4 +150,6 @@ clean:
 
 style: check-style
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Files only: a DESTDIR under $(BUILD) (make check-ship's) has folders
+# such as udev's rules.d.
+-include $(shell find $(BUILD) -type f -name '*.d' 2>/dev/null)
