@@ -13,8 +13,21 @@
 #   depmod RELEASE       run depmod RELEASE after install and uninstall
 #                        (only when DESTDIR is empty: a staging tree's
 #                        modules are the package manager's to index)
+#   group NAME FILE      create the system group NAME if it is missing:
+#                        systemd-sysusers FILE (a sysusers.d file
+#                        installed above), else groupadd --system NAME.
+#                        Only when DESTDIR is empty; uninstall keeps the
+#                        group (files may carry its gid) and says so
+#   udev NAME            when DESTDIR is empty and udevd runs, after
+#                        install and uninstall: reload the rules and
+#                        apply them to the misc device NAME, if present
+#   dkms NAME VERSION    when DESTDIR is empty and dkms is here: after
+#                        install, dkms add, then dkms install for every
+#                        kernel with headers in /lib/modules; before
+#                        uninstall removes a file, dkms remove --all
+# Each of these hooks says what it could not do, and fails nothing.
 # The manifest, itself installed at MANIFEST, lists each file and link
-# ("f PATH"), each folder install created ("d PATH"), and the depmod
+# ("f PATH"), each folder install created ("d PATH"), and the hook
 # lines. A second install keeps what the first recorded. uninstall
 # removes the files and links it lists, then each listed folder that is
 # empty (deepest first), and keeps everything else: what was there
@@ -62,6 +75,72 @@ run_depmod() {
 	fi
 }
 
+make_group() {
+	[ -z "$dest" ] || return 0
+	if getent group "$1" >/dev/null 2>&1; then
+		return 0
+	fi
+	if command -v systemd-sysusers >/dev/null 2>&1 &&
+		systemd-sysusers "$2"; then
+		:
+	elif command -v groupadd >/dev/null 2>&1 &&
+		groupadd --system "$1"; then
+		:
+	else
+		echo "install.sh: could not create the group $1: run groupadd --system $1" >&2
+		return 0
+	fi
+	echo "  group $1 (created)"
+}
+
+# Reload only where udevd runs: udevadm control fails fast otherwise.
+run_udev() {
+	[ -z "$dest" ] || return 0
+	command -v udevadm >/dev/null 2>&1 || return 0
+	udevadm control --reload >/dev/null 2>&1 || {
+		echo "install.sh: udevd does not answer: its rules are read when it starts" >&2
+		return 0
+	}
+	[ -e "/sys/class/misc/$1" ] || return 0
+	udevadm trigger --subsystem-match=misc --sysname-match="$1" ||
+		echo "install.sh: udevadm trigger failed: reload gspace.ko to apply the rule" >&2
+}
+
+# dkms_add NAME VERSION: add the sources, then build and install the
+# module for each kernel whose headers are installed.
+dkms_add() {
+	[ -z "$dest" ] || return 0
+	if ! command -v dkms >/dev/null 2>&1; then
+		echo "install.sh: no dkms: install it, then: dkms add -m $1 -v $2 && dkms install -m $1 -v $2" >&2
+		return 0
+	fi
+	if [ -z "$(dkms status -m "$1" -v "$2" 2>/dev/null)" ]; then
+		dkms add -m "$1" -v "$2" || {
+			echo "install.sh: dkms add -m $1 -v $2 failed" >&2
+			return 0
+		}
+	fi
+	built=0
+	for k in /lib/modules/*; do
+		[ -f "$k/build/Makefile" ] || continue
+		if dkms install -m "$1" -v "$2" -k "${k##*/}"; then
+			built=$((built + 1))
+		else
+			echo "install.sh: dkms install -m $1 -v $2 -k ${k##*/} failed (see /var/lib/dkms/$1/$2/build/make.log)" >&2
+		fi
+	done
+	[ "$built" -gt 0 ] ||
+		echo "install.sh: no kernel with headers: after installing linux-headers-RELEASE, run dkms install -m $1 -v $2 -k RELEASE" >&2
+}
+
+dkms_remove() {
+	[ -z "$dest" ] || return 0
+	command -v dkms >/dev/null 2>&1 || return 0
+	[ -n "$(dkms status -m "$1" -v "$2" 2>/dev/null)" ] || return 0
+	dkms remove -m "$1" -v "$2" --all ||
+		echo "install.sh: dkms remove -m $1 -v $2 --all failed" >&2
+}
+
 case $mode in
 install)
 	: >"$tmp/new"
@@ -86,6 +165,18 @@ install)
 			echo "depmod $a" >>"$tmp/new"
 			run_depmod "$a"
 			;;
+		group)
+			echo "group $a $b" >>"$tmp/new"
+			make_group "$a" "$b"
+			;;
+		udev)
+			echo "udev $a" >>"$tmp/new"
+			run_udev "$a"
+			;;
+		dkms)
+			echo "dkms $a $b" >>"$tmp/new"
+			dkms_add "$a" "$b"
+			;;
 		*)
 			die "bad spec line: $kind $a $b $c"
 			;;
@@ -99,7 +190,7 @@ install)
 			case $kind in
 			f) [ -e "$dest$p" ] || [ -L "$dest$p" ] || continue ;;
 			d) [ -d "$dest$p" ] || continue ;;
-			depmod) ;;
+			depmod | group | udev | dkms) ;;
 			*) continue ;;
 			esac
 			echo "$kind $p"
@@ -113,6 +204,10 @@ uninstall)
 	[ -f "$dest$manifest" ] ||
 		die "nothing to uninstall: no manifest $dest$manifest (give make uninstall the PREFIX, DESTDIR and DATADIR of make install)"
 	cp "$dest$manifest" "$tmp/manifest"
+	# dkms forgets the module while its sources are still there.
+	sed -n 's/^dkms //p' "$tmp/manifest" | while read -r name ver; do
+		dkms_remove "$name" "$ver"
+	done
 	while read -r kind p; do
 		[ "$kind" = f ] || continue
 		if [ -f "$dest$p" ] || [ -L "$dest$p" ]; then
@@ -127,6 +222,14 @@ uninstall)
 	sed -n 's/^depmod //p' "$tmp/manifest" | while read -r rel; do
 		run_depmod "$rel"
 	done
+	sed -n 's/^udev //p' "$tmp/manifest" | while read -r name; do
+		run_udev "$name"
+	done
+	if [ -z "$dest" ]; then
+		sed -n 's/^group \([^ ]*\).*/\1/p' "$tmp/manifest" | while read -r g; do
+			echo "  kept the group $g (groupdel $g removes it)"
+		done
+	fi
 	;;
 *)
 	die "usage: $0 install|uninstall MANIFEST"
