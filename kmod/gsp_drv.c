@@ -256,7 +256,8 @@ static int __init gsp_init(void)
 	gsp->misc.name = DRIVER_NAME;
 	gsp->misc.nodename = DRIVER_NAME;
 	gsp->misc.fops = &gsp_fops;
-	gsp->misc.mode = 0666;
+	/* root and the group of 60-gspace.rules (udev) only */
+	gsp->misc.mode = 0660;
 	gsp->misc.groups = gsp_attr_groups;
 
 	gsp_debugfs_init(gsp);

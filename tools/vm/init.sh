@@ -3,8 +3,9 @@
 #
 # PID 1 of the gspace test VM (packed as /init by tools/vm/mkinitramfs.sh).
 #
-# Mounts the pseudo filesystems, creates the users root and tenant (1000),
-# loads /gspace.ko with the parameters in /etc/gspace-vm.conf, runs each
+# Mounts the pseudo filesystems, creates the users root and tenant (1000,
+# of the group gspace), loads /gspace.ko with the parameters in
+# /etc/gspace-vm.conf, gives /dev/gspace the group gspace, runs each
 # line of /etc/gspace-vm.cmds, unloads the module, dumps the kernel log
 # between markers, writes the exit marker and powers off.
 #
@@ -28,9 +29,10 @@ cat >/etc/passwd <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 tenant:x:1000:1000:gspace test tenant:/home/tenant:/bin/sh
 EOF
+# tenant's own group is gspace, the group of /dev/gspace (below).
 cat >/etc/group <<'EOF'
 root:x:0:
-tenant:x:1000:
+gspace:x:1000:
 EOF
 chown 1000:1000 /home/tenant
 
@@ -59,6 +61,24 @@ if [ -f /gspace.ko ]; then
 	if insmod /gspace.ko $MODPARAMS; then
 		echo "ok - vm: insmod gspace.ko${MODPARAMS:+ $MODPARAMS}"
 		loaded=1
+		# The node as the module makes it, then as udev's
+		# packaging/60-gspace.rules would make it (no udev here).
+		node=$(stat -c '%a %u:%g' /dev/gspace 2>&1)
+		if [ "$node" = "660 0:0" ]; then
+			echo "ok - vm: gspace.ko creates /dev/gspace root:root 0660"
+		else
+			echo "not ok - vm: gspace.ko creates /dev/gspace root:root 0660 (it is $node)"
+			status=1
+		fi
+		chgrp gspace /dev/gspace
+		if [ -x /bin/runas ]; then
+			if /bin/runas 1001 1001 sh -c ': </dev/gspace' 2>/dev/null; then
+				echo "not ok - vm: a user outside the group gspace cannot open /dev/gspace"
+				status=1
+			else
+				echo "ok - vm: a user outside the group gspace cannot open /dev/gspace"
+			fi
+		fi
 	else
 		echo "not ok - vm: insmod gspace.ko${MODPARAMS:+ $MODPARAMS} failed"
 		status=1
