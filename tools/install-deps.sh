@@ -4,9 +4,11 @@
 set -e
 need=""
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+# groff-base renders the man pages and dkms builds the module from its
+# DKMS folder in make check-ship (tests/ship/); both are small.
 for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 linux-headers-amd64 linux-source busybox-static cpio kmod \
-	 gnuplot-nox pkgconf; do
+	 gnuplot-nox pkgconf groff-base dkms; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0

@@ -30,19 +30,8 @@ CC=${CC:-cc}
 JOBS=$(nproc 2>/dev/null || echo 2)
 [ "$JOBS" -le 4 ] || JOBS=4
 
-fail=0
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; fail=1; }
-# check COND-EXIT-STATUS DESCRIPTION [LOG]: a TAP line; on failure, the
-# log's tail as comments
-check() {
-	if [ "$1" = 0 ]; then
-		ok "$2"
-	else
-		notok "$2"
-		[ -z "${3:-}" ] || tail -n 20 "$3" | sed 's/^/#   /'
-	fi
-}
+# shellcheck source=tests/ship/lib.sh
+. tests/ship/lib.sh
 
 rm -rf "$S/nowhere" "$S/cuda-h" "$D" "$D2" "$S/fake" "$S/verify" "$S"/*.log
 rm -rf "${B:?}/gpu" "${B:?}/lib" "${B:?}/gen" "${B:?}/install"
@@ -50,23 +39,6 @@ for p in gspaced gspctl gsp-run gsp-xform gsp-select gsp-sim gsp-psim \
 	 gsp-bench gsp-wl; do
 	rm -f "$B/$p"
 done
-
-# PATH without any folder that holds an nvcc.
-nonvcc=
-IFS=: read -r -a dirs <<<"$PATH"
-for d in "${dirs[@]}"; do
-	[ -n "$d" ] && [ ! -x "$d/nvcc" ] && nonvcc=${nonvcc:+$nonvcc:}$d
-done
-
-# m ARGS...: make, with nothing of the make that runs this test (its
-# MAKEFLAGS carry its command line) and no kernel or install settings
-# from the environment.
-m() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u KDIR \
-		-u KVER -u GSP_VERSION -u DESTDIR -u PREFIX -u BINDIR \
-		-u LIBDIR -u MODULE_KO -u MANIFEST -u NVCC -u CUDA_HOME \
-		PATH="$nonvcc" make --no-print-directory "$@"
-}
 
 # A host with CUDA's headers and no nvcc: the toolkit's include/ alone.
 mkdir -p "$S/nowhere" "$S/cuda-h"
@@ -83,9 +55,6 @@ if printf '#include <cuda.h>\n' | "$CC" -E -x c - >/dev/null 2>&1; then
 else
 	sys_h=0
 fi
-
-# lines PATTERN LOG: how many lines of LOG match PATTERN (ERE)
-lines() { grep -E -c -- "$1" "$2"; }
 
 # 1. make, the default target: no nvcc, no cuda.h, no headers.
 m -j"$JOBS" BUILD="$B" CUDA_HOME="$S/nowhere" KVER="$REL" \
@@ -196,6 +165,14 @@ expect="$own
 .$P/lib/pkgconfig/libgsp.pc
 .$P/lib/systemd/system/gspaced.service
 ./etc/gspace/gspaced.conf.example
+.$P/lib/udev/rules.d/60-gspace.rules
+.$P/lib/sysusers.d/gspace.conf
+.$P/share/man/man1/gsp-run.1
+.$P/share/man/man1/gsp-xform.1
+.$P/share/man/man1/gsp-select.1
+.$P/share/man/man5/gspaced.conf.5
+.$P/share/man/man8/gspaced.8
+.$P/share/man/man8/gspctl.8
 .$P/share/doc/gspace/README.md
 .$P/share/doc/gspace/gspaced.rst
 .$P/share/doc/gspace/interposer.rst
@@ -206,8 +183,6 @@ if [ "$icuda" = "$S/cuda-h" ] || [ "$sys_h" = 1 ]; then
 .$P/lib/libgsp_preload.so"
 fi
 expect=$(sort <<<"$expect")
-# tree DIR: its files and links, as ./PATH, sorted
-tree() { (cd "$1" && find . \( -type f -o -type l \) | sort); }
 inst() {
 	m BUILD="$B" CUDA_HOME="$icuda" KVER="$REL" PREFIX="$P" "$@"
 }
@@ -229,6 +204,20 @@ cmp -s "$D/etc/gspace/gspaced.conf" - <<<"policy = band  # the operator's" &&
 check $? "make install puts gspaced.conf.example beside the operator's gspaced.conf and leaves that alone"
 cmp -s "$S/fake/gspace.ko" "$D/lib/modules/$REL/extra/gspace.ko"
 check $? "make install puts the built module under /lib/modules/<its vermagic's release>/extra"
+cmp -s packaging/60-gspace.rules "$D$P/lib/udev/rules.d/60-gspace.rules" &&
+	cmp -s packaging/gspace.sysusers "$D$P/lib/sysusers.d/gspace.conf"
+check $? "make install puts the udev rule in PREFIX/lib/udev/rules.d and the group gspace in PREFIX/lib/sysusers.d"
+man1=$D$P/share/man/man1/gsp-run.1
+grep -q "^\.TH GSP-RUN 1 \"[0-9-]*\" \"gspace $(bare_version)\"" "$man1" &&
+	grep -q "^\.I $P/lib/libgsp_preload.so\$" "$man1" &&
+	! grep -l '@[A-Z]*@' "$D$P"/share/man/man*/* >/dev/null
+check $? "the installed man pages carry VERSION and the install paths, no @NAME@ left"
+mf=$D$P/share/gspace/install-manifest
+grep -qx "f $P/lib/udev/rules.d/60-gspace.rules" "$mf" &&
+	grep -qx "f $P/share/man/man8/gspaced.8" "$mf" &&
+	grep -qx "group gspace $P/lib/sysusers.d/gspace.conf" "$mf" &&
+	grep -qx "udev gspace" "$mf"
+check $? "the manifest lists the udev rule, the man pages, the group and the udev reload"
 
 # systemd-analyze verify checks that ExecStart's program exists, so it
 # reads a copy whose paths point into DESTDIR.

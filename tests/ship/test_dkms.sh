@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check-ship (mk/ship.mk): the module's sources for DKMS. TAP lines
+# on stdout, unnumbered; exits 1 if one is "not ok", 2 on bad usage.
+#
+#   tests/ship/test_dkms.sh SCRATCH
+#
+# make dkms-src's folder: its dkms.conf says the VERSION of make
+# version; it holds what Kbuild names and every header its sources
+# include; it builds gspace.ko, with dkms build where dkms is installed
+# (in trees of SCRATCH's own: nothing is added to /var/lib/dkms), else
+# with make -C KDIR M=. KDIR: the running kernel's headers, else those
+# of the VM's kernel (tools/vm/find-kernel.sh); neither: skipped. Then
+# make dkms-install and dkms-uninstall into a scratch DESTDIR.
+set -u
+
+[ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
+if [ ! -f Makefile ] || [ ! -f mk/ship.mk ]; then
+	echo "$0: run from the top of the gspace tree" >&2
+	exit 2
+fi
+S=$(mkdir -p "$1" && cd "$1" && pwd)
+B=$S/build
+D=$S/dkms-dest
+# shellcheck source=tests/ship/lib.sh
+. tests/ship/lib.sh
+
+rm -rf "$S/dkms" "$D" "$S"/dkms-*.log
+mkdir -p "$S/dkms"
+ver=$(bare_version)
+src=$B/dkms/gspace-$ver
+
+# 1. The folder and its dkms.conf.
+m BUILD="$B" dkms-src >"$S/dkms-src.log" 2>&1
+rc=$?
+conf=$src/dkms.conf
+# conf_val NAME: the value dkms.conf gives NAME, quotes removed
+conf_val() { sed -n "s/^$1=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}\$/\\1/p" "$conf"; }
+[ "$rc" = 0 ] && [ -f "$conf" ] &&
+	[ "$(conf_val PACKAGE_VERSION)" = "$ver" ] &&
+	[ "$(conf_val PACKAGE_NAME)" = gspace ] &&
+	[ "$(conf_val 'BUILT_MODULE_NAME\[0\]')" = gspace ] &&
+	[ "$(conf_val AUTOINSTALL)" = yes ] &&
+	! grep -q '@[A-Z]*@' "$conf"
+check $? "make dkms-src writes gspace-$ver/dkms.conf: PACKAGE_VERSION $ver (make version's VERSION), PACKAGE_NAME and module gspace, AUTOINSTALL" \
+	"$S/dkms-src.log"
+
+# 2. Everything Kbuild names, and every header those sources include
+# from the tree (Kbuild's -I are uapi/ and kmod/), is in the copy.
+missing=
+for o in $(sed -n 's/\\$//; s/^gspace-y *:= *//p; /^[[:space:]]*kmod\//p' \
+		"$src/Kbuild" 2>/dev/null | grep -oE 'kmod/[a-z_/]*\.o'); do
+	[ -f "$src/${o%.o}.c" ] || missing="$missing ${o%.o}.c"
+done
+# Kbuild takes kmod/core/*.c by wildcard.
+for c in kmod/core/*.c; do
+	[ -f "$src/$c" ] || missing="$missing $c"
+done
+for f in $(cd "$src" && find kmod uapi -name '*.[ch]' 2>/dev/null); do
+	for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$src/$f"); do
+		[ -f "$src/$(dirname "$f")/$h" ] || [ -f "$src/uapi/$h" ] ||
+			[ -f "$src/kmod/$h" ] || missing="$missing $f:$h"
+	done
+done
+n=$(cd "$src" 2>/dev/null && find . -name '*.[ch]' | wc -l)
+[ "$rc" = 0 ] && [ -f "$src/Kbuild" ] && [ -z "$missing" ] && [ "$n" -gt 10 ]
+check $? "the dkms-src copy holds Kbuild, every source it names and every header they include ($n files)${missing:+; missing:$missing}"
+extra=$(cd "$src" && find . -type f ! -name '*.[ch]' ! -name Kbuild ! -name dkms.conf)
+[ -z "$extra" ]
+check $? "the dkms-src copy holds nothing else${extra:+: $extra}"
+
+# 3. It builds gspace.ko.
+run=$(uname -r)
+if kdir=$(tools/find-kdir.sh 2>/dev/null); then
+	which="the running kernel $run"
+elif kdir=$(tools/vm/find-kernel.sh kdir 2>/dev/null); then
+	which="the VM's kernel (no headers for the running kernel $run)"
+else
+	kdir=
+fi
+rel=
+[ -z "$kdir" ] || rel=$(tools/find-kdir.sh --release "$kdir" 2>/dev/null)
+if [ -z "$kdir" ] || [ -z "$rel" ]; then
+	skip "the dkms-src copy builds gspace.ko" "no kernel headers here: neither the running kernel's ($run) nor the VM kernel's (tools/install-deps.sh installs them)"
+elif command -v dkms >/dev/null 2>&1; then
+	t=$S/dkms
+	mkdir -p "$t/src" "$t/tree" "$t/inst"
+	cp -r "$src" "$t/src/"
+	d="--dkmstree $t/tree --sourcetree $t/src --installtree $t/inst"
+	# shellcheck disable=SC2086 # $d is a list of options
+	{ dkms add -m gspace -v "$ver" $d &&
+	  dkms build -m gspace -v "$ver" -k "$rel" --kernelsourcedir "$kdir" $d
+	} >"$S/dkms-build.log" 2>&1
+	rc=$?
+	ko=$(find "$t/tree/gspace/$ver/$rel" -name 'gspace.ko*' 2>/dev/null | head -n 1)
+	[ "$rc" = 0 ] && [ -n "$ko" ]
+	check $? "dkms add and dkms build make gspace.ko of the dkms-src copy for $which, $rel" \
+		"$S/dkms-build.log"
+	[ -z "$ko" ] || cp "$ko" "$S/dkms/"
+else
+	rm -rf "$S/dkms/copy"
+	cp -r "$src" "$S/dkms/copy"
+	make -C "$kdir" M="$S/dkms/copy" modules >"$S/dkms-build.log" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] &&
+		[ "$(modinfo -F vermagic "$S/dkms/copy/gspace.ko" 2>/dev/null | cut -d' ' -f1)" = "$rel" ]
+	check $? "make -C KDIR M=the dkms-src copy builds gspace.ko for $which, $rel (no dkms here for dkms build)" \
+		"$S/dkms-build.log"
+fi
+
+# 4. dkms-install and dkms-uninstall, into a DESTDIR (no dkms runs).
+P=/opt/gspace-ship-test
+mkdir -p "$D"
+m BUILD="$B" PREFIX="$P" DESTDIR="$D" dkms-install >"$S/dkms-install.log" 2>&1
+rc=$?
+want=$( (cd "$src" && find . -type f | sed "s|^\\.|./usr/src/gspace-$ver|")
+	echo ".$P/share/gspace/dkms-manifest" )
+[ "$rc" = 0 ] && [ "$(tree "$D")" = "$(sort <<<"$want")" ] &&
+	grep -qx "dkms gspace $ver" "$D$P/share/gspace/dkms-manifest"
+check $? "make dkms-install copies the dkms-src folder to /usr/src/gspace-$ver and lists it, and dkms, in its manifest" \
+	"$S/dkms-install.log"
+diff <(sort <<<"$want") <(tree "$D") | sed -n 's/^[<>]/#   &/p'
+m BUILD="$B" PREFIX="$P" DESTDIR="$D" dkms-uninstall >"$S/dkms-uninstall.log" 2>&1
+rc=$?
+[ "$rc" = 0 ] && [ -z "$(cd "$D" && find . -mindepth 1)" ]
+check $? "make dkms-uninstall removes what dkms-install wrote, folders included" \
+	"$S/dkms-uninstall.log"
+
+exit "$fail"
