@@ -6,9 +6,12 @@ need=""
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 # groff-base renders the man pages and dkms builds the module from its
 # DKMS folder in make check-ship (tests/ship/); both are small.
+# python3-prometheus-client parses gspctl metrics (check-libgsp),
+# python3-yaml reads the Kubernetes manifests (check-deploy).
 for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 linux-headers-amd64 linux-source busybox-static cpio kmod \
-	 gnuplot-nox pkgconf groff-base dkms; do
+	 gnuplot-nox pkgconf groff-base dkms python3-prometheus-client \
+	 python3-yaml; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0
