@@ -64,6 +64,23 @@
  * when its push buffer is full. FAKE_CUDA_CALL_NS=N spins N ns inside
  * the driver lock on every traced call, a stand-in for the real
  * driver's per-call cost and lock contention.
+ *
+ * Fault injection, opt-in: every driver entry point is counted (1, 2, ...
+ * across threads, in the order they enter) and can fail instead of
+ * doing anything, returning an error its kind plausibly gives: creations,
+ * allocations and loads CUDA_ERROR_OUT_OF_MEMORY, launches
+ * CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, sync points and queries
+ * CUDA_ERROR_LAUNCH_FAILED (an earlier kernel's fault), copies, memsets
+ * and frees CUDA_ERROR_INVALID_VALUE, event operations and destroys
+ * CUDA_ERROR_INVALID_HANDLE, context calls CUDA_ERROR_INVALID_CONTEXT,
+ * look-ups CUDA_ERROR_NOT_FOUND. FAKE_CUDA_FAIL_NTH=n fails the n-th
+ * call; FAKE_CUDA_FAIL_SEED=S with FAKE_CUDA_FAIL_RATE=p fails each call
+ * with probability p, decided by S and n alone; at most
+ * FAKE_CUDA_FAIL_MAX (default 1) calls fail; FAKE_CUDA_FAIL_CALL=name
+ * counts only that entry point's calls. Each fault is said on stderr
+ * ("fake_cuda: injected ...") and recorded for fake_fault_get(); at exit
+ * the fake says how many calls it counted (also with
+ * FAKE_CUDA_FAIL_REPORT=1, for a clean run).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -337,6 +354,151 @@ static void rt_sync(void)
 		sleep_until(queue_end());
 }
 
+/*
+ * Fault injection (see the top). Every driver entry point starts with
+ * INJECT(error, key): the call is counted and, when chosen, does nothing
+ * and returns the error its kind plausibly gives. Set once from the
+ * environment; the records are read by the test (fake_fault_get()).
+ */
+#define FAULTS_MAX 16
+static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
+static struct {
+	unsigned long nth;		/* FAKE_CUDA_FAIL_NTH, or 0 */
+	uint64_t seed;			/* FAKE_CUDA_FAIL_SEED ... */
+	double rate;			/* ... and _RATE, or 0 */
+	unsigned int max;		/* FAKE_CUDA_FAIL_MAX, default 1 */
+	const char *only;		/* FAKE_CUDA_FAIL_CALL, or NULL */
+	int on, report;
+} fcfg;
+static unsigned long ncalls;		/* counted calls, atomic */
+static struct fake_fault faults[FAULTS_MAX];	/* under mu */
+static unsigned int nfaults;
+static __thread int fault_tag;		/* fake_fault_tag() */
+
+static void fault_init(void)
+{
+	const char *nth = getenv("FAKE_CUDA_FAIL_NTH");
+	const char *seed = getenv("FAKE_CUDA_FAIL_SEED");
+	const char *rate = getenv("FAKE_CUDA_FAIL_RATE");
+	const char *max = getenv("FAKE_CUDA_FAIL_MAX");
+	const char *rep = getenv("FAKE_CUDA_FAIL_REPORT");
+
+	fcfg.nth = nth ? strtoul(nth, NULL, 10) : 0;
+	fcfg.seed = seed ? strtoull(seed, NULL, 10) : 0;
+	fcfg.rate = seed && rate ? strtod(rate, NULL) : 0;
+	fcfg.max = max ? (unsigned int)atoi(max) : 1;
+	if (fcfg.max > FAULTS_MAX)
+		fcfg.max = FAULTS_MAX;
+	fcfg.only = getenv("FAKE_CUDA_FAIL_CALL");
+	fcfg.report = rep && !strcmp(rep, "1");
+	fcfg.on = fcfg.nth || fcfg.rate > 0;
+}
+
+/* splitmix64: the random mode's choice depends on the seed and n alone. */
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static const char *err_name(CUresult e)
+{
+	switch (e) {
+#define E(x) case x: return #x
+	E(CUDA_ERROR_NO_DEVICE); E(CUDA_ERROR_INVALID_VALUE);
+	E(CUDA_ERROR_INVALID_DEVICE); E(CUDA_ERROR_INVALID_CONTEXT);
+	E(CUDA_ERROR_LAUNCH_FAILED); E(CUDA_ERROR_INVALID_HANDLE);
+	E(CUDA_ERROR_OUT_OF_MEMORY); E(CUDA_ERROR_NOT_FOUND);
+	E(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); E(CUDA_ERROR_ILLEGAL_STATE);
+	E(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION);
+#undef E
+	default: return "CUDA_ERROR_?";
+	}
+}
+
+/*
+ * 1 if this call of @name is to fail with @err (recorded, said); @fn: a
+ * launch's function, or NULL.
+ */
+static int fault(const char *name, CUresult err, uint64_t key, const void *fn)
+{
+	unsigned long n;
+	int hit;
+
+	pthread_once(&fault_once, fault_init);
+	if (fcfg.only && strcmp(fcfg.only, name))
+		return 0;
+	n = __atomic_add_fetch(&ncalls, 1, __ATOMIC_RELAXED);
+	if (!fcfg.on)
+		return 0;
+	hit = fcfg.nth ? n == fcfg.nth :
+	      (double)(mix(fcfg.seed ^ mix(n)) >> 11) * 0x1p-53 < fcfg.rate;
+	if (!hit)
+		return 0;
+	pthread_mutex_lock(&mu);
+	hit = nfaults < fcfg.max;
+	if (hit) {
+		struct fake_fault *f = &faults[nfaults++];
+
+		f->nth = n;
+		snprintf(f->name, sizeof(f->name), "%s", name);
+		f->err = (int)err;
+		f->tid = my_tid();
+		f->tag = fault_tag;
+		f->key = key;
+		snprintf(f->fn, sizeof(f->fn), "%s",
+			 fn ? ((const struct fake_func *)fn)->name : "");
+	}
+	pthread_mutex_unlock(&mu);
+	if (hit)
+		fprintf(stderr, "fake_cuda: injected %s into call %lu, %s\n",
+			err_name(err), n, name);
+	return hit;
+}
+
+#define INJECT_FN(name, err, key, fn)					\
+	do {								\
+		if (fault((name), (err), (uint64_t)(key), (fn)))	\
+			return (err);					\
+	} while (0)
+#define INJECT_AS(name, err, key) INJECT_FN(name, err, key, NULL)
+#define INJECT(err, key) INJECT_AS(__func__, err, key)
+
+EXPORT unsigned long fake_fault_calls(void)
+{
+	return __atomic_load_n(&ncalls, __ATOMIC_RELAXED);
+}
+
+EXPORT unsigned int fake_fault_count(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&mu);
+	n = nfaults;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
+
+EXPORT void fake_fault_get(unsigned int i, struct fake_fault *out)
+{
+	pthread_mutex_lock(&mu);
+	*out = faults[i];
+	pthread_mutex_unlock(&mu);
+}
+
+EXPORT void fake_fault_tag(int tag) { fault_tag = tag; }
+
+/* Runs after the interposer's exit handlers: every call is counted. */
+__attribute__((destructor)) static void fault_exit_report(void)
+{
+	pthread_once(&fault_once, fault_init);
+	if (fcfg.on || fcfg.report)
+		fprintf(stderr, "fake_cuda: at exit: %lu driver calls, %u faults injected\n",
+			fake_fault_calls(), fake_fault_count());
+}
+
 /* Test controls ------------------------------------------------------------ */
 
 EXPORT unsigned int fake_trace_len(void)
@@ -420,12 +582,14 @@ EXPORT CUfunction fake_function(int nparams, const size_t *sizes)
 
 EXPORT CUresult cuInit(unsigned int flags)
 {
+	INJECT(CUDA_ERROR_NO_DEVICE, 0);
 	(void)flags;
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuDriverGetVersion(int *v)
 {
+	INJECT(CUDA_ERROR_INVALID_VALUE, 0);
 	const char *e = getenv("FAKE_CUDA_VERSION");
 
 	*v = e ? atoi(e) : driver_version;
@@ -434,6 +598,7 @@ EXPORT CUresult cuDriverGetVersion(int *v)
 
 EXPORT CUresult cuDeviceGetCount(int *n)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	rec("cuDeviceGetCount", NULL, 0, 0);
 	*n = 1;
 	return CUDA_SUCCESS;
@@ -441,18 +606,21 @@ EXPORT CUresult cuDeviceGetCount(int *n)
 
 EXPORT CUresult cuCtxGetCurrent(CUcontext *c)
 {
+	INJECT(CUDA_ERROR_INVALID_CONTEXT, 0);
 	*c = cur;
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuCtxSetCurrent(CUcontext c)
 {
+	INJECT(CUDA_ERROR_INVALID_CONTEXT, c);
 	cur = c;
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuCtxSynchronize(void)
 {
+	INJECT(CUDA_ERROR_LAUNCH_FAILED, 0);
 	rec("cuCtxSynchronize", NULL, 0, 0);
 	rt_sync();
 	return CUDA_SUCCESS;
@@ -461,6 +629,7 @@ EXPORT CUresult cuCtxSynchronize(void)
 EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t i, size_t *off,
 				   size_t *size)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, i);
 	struct fake_func *f = (struct fake_func *)fn;
 	size_t o = 0, k;
 
@@ -478,6 +647,7 @@ EXPORT CUresult cuFuncGetParamInfo(CUfunction fn, size_t i, size_t *off,
 EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a,
 				      CUdeviceptr p)
 {
+	INJECT(CUDA_ERROR_INVALID_VALUE, p);
 	unsigned int i;
 
 	if (a != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
@@ -495,6 +665,7 @@ EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a,
 
 EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, 0);
 	static int ids;		/* event ids, under mu */
 	struct fake_event *fe = calloc(1, sizeof(*fe));
 
@@ -511,6 +682,7 @@ EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 
 EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, (uintptr_t)e);
 	pthread_mutex_lock(&mu);
 	if (((struct fake_event *)e)->green)
 		gevent_live--;
@@ -521,6 +693,7 @@ EXPORT CUresult cuEventDestroy_v2(CUevent e)
 
 static CUresult ev_record(const char *name, CUevent e, CUstream s)
 {
+	INJECT_AS(name, CUDA_ERROR_INVALID_HANDLE, (uintptr_t)e);
 	struct fake_event *fe = (struct fake_event *)e;
 	struct fake_call *c = rec(name, s, (uint64_t)fe->id, 0);
 
@@ -562,6 +735,7 @@ EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int f)
 
 EXPORT CUresult cuEventQuery(CUevent e)
 {
+	INJECT(CUDA_ERROR_LAUNCH_FAILED, (uintptr_t)e);
 	const struct fake_event *fe = (void *)e;
 
 	if (fe->held && __atomic_load_n(&hold, __ATOMIC_SEQ_CST))
@@ -572,6 +746,7 @@ EXPORT CUresult cuEventQuery(CUevent e)
 
 EXPORT CUresult cuEventSynchronize(CUevent e)
 {
+	INJECT(CUDA_ERROR_LAUNCH_FAILED, (uintptr_t)e);
 	const struct fake_event *fe = (void *)e;
 
 	rec("cuEventSynchronize", NULL, (uint64_t)fe->id, 0);
@@ -590,16 +765,19 @@ static CUresult elapsed(float *ms, CUevent a, CUevent b)
 
 EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, 0);
 	return elapsed(ms, a, b);
 }
 
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, 0);
 	return elapsed(ms, a, b);
 }
 
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
+	INJECT(CUDA_ERROR_LAUNCH_FAILED, (uintptr_t)s);
 	rec("cuStreamSynchronize", s, 0, 0);
 	rt_sync();
 	return CUDA_SUCCESS;
@@ -607,6 +785,7 @@ EXPORT CUresult cuStreamSynchronize(CUstream s)
 
 EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
 {
+	INJECT(CUDA_ERROR_LAUNCH_FAILED, (uintptr_t)s);
 	rec("cuStreamSynchronize_ptsz", s, 0, 0);
 	rt_sync();
 	return CUDA_SUCCESS;
@@ -614,6 +793,7 @@ EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
 
 EXPORT CUresult cuStreamQuery(CUstream s)
 {
+	INJECT(CUDA_ERROR_LAUNCH_FAILED, (uintptr_t)s);
 	rec("cuStreamQuery", s, 0, 0);
 	pthread_once(&rt_once, rt_init);
 	return realtime && queue_end() > now_ns() ? CUDA_ERROR_NOT_READY
@@ -622,6 +802,7 @@ EXPORT CUresult cuStreamQuery(CUstream s)
 
 static CUresult wait_event(const char *name, CUstream s, CUevent e)
 {
+	INJECT_AS(name, CUDA_ERROR_INVALID_HANDLE, (uintptr_t)e);
 	struct fake_event *fe = (struct fake_event *)e;
 	struct fake_call *c = rec(name, s, (uint64_t)fe->id, 0);
 
@@ -649,6 +830,7 @@ EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f)
 
 EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, (uintptr_t)s);
 	uintptr_t key = order_key("cuStreamIsCapturing", s);
 	CUresult r = CUDA_SUCCESS;
 	unsigned int i;
@@ -667,6 +849,7 @@ EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 
 static CUresult begin_capture(const char *name, CUstream s)
 {
+	INJECT_AS(name, CUDA_ERROR_ILLEGAL_STATE, (uintptr_t)s);
 	rec(name, s, 0, 0);
 	pthread_mutex_lock(&mu);
 	if (ncapturing < sizeof(capturing) / sizeof(*capturing))
@@ -677,6 +860,7 @@ static CUresult begin_capture(const char *name, CUstream s)
 
 static CUresult end_capture(const char *name, CUstream s, CUgraph *g)
 {
+	INJECT_AS(name, CUDA_ERROR_ILLEGAL_STATE, (uintptr_t)s);
 	uintptr_t key = order_key(name, s);
 	unsigned int i;
 
@@ -732,6 +916,7 @@ EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g)
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
+	INJECT(CUDA_ERROR_INVALID_VALUE, p);
 	rec("cuMemFree_v2", NULL, p, 0);
 	return CUDA_SUCCESS;
 }
@@ -767,6 +952,7 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 		       void **params)
 {
 	const struct fake_func *f = (const void *)fn;
+	int k;
 
 	if (!c || !f)
 		return;
@@ -777,6 +963,13 @@ static void launch_rec(struct fake_call *c, CUfunction fn, unsigned int gx,
 		held_streams[nheld++] = c->stream;
 	pthread_mutex_unlock(&mu);
 	snprintf(c->fn, sizeof(c->fn), "%s", f->name);
+	/* Reads every parameter, as the driver does: a short copy shows. */
+	for (k = 0; params && k < f->nparams; k++) {
+		unsigned char scratch[256];
+		size_t n = f->size[k];
+
+		memcpy(scratch, params[k], n < sizeof(scratch) ? n : sizeof(scratch));
+	}
 	if (params && !strcmp(f->name, "gsp_wait_done")) {
 		memcpy(&c->addr, params[0], sizeof(c->addr));
 		memcpy(&c->count, params[1], sizeof(c->count));
@@ -836,6 +1029,8 @@ EXPORT CUresult sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 		    unsigned int bz, unsigned int sh, CUstream s,	\
 		    void **params, void **extra)			\
 {									\
+	INJECT_FN(__func__, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,		\
+		  first_arg(params, extra), f);				\
 	if (fails(f))							\
 		return CUDA_ERROR_LAUNCH_FAILED;			\
 	launch_rec(rec(#sym, s, first_arg(params, extra), 1), f, gx, gy, \
@@ -851,6 +1046,8 @@ EXPORT CUresult sym(CUfunction f, unsigned int gx, unsigned int gy,	\
 		    unsigned int bz, unsigned int sh, CUstream s,	\
 		    void **params)					\
 {									\
+	INJECT_FN(__func__, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,		\
+		  first_arg(params, NULL), f);				\
 	launch_rec(rec(#sym, s, first_arg(params, NULL), 1), f, gx, gy,	\
 		   gz, bx, by, bz, sh, params);				\
 	return CUDA_SUCCESS;						\
@@ -862,6 +1059,8 @@ COOP(cuLaunchCooperativeKernel_ptsz)
 EXPORT CUresult sym(const CUlaunchConfig *c, CUfunction f, void **params, \
 		    void **extra)					\
 {									\
+	INJECT_FN(__func__, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,		\
+		  first_arg(params, extra), f);				\
 	/* payload: first arg, plus 1000 x the first attribute's id	\
 	 * and 100000 x the number of attributes */			\
 	launch_rec(rec(#sym, c->hStream, first_arg(params, extra) +	\
@@ -877,6 +1076,7 @@ LAUNCHEX(cuLaunchKernelEx_ptsz)
 #define GRAPH(sym)							\
 EXPORT CUresult sym(CUgraphExec g, CUstream s)				\
 {									\
+	INJECT(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, (uintptr_t)g);	\
 	rec(#sym, s, (uint64_t)(uintptr_t)g, 1);			\
 	return CUDA_SUCCESS;						\
 }
@@ -886,6 +1086,7 @@ GRAPH(cuGraphLaunch_ptsz)
 #define COPY(sym, dt, st)						\
 EXPORT CUresult sym(dt d, st s_, size_t n)				\
 {									\
+	INJECT(CUDA_ERROR_INVALID_VALUE, n);				\
 	(void)d; (void)s_;						\
 	rec(#sym, NULL, n, 1);						\
 	return CUDA_SUCCESS;						\
@@ -899,6 +1100,7 @@ COPY(cuMemcpyDtoD_v2, CUdeviceptr, CUdeviceptr)
 #define ACOPY(sym, dt, st)						\
 EXPORT CUresult sym(dt d, st s_, size_t n, CUstream s)			\
 {									\
+	INJECT(CUDA_ERROR_INVALID_VALUE, n);				\
 	(void)d; (void)s_;						\
 	rec(#sym, s, n, 1);						\
 	return CUDA_SUCCESS;						\
@@ -909,6 +1111,7 @@ ACOPY(cuMemcpyHtoDAsync_v2_ptsz, CUdeviceptr, const void *)
 static CUresult dtod(const char *name, CUdeviceptr d, CUdeviceptr src,
 		     size_t n, CUstream s)
 {
+	INJECT_AS(name, CUDA_ERROR_INVALID_VALUE, n);
 	struct fake_call *c = rec(name, s, n, 1);
 
 	if (c) {
@@ -937,6 +1140,7 @@ EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr src,
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n,
 				     CUstream s)
 {
+	INJECT(CUDA_ERROR_INVALID_VALUE, n);
 	rec("cuMemcpyHtoDAsync_v2", s, n, 1);
 	if (is_alloc(d, n))
 		memcpy((void *)(uintptr_t)d, h, n);
@@ -946,6 +1150,7 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n,
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n,
 				     CUstream s)
 {
+	INJECT(CUDA_ERROR_INVALID_VALUE, n);
 	struct fake_call *c = rec("cuMemcpyDtoHAsync_v2", s, n, 1);
 
 	if (c) {
@@ -960,6 +1165,7 @@ EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n,
 static CUresult memset32(const char *name, CUdeviceptr d, unsigned int v,
 			 size_t n, CUstream s)
 {
+	INJECT_AS(name, CUDA_ERROR_INVALID_VALUE, v);
 	struct fake_call *c = rec(name, s, v, 1);
 	size_t i;
 
@@ -989,6 +1195,7 @@ EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n,
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, n);
 	void *m = calloc(1, n);
 
 	if (!m)
@@ -1006,6 +1213,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 
 EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int fl)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, n);
 	const char *no = getenv("FAKE_CUDA_NO_REGISTER");
 	struct fake_call *c = rec("cuMemHostRegister_v2", NULL, fl, 0);
 
@@ -1018,6 +1226,7 @@ EXPORT CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int fl)
 EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p,
 					     unsigned int fl)
 {
+	INJECT(CUDA_ERROR_INVALID_VALUE, 0);
 	(void)fl;
 	*d = (CUdeviceptr)(uintptr_t)p;
 	return CUDA_SUCCESS;
@@ -1025,9 +1234,18 @@ EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p,
 
 EXPORT CUresult cuMemHostAlloc(void **p, size_t n, unsigned int fl)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, n);
 	*p = calloc(1, n);
 	rec("cuMemHostAlloc", NULL, fl, 0);
 	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuMemFreeHost(void *p)
+{
+	INJECT(CUDA_ERROR_INVALID_VALUE, 0);
+	rec("cuMemFreeHost", NULL, 0, 0);
+	free(p);
+	return CUDA_SUCCESS;
 }
 
 static CUresult stream_new(const char *name, CUstream *s, unsigned int fl,
@@ -1035,6 +1253,7 @@ static CUresult stream_new(const char *name, CUstream *s, unsigned int fl,
 {
 	static uintptr_t next = 0x5000;	/* under mu */
 
+	INJECT_AS(name, CUDA_ERROR_OUT_OF_MEMORY, fl);
 	if (prio < FAKE_PRIO_GREATEST)
 		prio = FAKE_PRIO_GREATEST;
 	if (prio > 0)
@@ -1064,6 +1283,7 @@ EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int fl,
 
 EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
 {
+	INJECT(CUDA_ERROR_INVALID_CONTEXT, 0);
 	if (!cur)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (least)
@@ -1091,6 +1311,7 @@ EXPORT int fake_stream_prio(CUstream s, unsigned int *flags)
 
 EXPORT CUresult cuCtxGetDevice(CUdevice *d)
 {
+	INJECT(CUDA_ERROR_INVALID_CONTEXT, 0);
 	if (!cur)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	*d = 0;
@@ -1099,12 +1320,14 @@ EXPORT CUresult cuCtxGetDevice(CUdevice *d)
 
 EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	*d = ordinal;
 	return ordinal ? CUDA_ERROR_INVALID_DEVICE : CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, a);
 	const char *mps = getenv("FAKE_CUDA_MPS");
 
 	(void)d;
@@ -1143,6 +1366,7 @@ EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n,
 							     int threads,
 							     size_t shmem)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, 0);
 	const struct fake_func *ff = (const struct fake_func *)f;
 
 	*n = FAKE_OCC;
@@ -1156,6 +1380,7 @@ EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n,
 EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a,
 				   CUfunction f)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, 0);
 	const struct fake_func *ff = (const struct fake_func *)f;
 
 	if (ff && a == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) {
@@ -1170,6 +1395,7 @@ EXPORT CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a,
 
 EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, 0);
 	struct fake_func *ff = (struct fake_func *)f;
 
 	if (ff && a == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
@@ -1181,6 +1407,7 @@ EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, (uintptr_t)s);
 	unsigned int i;
 
 	rec("cuStreamDestroy_v2", s, 0, 0);
@@ -1199,6 +1426,7 @@ EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *fl,
 					  int *active)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	(void)d;
 	*fl = 0;
 	*active = 1;
@@ -1207,6 +1435,7 @@ EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *fl,
 
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, 0);
 	(void)d;
 	*c = (CUcontext)FAKE_PRIMARY_CTX;
 	return CUDA_SUCCESS;
@@ -1214,30 +1443,35 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
 
 EXPORT CUresult cuCtxDestroy_v2(CUcontext c)
 {
+	INJECT(CUDA_ERROR_INVALID_CONTEXT, (uintptr_t)c);
 	rec("cuCtxDestroy_v2", NULL, (uint64_t)(uintptr_t)c, 0);
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	(void)d;
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice d)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	rec("cuDevicePrimaryCtxRelease", NULL, (uint64_t)d, 0);
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice d)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	rec("cuDevicePrimaryCtxReset", NULL, (uint64_t)d, 0);
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	(void)d;
 	return CUDA_SUCCESS;
 }
@@ -1245,6 +1479,7 @@ EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d)
 EXPORT CUresult cuDeviceGetDevResource(CUdevice d, CUdevResource *r,
 				       CUdevResourceType t)
 {
+	INJECT(CUDA_ERROR_INVALID_DEVICE, 0);
 	(void)d;
 	rec("cuDeviceGetDevResource", NULL, t, 0);
 	if (t != CU_DEV_RESOURCE_TYPE_SM)
@@ -1265,6 +1500,7 @@ EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *out,
 					    unsigned int flags,
 					    unsigned int min)
 {
+	INJECT(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, 0);
 	struct fake_call *c = rec("cuDevSmResourceSplitByCount", NULL, min, 0);
 	unsigned int want = (min + GREEN_STEP - 1) / GREEN_STEP * GREEN_STEP;
 	unsigned int groups, i;
@@ -1301,6 +1537,7 @@ EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *out,
 EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *d,
 					  CUdevResource *r, unsigned int n)
 {
+	INJECT(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, 0);
 	unsigned int i, total = 0;
 
 	for (i = 0; i < n; i++)
@@ -1313,6 +1550,7 @@ EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *d,
 EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc d,
 				 CUdevice dev, unsigned int flags)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, 0);
 	const char *fail = getenv("FAKE_CUDA_GREEN_FAIL");
 	unsigned int n = (unsigned int)((uintptr_t)d - 0xd0000000u);
 	struct fake_green *fg;
@@ -1336,6 +1574,7 @@ EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc d,
 
 EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx g)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, 0);
 	rec("cuGreenCtxDestroy", NULL, ((struct fake_green *)g)->sms, 0);
 	pthread_mutex_lock(&mu);
 	green_live--;
@@ -1347,6 +1586,7 @@ EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx g)
 EXPORT CUresult cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g,
 				       unsigned int flags, int prio)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, 0);
 	struct fake_call *c;
 
 	(void)prio;
@@ -1486,6 +1726,7 @@ static CUresult get_fn(CUfunction *out, const struct fake_mod *m,
 #define MODLOAD(sym, params, image)					\
 EXPORT CUresult sym params						\
 {									\
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, (uintptr_t)(image));		\
 	rec(#sym, NULL, 0, 0);						\
 	*m = (CUmodule)mod_new(image);					\
 	return CUDA_SUCCESS;						\
@@ -1499,6 +1740,7 @@ MODLOAD(cuModuleLoad, (CUmodule *m, const char *path), ((void)path, NULL))
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *n)
 {
+	INJECT(CUDA_ERROR_NOT_FOUND, (uintptr_t)m);
 	rec("cuModuleGetFunction", NULL, 0, 0);
 	return get_fn(f, (const struct fake_mod *)m, n);
 }
@@ -1531,6 +1773,7 @@ static size_t var_size(const char *text, const char *name, uint64_t *init)
 static CUresult get_global(const char *sym, CUdeviceptr *d, size_t *bytes,
 			   struct fake_mod *m, const char *name)
 {
+	INJECT_AS(sym, CUDA_ERROR_NOT_FOUND, 0);
 	struct fake_call *c = rec(sym, NULL, 0, 0);
 	unsigned int i;
 	uint64_t init;
@@ -1583,6 +1826,7 @@ EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *d, size_t *bytes,
 
 EXPORT CUresult cuModuleUnload(CUmodule m)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, (uintptr_t)m);
 	rec("cuModuleUnload", NULL, 0, 0);
 	(void)m;	/* handles stay valid: the tests compare them */
 	return CUDA_SUCCESS;
@@ -1593,6 +1837,7 @@ EXPORT CUresult cuLibraryLoadData(CUlibrary *l, const void *code,
 				  CUlibraryOption *lo, void **lv,
 				  unsigned int ln)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, 0);
 	(void)jo; (void)jv; (void)jn; (void)lo; (void)lv; (void)ln;
 	rec("cuLibraryLoadData", NULL, 0, 0);
 	*l = (CUlibrary)mod_new(code);
@@ -1604,6 +1849,7 @@ EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *l, const char *path,
 				      unsigned int jn, CUlibraryOption *lo,
 				      void **lv, unsigned int ln)
 {
+	INJECT(CUDA_ERROR_OUT_OF_MEMORY, 0);
 	(void)path; (void)jo; (void)jv; (void)jn; (void)lo; (void)lv; (void)ln;
 	rec("cuLibraryLoadFromFile", NULL, 0, 0);
 	*l = (CUlibrary)mod_new(NULL);
@@ -1612,12 +1858,14 @@ EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *l, const char *path,
 
 EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *n)
 {
+	INJECT(CUDA_ERROR_NOT_FOUND, 0);
 	rec("cuLibraryGetKernel", NULL, 0, 0);
 	return get_fn((CUfunction *)k, (const struct fake_mod *)l, n);
 }
 
 EXPORT CUresult cuLibraryGetModule(CUmodule *m, CUlibrary l)
 {
+	INJECT(CUDA_ERROR_NOT_FOUND, 0);
 	struct fake_mod *c = mod_new(NULL);
 
 	rec("cuLibraryGetModule", NULL, 0, 0);
@@ -1628,6 +1876,7 @@ EXPORT CUresult cuLibraryGetModule(CUmodule *m, CUlibrary l)
 
 EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
+	INJECT(CUDA_ERROR_NOT_FOUND, 0);
 	struct fake_func *c = calloc(1, sizeof(*c));
 
 	if (!c)
@@ -1640,6 +1889,7 @@ EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 
 EXPORT CUresult cuLibraryUnload(CUlibrary l)
 {
+	INJECT(CUDA_ERROR_INVALID_HANDLE, 0);
 	rec("cuLibraryUnload", NULL, 0, 0);
 	(void)l;
 	return CUDA_SUCCESS;
@@ -1664,7 +1914,7 @@ static const struct { const char *name; void *fn; } syms[] = {
 	S(cuMemcpyHtoD), S(cuMemcpyDtoH_v2), S(cuMemcpyDtoD_v2),
 	S(cuMemcpyHtoDAsync_v2), S(cuMemcpyHtoDAsync_v2_ptsz),
 	S(cuMemcpyDtoHAsync_v2), S(cuMemcpyDtoDAsync_v2),
-	S(cuMemcpyDtoDAsync_v2_ptsz), S(cuMemsetD32Async),
+	S(cuMemcpyDtoDAsync_v2_ptsz), S(cuMemsetD32Async), S(cuMemFreeHost),
 	S(cuModuleLoadData), S(cuModuleLoadDataEx), S(cuModuleLoadFatBinary),
 	S(cuModuleLoad), S(cuModuleGetFunction), S(cuModuleGetGlobal_v2),
 	S(cuModuleUnload), S(cuLibraryGetGlobal),
@@ -1746,6 +1996,7 @@ static CUresult getproc(const char *api, void **pfn, int ver, uint64_t flags,
 EXPORT CUresult cuGetProcAddress(const char *api, void **pfn, int ver,
 				 cuuint64_t flags)
 {
+	INJECT(CUDA_ERROR_NOT_FOUND, 0);
 	return getproc(api, pfn, ver, flags, NULL);
 }
 
@@ -1753,5 +2004,6 @@ EXPORT CUresult cuGetProcAddress_v2(const char *api, void **pfn, int ver,
 				    cuuint64_t flags,
 				    CUdriverProcAddressQueryResult *st)
 {
+	INJECT(CUDA_ERROR_NOT_FOUND, 0);
 	return getproc(api, pfn, ver, flags, st);
 }

@@ -63,4 +63,28 @@ CUmodule fake_last_module(void);
 /* The PTX text @m was loaded from, or NULL (not PTX). */
 const char *fake_module_text(CUmodule m);
 
+/*
+ * Fault injection (fake_cuda.c's top): one injected error. @key tells
+ * the program's calls apart: a launch's first argument, a copy's byte
+ * count, a memset's value, an event's, stream's or module's handle, a
+ * module load's image, else 0.
+ */
+struct fake_fault {
+	unsigned long nth;	/* the counted call it was */
+	char name[40];		/* the entry point */
+	int err;		/* the CUresult returned */
+	pid_t tid;		/* the calling thread */
+	int tag;		/* its fake_fault_tag() then */
+	uint64_t key;
+	char fn[48];		/* a launch's function's name */
+};
+
+/* Driver calls counted so far (every entry point, every thread). */
+unsigned long fake_fault_calls(void);
+/* Faults injected so far, and the @i-th of them. */
+unsigned int fake_fault_count(void);
+void fake_fault_get(unsigned int i, struct fake_fault *out);
+/* Tags the calling thread's calls from now on (0: none). */
+void fake_fault_tag(int tag);
+
 #endif /* FAKE_CUDA_H */
