@@ -91,12 +91,23 @@ static const struct pinfo *param_info(CUfunction f)
 	}
 	for (i = 0; r == CUDA_SUCCESS && i < MAX_PARAMS; i++)
 		r = get(f, i + 1, &off, &sz);
+	/*
+	 * Only INVALID_VALUE ends the list; any other error would cut it
+	 * short, and the copy would miss parameters the kernel reads. Not
+	 * cached: the driver may answer next time.
+	 */
+	if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
+		return &no_pinfo;
 	pi = malloc(sizeof(*pi) + i * sizeof(size_t));
 	if (!pi)
 		return &no_pinfo;
 	pi->n = (int)i;
 	for (i = 0; i < (size_t)pi->n; i++)
-		get(f, i, &off, &pi->size[i]);
+		if (get(f, i, &off, &pi->size[i]) != CUDA_SUCCESS) {
+			/* a size we do not know cannot be copied */
+			free(pi);
+			return &no_pinfo;
+		}
 	/* Cached for the life of the process, like the function itself. */
 	if (!atomic_compare_exchange_strong(&k->pinfo, &expect, pi)) {
 		free(pi);

@@ -439,6 +439,27 @@ if [ -f "$asan" ]; then
 	fi
 fi
 
+# The fault sweep (test_faults.c): each driver call of a small program
+# fails in turn, under the interposer and the fake libgsp, with the ASan
+# runtime preloaded as above when there is one (leaks, bad frees). BE and
+# LC at every point, BE under spatial sharing at every 4th or so.
+faults() {
+	local pre="$tmp/arb/libgsp_preload.so" san=() rc
+	if [ -f "$asan" ]; then
+		pre="$asan $pre"
+		san=(ASAN_OPTIONS=detect_leaks=1:exitcode=86
+		     LSAN_OPTIONS=suppressions="$tmp/lsan.supp":print_suppressions=0)
+	fi
+	env -u LD_LIBRARY_PATH "${san[@]}" "$@" TMPDIR="$tmp" \
+		LD_LIBRARY_PATH="$T/cuda" LD_PRELOAD="$pre" \
+		timeout 300 "$T/test_faults" sweep | grep -v '^1\.\.'
+	rc=${PIPESTATUS[0]}
+	[ "$rc" -le 1 ] || echo "not ok - preload: test_faults sweep $* exited with status $rc"
+}
+faults FAULTS_CASE=be
+faults FAULTS_CASE=lc GSP_CLASS=lc
+faults FAULTS_CASE=spatial FAKE_GSP_PART=2,1 GSP_ONE_WAVE=0 FAULTS_POINTS=100
+
 # The fatbin parser alone (ASan/UBSan), with fatbins nvcc makes if it can.
 fatbins=()
 if [ -x "${NVCC:-}" ]; then
