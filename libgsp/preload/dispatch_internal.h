@@ -48,6 +48,7 @@
 #define REJOIN_MIN_NS	10000000ULL	/* reconnect backoff: 10 ms ... */
 #define REJOIN_MAX_NS	1000000000ULL	/* ... doubling up to 1 s */
 #define REJOIN_STREAK	8	/* rejoins in a row with no grant: give up */
+#define REJOIN_WAIT_MS	30000	/* GSP_REJOIN_WAIT_MS: a lost arbiter's window */
 
 enum { SPATIAL_OFF, SPATIAL_ON, SPATIAL_AUTO };
 
@@ -103,6 +104,7 @@ struct gsp_tenant {
 	unsigned int depth;
 	const char *stats_file;
 	int fail_open;	/* GSP_FAIL_OPEN: pass through for good on a loss */
+	uint64_t rejoin_wait_ns;	/* GSP_REJOIN_WAIT_MS; 0: wait for ever */
 	int progress;	/* the arbiter renews leases (LEASE_PROGRESS) */
 	int renew_auto;	/* renew every quarter of the board's watchdog */
 	uint64_t renew_ns;	/* else every this long; 0: never */

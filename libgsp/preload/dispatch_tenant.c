@@ -121,6 +121,9 @@ int read_config(void)
 	v = 0;
 	bad |= env_u64("GSP_FAIL_OPEN", 0, 1, &v) < 0;
 	tenant.fail_open = (int)v;
+	v = REJOIN_WAIT_MS;
+	bad |= env_u64("GSP_REJOIN_WAIT_MS", 0, 86400000, &v) < 0;
+	tenant.rejoin_wait_ns = v * 1000000;
 	tenant.renew_auto = 1;
 	if (getenv("GSP_RENEW_US") && strcmp(getenv("GSP_RENEW_US"), "auto")) {
 		v = 0;
@@ -356,6 +359,20 @@ int rejoin(enum gsp_rejoin_why why, const char *what, int err)
 			why = GSP_REJOIN_LOST;
 			rejoin_say(why, "rejoining", ret);
 		}
+		/*
+		 * Bounded: a program whose arbiter never comes back must not
+		 * wait at its next sync point for ever.
+		 */
+		if (tenant.rejoin_wait_ns &&
+		    now_ns() - t0 >= tenant.rejoin_wait_ns) {
+			unschedulable(0, "the arbiter has not come back in %.1f s (GSP_REJOIN_WAIT_MS) (%s)",
+				      (double)(now_ns() - t0) / 1e9,
+				      strerror(-ret));
+			return -1;
+		}
+		if (tenant.rejoin_wait_ns &&
+		    backoff > t0 + tenant.rejoin_wait_ns - now_ns())
+			backoff = t0 + tenant.rejoin_wait_ns - now_ns();
 		if (rejoin_sleep(backoff)) {
 			gsp_warn_once(&tenant.warned_arbiter,
 				      "exiting while the arbiter is away; what is still queued is issued unscheduled");

@@ -202,6 +202,41 @@ else
 	stats_are rejoin_lost=1 passthroughs=0 &&
 		echo "ok - preload: e2e: gspaced restarted: one rejoin, the program finishes scheduled" ||
 		{ echo "not ok - preload: e2e: gspaced restarted: one rejoin"; sed 's/^/# /' "$tmp/stats"; }
+
+	# test_arbiter.c: the program SIGKILLs gspaced mid-run (a BE tenant
+	# with work queued, an LC one while its charger talks to it).
+	arbiter() {
+		disown "$daemon_pid" 2>/dev/null
+		env -u LD_LIBRARY_PATH "$@" LD_LIBRARY_PATH="$T/cuda" \
+			LD_PRELOAD="$B/lib/libgsp_preload.so" GSP_ARBITER=daemon \
+			GSP_SOCKET="$tmp/gspaced.sock" GSP_DEVICE=1 \
+			GSP_STATS_FILE="$tmp/stats" ARB_PID="$daemon_pid" \
+			timeout 30 "$T/test_arbiter" 2>"$tmp/err" | grep -v '^1\.\.'
+		local rc=${PIPESTATUS[0]}
+		[ "$rc" -le 1 ] || { echo "not ok - preload: test_arbiter $* exited with status $rc (124: a hang)"; sed 's/^/# /' "$tmp/err"; }
+		wait
+		[ -S "$tmp/gspaced.sock" ] && daemon_pid=$(cat "$tmp/gspaced.sock.lock" 2>/dev/null)
+		[ -S "$tmp/gspaced.sock" ] && kill -0 "$daemon_pid" 2>/dev/null ||
+			start_gspaced || echo "not ok - preload: gspaced did not start again"
+	}
+	for c in be lc; do
+		# Started again 0.3 s after the kill: rejoin, nothing refused.
+		rm -f "$tmp/arb.killed"
+		( for _ in $(seq 100); do [ -e "$tmp/arb.killed" ] && break; sleep 0.05; done
+		  sleep 0.3; start_gspaced ) &
+		arbiter GSP_CLASS=$c ARB_WANT=rejoin ARB_HOLD="$tmp/arb"
+		count 'lost the arbiter' 1 "arbiter ($c): gspaced SIGKILLed mid-run: said once"
+		count 'the arbiter is back after' 1 "arbiter ($c): gspaced started again: said once"
+		stats_are rejoin_lost=1 passthroughs=0 refused=0 &&
+			echo "ok - preload: arbiter ($c): gspaced restarted: one rejoin, nothing passed through or refused" ||
+			{ echo "not ok - preload: arbiter ($c): gspaced restarted: one rejoin"; sed 's/^/# /' "$tmp/stats" "$tmp/err"; }
+		# Gone for good: refused after GSP_REJOIN_WAIT_MS.
+		arbiter GSP_CLASS=$c ARB_WANT=refuse GSP_REJOIN_WAIT_MS=300
+		count 'the arbiter has not come back in 0.3 s (GSP_REJOIN_WAIT_MS).*refusing' 1 "arbiter ($c): gone for good: said once, with what the interposer does"
+		# GSP_FAIL_OPEN=1: passes through from the loss on.
+		arbiter GSP_CLASS=$c ARB_WANT=pass GSP_FAIL_OPEN=1
+		count 'GSP_FAIL_OPEN=1: passing every CUDA call through' 1 "arbiter ($c): GSP_FAIL_OPEN=1: said once"
+	done
 	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
 	sleep 0.2
 fi
