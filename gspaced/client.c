@@ -475,6 +475,10 @@ static void handle_msg(struct gd_tenant *t, const struct gspd_msg *h,
 	case GSPD_OP_CTL_SET:
 		handle_ctl(t, h, (const char *)p);
 		break;
+	case GSPD_OP_ADMIT:
+		gd_admit_handle(t, h, p, fd);
+		fd = -1;
+		break;
 	case GSPD_OP_CTL_TENANTS: {
 		char *buf;
 		size_t n;

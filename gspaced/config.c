@@ -40,6 +40,7 @@ void gd_config_default(struct gd_config *c)
 	c->max_fences = gsp_knobs[GSP_KNOB_tenant_max_fences].def;
 	c->max_waits = gsp_knobs[GSP_KNOB_tenant_max_waits].def;
 	c->max_uid_tenants = gsp_knobs[GSP_KNOB_uid_max_tenants].def;
+	c->admit_q = 2;
 }
 
 /* Whether the daemon runs: knobs then act on the schedulers too. */
@@ -349,6 +350,38 @@ static int id_key(const char *key, char *val, const char *path, int line)
 	return r ? -1 : 0;
 }
 
+/*
+ * Admission's keys (config only): 1 if @key is none of them, else 0 or
+ * -1 (logged).
+ */
+static int admit_key(const char *key, const char *val, const char *path,
+		     int line)
+{
+	struct gd_config *c = &gd_state.cfg;
+	char *end;
+
+	if (!strcmp(key, "admit_q")) {
+		errno = 0;
+		c->admit_q = strtod(val, &end);
+		if (!*val || *end || errno || !(c->admit_q > 0 &&
+						 c->admit_q <= 1000)) {
+			gd_log(GD_LOG_ERR, "%s:%d: admit_q = '%s': write a ratio in (0, 1000] such as 2\n",
+			       path, line, val);
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(key, "admit_hw") && strcmp(key, "admit_lc"))
+		return 1;
+	if (!*val || strlen(val) >= sizeof(c->admit_hw)) {
+		gd_log(GD_LOG_ERR, "%s:%d: %s needs a file's path\n", path, line,
+		       key);
+		return -1;
+	}
+	strcpy(key[6] == 'h' ? c->admit_hw : c->admit_lc, val);
+	return 0;
+}
+
 int gd_config_load(const char *path, bool must_exist)
 {
 	char line[1024];
@@ -406,6 +439,8 @@ int gd_config_load(const char *path, bool must_exist)
 		key = trim(s);
 		val = trim(eq + 1);
 		r = id_key(key, val, path, n);
+		if (r == 1)
+			r = admit_key(key, val, path, n);
 		if (r < 0)
 			goto err;
 		if (r == 0)

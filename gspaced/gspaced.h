@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -57,6 +58,9 @@ struct gd_idlist {
  *	fence descriptors held, WAITs parked): the knobs tenant_max_*
  * @max_uid_tenants: tenants one uid may hold, admins exempt: the knob
  *	uid_max_tenants
+ * @admit_hw, @admit_lc: admission's hw.csv and the LC's solo trace
+ *	(config only; "" if unset); @admit_q: its target over the LC's solo
+ *	mean
  */
 struct gd_config {
 	struct gsp_params params;
@@ -74,6 +78,8 @@ struct gd_config {
 	struct gd_idlist lc_uids, lc_groups, admin_uids, admin_groups;
 	uint32_t max_jobs, max_fences, max_waits;
 	uint32_t max_uid_tenants;
+	char admit_hw[PATH_MAX], admit_lc[PATH_MAX];
+	double admit_q;
 };
 
 void gd_config_default(struct gd_config *c);
@@ -92,6 +98,11 @@ int gd_knob_set(const char *name, const char *value);
 /* The knob's value as text: 0 or -ENOENT. */
 int gd_knob_get(const char *name, char *out, size_t outsz);
 
+/*
+ * Admission (gspaced/admit.c): the config's traces loaded at start, 0 or
+ * -1 (logged); the answer to one ADMIT request, which owns @fd.
+ */
+int gd_admit_load(void);
 struct gd_tenant;
 struct gd_dev;
 struct gd_wait;
@@ -271,6 +282,8 @@ void gd_client_readable(struct gd_tenant *t);
 void gd_client_reap_dead(void);
 void gd_tenant_teardown(struct gd_tenant *t);
 /* Sends a reply; a client whose buffer is full is dropped. */
+void gd_admit_handle(struct gd_tenant *t, const struct gspd_msg *h,
+		     const unsigned char *p, int fd);
 void gd_reply(struct gd_tenant *t, uint32_t seq, uint16_t op, int status,
 	      const void *payload, size_t len, int fd);
 /* The debugfs "tenants" text with a leading uid column. */

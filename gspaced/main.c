@@ -447,7 +447,8 @@ int main(int argc, char **argv)
 	}
 
 	gd_config_default(&gd_state.cfg);
-	if (gd_config_load(config ? config : GD_DEFAULT_CONFIG, config != NULL))
+	if (gd_config_load(config ? config : GD_DEFAULT_CONFIG, config != NULL) ||
+	    gd_admit_load())
 		return 2;
 	gd_state.self_uid = getuid();
 

@@ -12,9 +12,13 @@
 #
 # See Documentation/gspaced.rst.
 
-GSPACED_SRCS := $(sort $(wildcard gspaced/*.c)) $(GSPD_PROTO)
-CFLAGS_gspaced := -Ilibgsp/proto -Ilibgsp/include $(VERSION_CFLAGS)
-CFLAGS_tests/daemon := -Igspaced -Ilibgsp/proto -Ilibgsp/include -Itests
+# admit.c predicts with libgsp/admit (Prophet) on the operator's traces.
+GSPACED_SRCS := $(sort $(wildcard gspaced/*.c)) $(GSPD_PROTO) \
+	libgsp/admit/trace.c libgsp/admit/prophet.c libgsp/csv/csv.c
+CFLAGS_gspaced := -Ilibgsp/proto -Ilibgsp/include -Ilibgsp/admit \
+	$(VERSION_CFLAGS)
+CFLAGS_tests/daemon := -Igspaced -Ilibgsp/proto -Ilibgsp/include -Itests \
+	-Ilibgsp/admit
 DAEMON_TEST_DIR := $(BUILD)/tests/daemon
 GSPACED_SAN := $(DAEMON_TEST_DIR)/gspaced
 # The selftests, built against the daemon transport (dynamic, sanitized).
@@ -35,11 +39,11 @@ CHECK_SUITES += daemon
 .PHONY: check-daemon bench-daemon
 
 $(BUILD)/gspaced: $(call objs,plain,$(GSPACED_SRCS) $(CORE_SRCS))
-	$(CC) -o $@ $^
+	$(CC) -o $@ $^ -lm
 
 $(GSPACED_SAN): $(call objs,san,$(GSPACED_SRCS) $(CORE_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(SAN_FLAGS) -o $@ $^
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
 $(DAEMON_TEST_DIR)/selftests/%: selftests/%.c \
 		$(call objs,san,$(GSPD_CLIENT))
@@ -50,6 +54,13 @@ $(DAEMON_TEST_DIR)/selftests/%: selftests/%.c \
 $(DAEMON_TEST_DIR)/%: $(call objs,san,tests/daemon/%.c $(GSPD_CLIENT))
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lpthread
+
+# test_admit checks gspaced's answers against Prophet's own.
+$(DAEMON_TEST_DIR)/test_admit: $(call objs,san,tests/daemon/test_admit.c \
+		$(GSPD_CLIENT) libgsp/admit/trace.c libgsp/admit/prophet.c \
+		libgsp/csv/csv.c)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lpthread -lm
 
 # Not sanitized: it measures.
 $(DAEMON_BENCH): $(call objs,plain,tests/daemon/bench_rtt.c $(GSPD_CLIENT))

@@ -541,3 +541,19 @@ int gspd_ctl_tenants(struct gspd_conn *c, char *out, size_t outsz)
 {
 	return ctl_text(c, GSPD_OP_CTL_TENANTS, NULL, out, outsz);
 }
+
+int gspd_admit(struct gspd_conn *c, uint32_t device, int memfd, char *out,
+	       size_t outsz)
+{
+	struct gspd_admit req = { .device = device };
+	size_t rlen = 0;
+	int ret;
+
+	if (!out || !outsz || memfd < 0)
+		return -EINVAL;
+	out[0] = 0;
+	ret = gspd_call(c, GSPD_OP_ADMIT, &req, sizeof(req), NULL, 0, memfd,
+			out, outsz - 1, &rlen, NULL);
+	out[rlen < outsz ? rlen : outsz - 1] = 0;
+	return ret < 0 ? ret : 0;
+}

@@ -74,6 +74,7 @@ enum gspd_op {
 	GSPD_OP_CTL_GET,
 	GSPD_OP_CTL_SET,
 	GSPD_OP_CTL_TENANTS,
+	GSPD_OP_ADMIT,		/* struct gspd_admit + a sealed memfd */
 };
 
 struct gspd_msg {
@@ -89,6 +90,20 @@ struct gspd_msg {
 struct gspd_ioctl {
 	uint64_t request;	/* GSPACE_IOCTL_* */
 };
+
+/*
+ * ADMIT: would a BE with this solo trace (the memfd, sealed against
+ * writes, growth and shrinking) keep the LC within its target beside the
+ * BE tenants already on @device? The reply is text: "k=K admitted=0|1
+ * lc_solo_us=S lc_mean_us=M target_us=T"; on an error, why, as text.
+ */
+struct gspd_admit {
+	uint32_t device;
+	uint32_t pad;		/* 0 */
+};
+
+/* The largest trace ADMIT reads. */
+#define GSPD_ADMIT_TRACE_MAX	(4u << 20)
 
 struct gspd_board_reply {
 	uint32_t size;		/* bytes to map: GSP_BOARD_SIZE */
@@ -159,5 +174,11 @@ int gspd_ctl_get(struct gspd_conn *c, const char *name, char *out,
 		 size_t outsz);
 int gspd_ctl_set(struct gspd_conn *c, const char *name, const char *value);
 int gspd_ctl_tenants(struct gspd_conn *c, char *out, size_t outsz);
+/*
+ * ADMIT (above) for the BE trace in @memfd: the reply's text in @out, on
+ * success and, where gspaced said why, on failure. 0 or -errno.
+ */
+int gspd_admit(struct gspd_conn *c, uint32_t device, int memfd, char *out,
+	       size_t outsz);
 
 #endif /* GSPD_PROTO_H */

@@ -6,16 +6,21 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <gsp.h>
 
 #include "gsp_version.h"
+#include "gspd_proto.h"
+#include "libgsp_internal.h"
 #include "prophet.h"
 
 #define EXIT_USAGE 2
@@ -59,10 +64,13 @@ static void usage(FILE *f)
 		"                 breaks min(Q x solo, 100 ms): refuse exits 3, idle runs\n"
 		"                 the program as --no-spatial (only while the LC is idle)\n"
 		"  --admit-hw, --admit-lc, --admit-be\n"
-		"                 hw.csv and the LC's and this BE's gsp-trace files\n"
+		"                 hw.csv and the LC's and this BE's gsp-trace files;\n"
+		"                 without --admit-hw and --admit-lc gspaced answers,\n"
+		"                 from its admit_hw and admit_lc and the BEs at work\n"
 		"  --admit-k      BE instances beside the LC, this one counted, 1..64\n"
-		"                 (default 1)\n"
-		"  --admit-q      the target over the LC's solo mean (default 2)\n"
+		"                 (default 1; with gspaced answering, it counts)\n"
+		"  --admit-q      the target over the LC's solo mean (default 2;\n"
+		"                 gspaced's admit_q when it answers)\n"
 		"  --version      print 'gsp-run VERSION' and exit\n");
 }
 
@@ -121,6 +129,7 @@ struct admit_req {
 	const char *mode, *hw, *lc, *be;	/* mode NULL: no admission */
 	unsigned int k;
 	double q;
+	bool k_given, q_given;
 };
 
 /*
@@ -170,6 +179,92 @@ static int admit_check(const struct admit_req *r)
 		target / 1e3, rc ? "not admitted" : "admitted");
 	gsp_prophet_result_free(&res);
 	return rc;
+}
+
+/* A copy of @path in a memfd sealed for gspaced: the fd, or -1 (said why). */
+static int sealed_copy(const char *path)
+{
+	char buf[65536];
+	size_t total = 0;
+	ssize_t n;
+	int in, fd;
+
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		fprintf(stderr, "gsp-run: --admit-be %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fd = memfd_create("gsp-admit", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	while (fd >= 0 && (n = read(in, buf, sizeof(buf))) > 0) {
+		total += (size_t)n;
+		if (total > GSPD_ADMIT_TRACE_MAX) {
+			fprintf(stderr, "gsp-run: --admit-be %s: larger than gspaced reads (%u bytes)\n",
+				path, GSPD_ADMIT_TRACE_MAX);
+			close(fd);
+			fd = -1;
+		} else if (write(fd, buf, (size_t)n) != n) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+			     F_SEAL_WRITE | F_SEAL_SEAL)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 && total <= GSPD_ADMIT_TRACE_MAX)
+		fprintf(stderr, "gsp-run: --admit-be %s: cannot copy it for gspaced: %s\n",
+			path, strerror(errno));
+	close(in);
+	return fd;
+}
+
+/*
+ * The same question, asked of gspaced: it has the LC's trace and hw.csv
+ * (admit_lc, admit_hw) and knows how many BEs are at work on @device.
+ * 0 admitted, 1 not, -1 it could not be asked (said why).
+ */
+static int admit_ask(const struct admit_req *r, unsigned int device)
+{
+	unsigned int k = 0;
+	double solo, mean, target;
+	char text[512];
+	struct gsp *g;
+	int fd, err, ok = -1;
+
+	fd = sealed_copy(r->be);
+	if (fd < 0)
+		return -1;
+	err = gsp_open(&g, NULL);
+	if (err) {
+		fprintf(stderr, "gsp-run: --admit: no arbiter answers (%s); start gspaced, or give --admit-hw and --admit-lc\n",
+			strerror(-err));
+		close(fd);
+		return -1;
+	}
+	if (strcmp(gsp_arbiter_name(g), "daemon")) {
+		fprintf(stderr, "gsp-run: --admit: gspace.ko does not predict; give --admit-hw and --admit-lc\n");
+		goto out;
+	}
+	err = gspd_admit(gspi_conn(g), device, fd, text, sizeof(text));
+	if (err) {
+		fprintf(stderr, "gsp-run: --admit: gspaced: %s%s%s\n", strerror(-err),
+			text[0] ? ": " : "", text);
+		goto out;
+	}
+	if (sscanf(text, "k=%u admitted=%d lc_solo_us=%lf lc_mean_us=%lf target_us=%lf",
+		   &k, &ok, &solo, &mean, &target) != 5 || (ok != 0 && ok != 1)) {
+		fprintf(stderr, "gsp-run: --admit: gspaced's answer makes no sense: %s\n",
+			text);
+		ok = -1;
+		goto out;
+	}
+	fprintf(stderr, "gsp-run: admission (gspaced): the LC's mean %.1f us predicted beside %u BE (solo %.1f us, target %.1f us): %s\n",
+		mean, k, solo, target, ok ? "admitted" : "not admitted");
+out:
+	gsp_close(g);
+	close(fd);
+	return ok < 0 ? -1 : !ok;
 }
 
 /* @name is set to exactly "1", as the interposer reads a switch. */
@@ -331,12 +426,14 @@ int main(int argc, char **argv)
 				return die_usage("--admit-k must be a number in 1..64, not '%s'%s",
 						 optarg, "");
 			adm.k = (unsigned int)strtoul(optarg, NULL, 10);
+			adm.k_given = true;
 			admit_opts = 1;
 			break;
 		case 5:
 			if (parse_ratio(optarg, &adm.q))
 				return die_usage("--admit-q must be a ratio in (0, 1000] such as 2, not '%s'%s",
 						 optarg, "");
+			adm.q_given = true;
 			admit_opts = 1;
 			break;
 		case 'h':
@@ -369,8 +466,11 @@ int main(int argc, char **argv)
 	if (adm.mode && (!cls || strcmp(cls, "be")))
 		return die_usage("--admit is for --class be: it asks whether this BE may run beside the LC%s%s",
 				 "", "");
-	if (adm.mode && (!adm.hw || !adm.lc || !adm.be))
-		return die_usage("--admit needs --admit-hw, --admit-lc and --admit-be%s%s",
+	if (adm.mode && (!adm.be || !adm.hw != !adm.lc))
+		return die_usage("--admit needs --admit-be, and --admit-hw and --admit-lc both or neither (neither: gspaced answers)%s%s",
+				 "", "");
+	if (adm.mode && !adm.hw && (adm.k_given || adm.q_given))
+		return die_usage("--admit-k and --admit-q are gspaced's when it answers: drop them, or give --admit-hw and --admit-lc%s%s",
 				 "", "");
 	if (adm.mode && !strcmp(adm.mode, "idle") && spatial && *spatial == '1')
 		return die_usage("--admit idle may run the program as --no-spatial: drop --spatial%s%s",
@@ -378,7 +478,9 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");
 	if (adm.mode) {
-		int r = admit_check(&adm);
+		const char *dev = getenv("GSP_DEVICE");
+		int r = adm.hw ? admit_check(&adm) :
+			admit_ask(&adm, dev ? (unsigned int)atoi(dev) : 0);
 
 		if (r < 0)
 			return EXIT_USAGE;
