@@ -56,6 +56,7 @@ $(GSP_RUN): libgsp/tools/gsp-run.c $(call objs,plain,$(LIBGSP_SRCS)) \
 		$(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(DEPFLAGS) -Ilibgsp/include -Ilibgsp/admit \
+		-Ilibgsp/proto -Ilibgsp/lib \
 		$(VERSION_CFLAGS) -pthread -o $@ $< \
 		$(filter %.o,$^) -lm
 
