@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Admission at registration (Documentation/admission.rst, "Asking
- * gspaced"): before a BE starts, gsp-run sends its solo trace and gspaced
+ * Admission at registration (Documentation/gspaced.rst, "Admission"):
+ * before a BE starts, gsp-run sends its solo trace and gspaced
  * predicts, with Prophet, the LC's mean beside the BE tenants already at
  * work on the device plus this one, against the operator's LC trace and
  * hw.csv (admit_lc, admit_hw). The daemon knows what no client does: how
