@@ -102,18 +102,23 @@ def main():
     return 0
 
 
+def train_step(a, step, model, opt, loss_fn, data, labels):
+    """One synchronised step on the step-th batch of the eight."""
+    i = (step % 8) * a.batch
+    opt.zero_grad(set_to_none=True)
+    loss = loss_fn(model(data[i:i + a.batch]), labels[i:i + a.batch])
+    loss.backward()
+    opt.step()
+    torch.cuda.synchronize()
+
+
 def timed(a, model, opt, loss_fn, data, labels):
     t_meas = (a.start_ms + a.warmup_s * 1000) / 1000.0
     t_end = t_meas + a.measure_s
     first = last = None
     steps = step = 0
     while True:
-        i = (step % 8) * a.batch
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(data[i:i + a.batch]), labels[i:i + a.batch])
-        loss.backward()
-        opt.step()
-        torch.cuda.synchronize()
+        train_step(a, step, model, opt, loss_fn, data, labels)
         step += 1
         t = time.time()
         if t_meas <= t <= t_end:
@@ -134,12 +139,7 @@ def traced(a, model, opt, loss_fn, data, labels):
     ends = []
     step = 0
     while time.monotonic_ns() < t_end:
-        i = (step % 8) * a.batch
-        opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(data[i:i + a.batch]), labels[i:i + a.batch])
-        loss.backward()
-        opt.step()
-        torch.cuda.synchronize()
+        train_step(a, step, model, opt, loss_fn, data, labels)
         ends.append(time.monotonic_ns())
         step += 1
     with open(a.trace_out, "w") as f:

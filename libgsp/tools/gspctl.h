@@ -81,6 +81,11 @@ bool kernel_loaded(void);
  */
 int read_tenants(struct target *t, struct table *tab, char *buf);
 
+/*
+ * status's connection: EXIT_FAIL (said why) if gspace.ko is asked for and
+ * not loaded; exits if gspaced is and does not answer; else 0.
+ */
+int status_connect(struct target *t);
 int cmd_status(struct target *t);
 int cmd_status_json(struct target *t);
 int cmd_metrics(struct target *t, const char *textfile);

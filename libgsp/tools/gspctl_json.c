@@ -205,15 +205,8 @@ int cmd_status_json(struct target *t)
 	char *buf;
 	int ret;
 
-	if (t->kind == GSP_ARBITER_KERNEL && !kernel_loaded()) {
-		fprintf(stderr, "gspctl: gspace.ko is not loaded (no %s); load it or use --arbiter daemon\n",
-			SYSFS_DIR);
+	if (status_connect(t))
 		return EXIT_FAIL;
-	}
-	if (t->kind == GSP_ARBITER_DAEMON)
-		need_daemon(t);
-	else if (!t->g)
-		connect_target(t);
 	buf = malloc(TEXT_MAX);
 	if (!buf)
 		return EXIT_FAIL;

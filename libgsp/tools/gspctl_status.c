@@ -297,15 +297,8 @@ static void print_partition(struct target *t, unsigned ndev)
 	print_searches(b, ndev);
 }
 
-int cmd_status(struct target *t)
+int status_connect(struct target *t)
 {
-	static struct table tab;	/* too big for the stack */
-	struct gspace_version v = { .size = sizeof(v) };
-	char *buf;
-	char val[256];
-	size_t i;
-	int ret;
-
 	if (t->kind == GSP_ARBITER_KERNEL && !kernel_loaded()) {
 		fprintf(stderr, "gspctl: gspace.ko is not loaded (no %s); load it or use --arbiter daemon\n",
 			SYSFS_DIR);
@@ -315,6 +308,20 @@ int cmd_status(struct target *t)
 		need_daemon(t);
 	else if (!t->g)
 		connect_target(t);
+	return 0;
+}
+
+int cmd_status(struct target *t)
+{
+	static struct table tab;	/* too big for the stack */
+	struct gspace_version v = { .size = sizeof(v) };
+	char *buf;
+	char val[256];
+	size_t i;
+	int ret;
+
+	if (status_connect(t))
+		return EXIT_FAIL;
 
 	printf("arbiter:  %s (%s)\n",
 	       t->kind == GSP_ARBITER_KERNEL ? "kernel" : "daemon",
