@@ -8,7 +8,9 @@
  * synchronises. $ARB_WANT says what the interposer must do:
  *
  *   rejoin  gspaced is started again (run.sh does, once $ARB_HOLD.killed
- *           appears): every call succeeds, every launch reaches the
+ *           appears, and then touches $ARB_HOLD.back); the program
+ *           launches on until 1.5 s after that (the rejoin's backoff is
+ *           1 s at most): every call succeeds, every launch reaches the
  *           driver in program order, nothing is said twice
  *   refuse  gspaced stays dead past GSP_REJOIN_WAIT_MS: the work fails
  *           closed, CUDA_ERROR_NOT_PERMITTED (for BE at the first sync
@@ -68,6 +70,21 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Seconds since the kill to launch for: until 1.5 s after @hold.back. */
+static double back_by(const char *hold)
+{
+	static double back;
+	static double t_kill;
+	char path[4096];
+
+	if (!t_kill)
+		t_kill = now_s();
+	snprintf(path, sizeof(path), "%s.back", hold);
+	if (!back && !access(path, F_OK))
+		back = now_s();
+	return back ? back - t_kill + 1.5 : 1e9;
+}
+
 int main(void)
 {
 	static const size_t one_int[] = { sizeof(int) };
@@ -101,9 +118,11 @@ int main(void)
 		if (f)
 			fclose(f);
 	}
-	/* On launching, 2 ms apart, for 3 s at most or to the first error. */
+	/* On launching, 2 ms apart, to the first error or for as above. */
 	t0 = now_s();
-	while (now_s() - t0 < (strcmp(want, "refuse") ? 1.0 : 3.0)) {
+	while (now_s() - t0 < (hold ? back_by(hold) :
+			       strcmp(want, "refuse") ? 1.0 : 3.0) &&
+	       now_s() - t0 < 10.0) {
 		r = launch(n);
 		if (r != CUDA_SUCCESS) {
 			first_bad = n;

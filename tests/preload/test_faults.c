@@ -426,7 +426,7 @@ static int sweep(void)
 		jobs = 2;
 	every = (N + max - 1) / max;
 	if (every > 1)
-		printf("# faults%s: %lu calls, more than %lu: every %luth point is injected (n = 1, %lu, ...)\n",
+		printf("# faults%s: %lu calls, more than %lu: one point in %lu is injected (n = 1, %lu, ...)\n",
 		       label, N, max, every, 1 + every);
 	while (next <= N || nrun) {
 		while (nrun < jobs && next <= N) {
