@@ -670,5 +670,55 @@ run_bad --class be --admit refuse --admit-hw "$F/hw.csv" -- true
 run_bad "${adm[@]}" --admit refuse --admit-k 65 -- true
 run_bad "${adm[@]}" --admit refuse --admit-q 0 -- true
 run_bad "${adm[@]}" --admit idle --spatial -- true
+# --admit without --admit-hw/--admit-lc asks gspaced, which has them
+# (admit_hw, admit_lc) and counts the BEs at work (gspaced.rst, "Admission").
+run_bad --class be --admit refuse --admit-be "$F/be_kernel.csv" --admit-k 2 -- true
+run_bad --class be --admit refuse --admit-be "$F/be_kernel.csv" --admit-q 3 -- true
+if [ -x "$B/gspaced" ]; then
+	printf 'sim_devices = 1\nlease_devices = 0\nadmit_hw = %s\nadmit_lc = %s\n' \
+		"$PWD/$F/hw.csv" "$PWD/$F/lc_kernel.csv" >"$tmp/admit.conf"
+	"$B/gspaced" --foreground --config "$tmp/admit.conf" \
+		--socket "$tmp/admit.sock" >"$tmp/admit.log" 2>&1 &
+	admit_pid=$!
+	for _ in $(seq 100); do [ -S "$tmp/admit.sock" ] && break; sleep 0.05; done
+	ask=(--class be --arbiter daemon --socket "$tmp/admit.sock")
+	out=$("$B/gsp-run" "${ask[@]}" --admit refuse --admit-be "$F/be_kernel.csv" \
+		-- sh -c 'echo ran' 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	3:*"admission (gspaced)"*"beside 1 BE"*"not admitted"*"not started"*)
+		case "$out" in *ran*) echo "not ok - preload: gsp-run --admit refuse via gspaced ran the program" ;;
+		*) echo "ok - preload: gsp-run --admit refuse via gspaced: the fixture BE breaks the target beside 1 BE, exit 3, not run" ;; esac ;;
+	*) echo "not ok - preload: gsp-run --admit refuse via gspaced exits 3 (rc $rc: $out)" ;;
+	esac
+	out=$("$B/gsp-run" "${ask[@]}" --admit refuse --admit-be "$F/be_copy.csv" \
+		-- sh -c 'echo "ran:$GSP_SPATIAL"' 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	0:*"admission (gspaced)"*" admitted"*"ran:") echo "ok - preload: gsp-run --admit refuse via gspaced: a BE that leaves the LC alone is admitted and runs as asked" ;;
+	*) echo "not ok - preload: gsp-run --admit via gspaced admits a harmless BE (rc $rc: $out)" ;;
+	esac
+	out=$("$B/gsp-run" "${ask[@]}" --admit idle --admit-be "$F/be_kernel.csv" \
+		-- sh -c 'echo "ran:$GSP_SPATIAL"' 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	0:*"not admitted"*"ran:0") echo "ok - preload: gsp-run --admit idle via gspaced: not admitted, runs as --no-spatial" ;;
+	*) echo "not ok - preload: gsp-run --admit idle via gspaced (rc $rc: $out)" ;;
+	esac
+	out=$("$B/gsp-run" "${ask[@]}" --admit refuse --admit-be "$F/hw.csv" -- true 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	2:*"gspaced"*"gsp-trace"*) echo "ok - preload: gsp-run --admit via gspaced with a file that is no trace: exit 2, gspaced's reason" ;;
+	*) echo "not ok - preload: gsp-run --admit via gspaced, not a trace: exit 2 with the reason (rc $rc: $out)" ;;
+	esac
+	kill "$admit_pid" 2>/dev/null
+	wait "$admit_pid" 2>/dev/null
+	out=$("$B/gsp-run" "${ask[@]}" --admit refuse --admit-be "$F/be_kernel.csv" -- true 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	2:*"no arbiter answers"*) echo "ok - preload: gsp-run --admit with gspaced gone: exit 2, says so" ;;
+	*) echo "not ok - preload: gsp-run --admit with gspaced gone exits 2 (rc $rc: $out)" ;;
+	esac
+fi
 run_bad --class be --admit refuse --admit-hw "$F/hw.csv" \
 	--admit-lc "$F/no-such.csv" --admit-be "$F/be_copy.csv" -- true
