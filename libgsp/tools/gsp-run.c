@@ -18,6 +18,7 @@
 
 #include <gsp.h>
 
+#include "gsp_paths.h"
 #include "gsp_version.h"
 #include "gspd_proto.h"
 #include "libgsp_internal.h"
@@ -98,7 +99,8 @@ static int parse_num(const char *s, unsigned long long lo,
 
 /*
  * $(dirname /proc/self/exe)/lib/ (the build tree), then ../lib/gspace/
- * and ../lib/ (installed: make install puts it in $(LIBDIR)).
+ * and ../lib/, then GSP_LIBDIR/gspace/ and GSP_LIBDIR/ (installed: make
+ * install puts it in $(LIBDIR), which mk/install.mk gives us).
  */
 static int find_preload(char *out, size_t n)
 {
@@ -120,6 +122,13 @@ static int find_preload(char *out, size_t n)
 		    (int)n && !access(out, R_OK))
 		return 0;
 	if (snprintf(out, n, "%s/../lib/libgsp_preload.so", exe) < (int)n &&
+	    !access(out, R_OK))
+		return 0;
+	/* where make install put it: LIBDIR, as it was at build time */
+	if (snprintf(out, n, "%s/gspace/libgsp_preload.so", GSP_LIBDIR) <
+		    (int)n && !access(out, R_OK))
+		return 0;
+	if (snprintf(out, n, "%s/libgsp_preload.so", GSP_LIBDIR) < (int)n &&
 	    !access(out, R_OK))
 		return 0;
 	return -1;
@@ -502,7 +511,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (find_preload(lib, sizeof(lib))) {
-		fprintf(stderr, "gsp-run: libgsp_preload.so is not in lib/ next to gsp-run, ../lib/gspace/ or ../lib/; rebuild or reinstall gspace\n");
+		fprintf(stderr, "gsp-run: libgsp_preload.so is not in lib/ next to gsp-run, ../lib/gspace/, ../lib/ or %s; rebuild or reinstall gspace\n",
+			GSP_LIBDIR);
 		return EXIT_USAGE;
 	}
 	old = getenv("LD_PRELOAD");

@@ -280,6 +280,23 @@ base=$(GIT_DIR="$S/nowhere" m -s version 2>>"$S/version.log")
 [[ "$base" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] && [ "${ver%%+*}" = "$base" ]
 check $? "make version out of a git checkout (a tarball) is the bare VERSION ($base)" \
 	"$S/version.log"
+# 6. The installed gsp-run finds the interposer under a LIBDIR of its
+# own (nothing beside it): DESTDIR holds the files, LIBDIR names where
+# they will be, so a link from LIBDIR into DESTDIR stands in for the host.
+if [ "$icuda" = "$S/cuda-h" ] || [ "$sys_h" = 1 ]; then
+	rm -rf "$S/d2" "$S/libdir"
+	inst DESTDIR="$S/d2" LIBDIR="$S/libdir" install >"$S/install-libdir.log" 2>&1 &&
+		ln -s "$S/d2$S/libdir" "$S/libdir" &&
+		"$S/d2$P/bin/gsp-run" --fail-open -- true >>"$S/install-libdir.log" 2>&1
+	check $? "the installed gsp-run finds libgsp_preload.so in its LIBDIR (make install LIBDIR=...)" \
+		"$S/install-libdir.log"
+	rm -rf "$S/d2" "$S/libdir"
+	# back to the default LIBDIR, for the checks below
+	inst "$B/gsp-run" >>"$S/install-libdir.log" 2>&1
+else
+	skip "the installed gsp-run finds the interposer in its LIBDIR" "no cuda.h: no interposer"
+fi
+
 for p in gspaced gspctl gsp-run gsp-xform gsp-select; do
 	out=$("$B/$p" --version 2>/dev/null)
 	rc=$?
