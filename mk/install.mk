@@ -91,7 +91,8 @@ DKMS_SRCDIR ?= /usr/src/gspace-$(VERSION)
 DKMS_MANIFEST ?= $(DATADIR)/gspace/dkms-manifest
 INSTALL_STAGE := $(BUILD)/install
 INSTALL_DOCS := README.md Documentation/gspaced.rst \
-	Documentation/interposer.rst Documentation/libgsp.rst
+	Documentation/interposer.rst Documentation/libgsp.rst \
+	Documentation/uapi.rst
 UDEV_RULES := packaging/60-gspace.rules
 SYSUSERS_CONF := packaging/gspace.sysusers
 MAN_SRCS := $(wildcard man/*.[1-8].in)

@@ -25,7 +25,7 @@ B=$S/build
 # shellcheck source=tests/ship/lib.sh
 . tests/ship/lib.sh
 
-pages="gspaced.8 gspaced.conf.5 gspctl.8 gsp-run.1 gsp-xform.1 gsp-select.1"
+pages="gspaced.8 gspaced.conf.5 gspctl.8 gsp-run.1 gsp-xform.1 gsp-select.1 gspace.4"
 progs="gspaced gspctl gsp-run gsp-xform gsp-select"
 rm -rf "$S/man" "$S"/man-*.log
 mkdir -p "$S/man"
@@ -39,7 +39,7 @@ have=$(cd "$B/man" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\
 want=$(tr ' ' '\n' <<<"$pages" | sort | tr '\n' ' ')
 [ "$rc" = 0 ] && [ "$have" = "$want" ] &&
 	for p in $pages; do
-		grep -q "^\\.TH [^ ]* [158] \"[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\" \"gspace $ver\"" \
+		grep -q "^\\.TH [^ ]* [1458] \"[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\" \"gspace $ver\"" \
 			"$B/man/$p" || exit 1
 	done
 check $? "make man writes $pages, each dated and saying gspace $ver" \

@@ -170,6 +170,7 @@ expect="$own
 .$P/share/man/man1/gsp-run.1
 .$P/share/man/man1/gsp-xform.1
 .$P/share/man/man1/gsp-select.1
+.$P/share/man/man4/gspace.4
 .$P/share/man/man5/gspaced.conf.5
 .$P/share/man/man8/gspaced.8
 .$P/share/man/man8/gspctl.8
@@ -177,6 +178,7 @@ expect="$own
 .$P/share/doc/gspace/gspaced.rst
 .$P/share/doc/gspace/interposer.rst
 .$P/share/doc/gspace/libgsp.rst
+.$P/share/doc/gspace/uapi.rst
 .$P/share/gspace/install-manifest"
 if [ "$icuda" = "$S/cuda-h" ] || [ "$sys_h" = 1 ]; then
 	expect="$expect
