@@ -3,17 +3,18 @@
 """Prophet's predictions against the measured co-runs of
 bench/run-prophet.sh (Documentation/tracing.rst):
 
-  prophet-eval.py [--gpu NAME] [--kmax K] OUT
+  prophet-eval.py [--gpu NAME] [--kmax K] [--loo-query-ns NS] OUT
 
 reads OUT/measured.csv (lc,be,variant,k,lc_mean_us,lc_p95_us,
 be_units_per_s; k 0 is the LC alone) and OUT/predicted.csv (lc,be,
 variant,k,model,lc_solo_us,lc_mean_us,lc_p95_us,be_tasks_per_s,
-be_iters_per_s; model fluid or sequential) and writes
+be_iters_per_s; model fluid, fluid2 or sequential) and writes
 
   OUT/predict.csv    pair,model,predicted,measured,gpu: one row per pair,
                      k >= 1 and model; pair LC_BE_k (LC_BE_xfer_k for the
-                     copy variant), model prophet (the fluid model) or
-                     sequential, values the LC's mean latency over its
+                     copy variant), model prophet (the fluid model),
+                     fluid2, fluid2-loo (below) or sequential, values the
+                     LC's mean latency over its
                      solo one, L / L_solo (each side its own solo: the
                      prediction's lc_solo_us, the measured k 0 row)
   OUT/admission.csv  pair,model,k_pred,k_oracle,util_pred,util_oracle,
@@ -29,6 +30,16 @@ DEG_MIN are left out of it and counted, as it explodes there), the mean
 latency error |L_pred - L_meas| / L_meas, overall and per variant, LC, BE
 and k; then the admission totals. Exit 0, 1 for missing or malformed
 files, 2 for bad arguments. Stdlib only.
+
+fluid2 adds a fitted host time per LC query, NS (gspctl's
+GSP_PROPHET_FLUID2_QUERY_NS: the mean, over the plain LCs, of the
+measured solo mean minus the trace's solo replay). With --loo-query-ns NS
+(the value the fluid2 rows were predicted with) the fluid2 rows are also
+scored held out, as model fluid2-loo: for each LC, NS is replaced by the
+same mean over the other plain LCs only (leave one LC out), shifting its
+predicted solo and co-run means by the difference. The shift is exact
+while the LC's queries do not queue behind each other and close to it
+when they do (Documentation/admission.rst).
 """
 import csv
 import os
@@ -38,7 +49,8 @@ import sys
 DEG_MIN = 0.05
 TARGET_RATIO = 2.0
 TARGET_MAX_US = 100e3
-MODELS = {"fluid": "prophet", "sequential": "sequential"}
+MODELS = {"fluid": "prophet", "fluid2": "fluid2", "fluid2-loo": "fluid2-loo",
+          "sequential": "sequential"}
 
 
 class Error(Exception):
@@ -76,19 +88,44 @@ def mean(v):
     return statistics.fmean(v) if v else float("nan")
 
 
-def evaluate(out, gpu, kmax):
+def query_ns_folds(meas, pred, query_ns):
+    """Per plain LC, the fitted query time (us) without that LC: the mean
+    over the other plain LCs of measured solo - (fluid2 solo - NS)."""
+    gap = {}
+    for (lc, be, v, k, model), (ps, _) in pred.items():
+        solo = meas.get((lc, be, v, 0))
+        if model == "fluid2" and v == "plain" and k == 0 and ps and solo:
+            gap[lc] = solo - (ps - query_ns)
+    if len(gap) < 2:
+        raise Error("--loo-query-ns needs fluid2 solo rows of 2 plain LCs or more")
+    fold = {lc: mean([g for o, g in gap.items() if o != lc]) for lc in gap}
+    return mean(list(gap.values())), fold
+
+
+def add_loo(meas, pred, query_ns):
+    """The fluid2 rows again as fluid2-loo, each LC with its own fold."""
+    fitted, fold = query_ns_folds(meas, pred, query_ns)
+    for (lc, be, v, k, model), (ps, pl) in list(pred.items()):
+        if model == "fluid2" and lc in fold and ps and pl:
+            d = fold[lc] - query_ns
+            pred[(lc, be, v, k, "fluid2-loo")] = (ps + d, pl + d)
+    return fitted, fold
+
+
+def evaluate(out, gpu, kmax, query_ns=None):
     mpath, ppath = os.path.join(out, "measured.csv"), os.path.join(out, "predicted.csv")
     meas = {}
     for r in read(mpath, ["lc", "be", "variant", "k", "lc_mean_us"]):
         meas[(r["lc"], r["be"], r["variant"], int(r["k"]))] = num(r, "lc_mean_us")
     pred = {}
     for r in read(ppath, ["lc", "be", "variant", "k", "model", "lc_solo_us", "lc_mean_us"]):
-        if r["model"] not in MODELS:
-            raise Error(f"{ppath}: model '{r['model']}' is not fluid or sequential")
+        if r["model"] not in MODELS or r["model"] == "fluid2-loo":
+            raise Error(f"{ppath}: model '{r['model']}' is not fluid, fluid2 or sequential")
         pred[(r["lc"], r["be"], r["variant"], int(r["k"]), r["model"])] = (
             num(r, "lc_solo_us"), num(r, "lc_mean_us"))
     if kmax is None:
         kmax = max(k for (_, _, _, k) in meas)
+    loo = add_loo(meas, pred, query_ns / 1e3) if query_ns is not None else None
 
     rows, stats, admit = [], [], []
     pairs = sorted({(lc, be, v) for (lc, be, v, _) in meas})
@@ -125,12 +162,16 @@ def evaluate(out, gpu, kmax):
         f.write("pair,model,k_pred,k_oracle,util_pred,util_oracle,violation,gpu\n")
         for p, m, kp, ko, up, uo, vi in admit:
             f.write(f"{p},{m},{kp},{ko},{up:.3f},{uo:.3f},{vi},{gpu}\n")
-    return stats, admit
+    return stats, admit, loo
 
 
-def summary(stats, admit):
+def summary(stats, admit, loo=None):
     lines = [f"rows: {len(stats)} (pair, k >= 1, model); Eq. 10 error leaves out "
              f"Deg_meas < {DEG_MIN}"]
+    if loo:
+        lines.append(f"fluid2 query time fitted on all plain LCs: {loo[0]:.3f} us; "
+                     "held out, per LC: " +
+                     " ".join(f"{lc} {v:.3f}" for lc, v in sorted(loo[1].items())))
     for label in MODELS.values():
         s = [x for x in stats if x["model"] == label]
         if not s:
@@ -156,16 +197,25 @@ def summary(stats, admit):
 
 
 def main(argv):
-    gpu, kmax, args = "", None, []
+    gpu, kmax, query_ns, args = "", None, None, []
     it = iter(argv)
     for a in it:
-        if a in ("--gpu", "--kmax"):
+        if a in ("--gpu", "--kmax", "--loo-query-ns"):
             v = next(it, None)
             if v is None:
                 print(f"prophet-eval: {a} needs a value", file=sys.stderr)
                 return 2
             if a == "--gpu":
                 gpu = v.replace(",", " ")
+            elif a == "--loo-query-ns":
+                try:
+                    query_ns = float(v)
+                except ValueError:
+                    query_ns = -1.0
+                if not 0 <= query_ns < 1e9:
+                    print("prophet-eval: --loo-query-ns takes ns, 0 or more",
+                          file=sys.stderr)
+                    return 2
             elif not v.isdigit() or not 1 <= int(v) <= 64:
                 print("prophet-eval: --kmax takes 1 to 64", file=sys.stderr)
                 return 2
@@ -177,14 +227,15 @@ def main(argv):
         else:
             args.append(a)
     if len(args) != 1:
-        print("usage: prophet-eval.py [--gpu NAME] [--kmax K] OUT", file=sys.stderr)
+        print("usage: prophet-eval.py [--gpu NAME] [--kmax K] [--loo-query-ns NS] OUT",
+              file=sys.stderr)
         return 2
     try:
-        stats, admit = evaluate(args[0], gpu, kmax)
+        stats, admit, loo = evaluate(args[0], gpu, kmax, query_ns)
     except (Error, ValueError, KeyError) as e:
         print(f"prophet-eval: {e}", file=sys.stderr)
         return 1
-    print(summary(stats, admit))
+    print(summary(stats, admit, loo))
     return 0
 
 

@@ -108,9 +108,43 @@ def run(d):
     check(call([d])[0] == 1, "exit 1 for an unknown model")
 
 
+# fluid2 with a 10 us query time: bp's replay is 95 - 10 = 85 us solo
+# against 100 measured (15 us missing), lbm's 100 - 10 = 90 (10 us): 12.5
+# fitted on both; held out, bp gets lbm's 10 (its rows unchanged) and lbm
+# bp's 15 (its rows 5 us later: 115 / 105 = 1.0952 at k 1).
+PREDICTED2 = """lc,be,variant,k,model,lc_solo_us,lc_mean_us,lc_p95_us,be_tasks_per_s,be_iters_per_s
+bp,cfd,plain,0,fluid2,95,95,100,0,0
+bp,cfd,plain,1,fluid2,95,140,150,1,1
+lbm,md,plain,0,fluid2,100,100,100,0,0
+lbm,md,plain,1,fluid2,100,110,100,1,1
+"""
+
+
+def run_loo(d):
+    for name, text in (("measured.csv", MEASURED), ("predicted.csv", PREDICTED2)):
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    rc, out, err = call(["--kmax", "2", "--loo-query-ns", "10000", d])
+    check(rc == 0, "--loo-query-ns: exit 0", err)
+    check("fitted on all plain LCs: 12.500 us; held out, per LC: bp 10.000 lbm 15.000"
+          in out, "--loo-query-ns: the fit and the leave-one-LC-out folds", out)
+    _, p = table(os.path.join(d, "predict.csv"))
+    check(p.get(("lbm_md_1", "fluid2-loo"), [])[:2] == ["1.0952", "1.0100"] and
+          p.get(("lbm_md_1", "fluid2"), [])[:1] == ["1.1000"],
+          "lbm held out: 5 us later on both sides, 115 / 105", p)
+    check(p.get(("bp_cfd_1", "fluid2-loo"), [])[:1] == ["1.4737"],
+          "bp held out: its fold's time is the one it was predicted with", p)
+    check(call(["--loo-query-ns", "-1", d])[0] == 2, "exit 2 for a negative --loo-query-ns")
+    with open(os.path.join(d, "predicted.csv"), "w", encoding="utf-8") as f:
+        f.write(PREDICTED2.replace("fluid2", "fluid2-loo"))
+    check(call([d])[0] == 1, "exit 1 for fluid2-loo rows in predicted.csv")
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         run(d)
+    with tempfile.TemporaryDirectory() as d:
+        run_loo(d)
     return 0 if all(results) else 1
 
 

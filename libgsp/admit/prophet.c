@@ -263,6 +263,8 @@ static int finish(struct sim *m, struct app *a)
 		return 0;
 	}
 	if (a->cur + 1 == t->query[a->q].first + t->query[a->q].ntasks) {
+		if (m->cfg->model == GSP_PROPHET_FLUID2)
+			end += m->cfg->query_ns;
 		if (!id)
 			m->res->lat_ns[a->q] = end - a->qready;
 		if (++a->q == t->nqueries) {
@@ -293,9 +295,14 @@ static double next_event(const struct sim *m)
 	if (m->cfg->model == GSP_PROPHET_SEQUENTIAL) {
 		if (m->krun != NO_APP)
 			t = fmin(t, m->app[m->krun].kend);
-	} else {
-		for (i = 0; i < m->nw; i++)
-			t = fmin(t, m->now + (m->wave[i].vend - m->v) * m->s);
+	} else if (m->nw) {
+		/* the earliest virtual end gives the earliest wall end */
+		double vmin = m->wave[0].vend;
+
+		for (i = 1; i < m->nw; i++)
+			if (m->wave[i].vend < vmin)
+				vmin = m->wave[i].vend;
+		t = fmin(t, m->now + (vmin - m->v) * m->s);
 	}
 	for (c = 0; c < 2; c++) {
 		const struct chan *ch = &m->chan[c];
@@ -443,7 +450,10 @@ static int check_apps(const struct gsp_hw *hw,
 	    cfg->skip >= apps[0].trace->nqueries)
 		return -EINVAL;
 	if (cfg->model != GSP_PROPHET_FLUID &&
-	    cfg->model != GSP_PROPHET_SEQUENTIAL)
+	    cfg->model != GSP_PROPHET_SEQUENTIAL &&
+	    cfg->model != GSP_PROPHET_FLUID2)
+		return -EINVAL;
+	if (!(cfg->query_ns >= 0) || !isfinite(cfg->query_ns))
 		return -EINVAL;
 	for (i = 0; i < napps; i++) {
 		const struct gsp_prophet_app *a = &apps[i];

@@ -35,7 +35,17 @@
 enum gsp_prophet_model {
 	GSP_PROPHET_FLUID,	/* concurrent kernels, the fluid model */
 	GSP_PROPHET_SEQUENTIAL,	/* Eq. 1: one kernel at a time, FCFS */
+	GSP_PROPHET_FLUID2,	/* fluid, plus cfg->query_ns per LC query */
 };
+
+/*
+ * fluid2's per-query host overhead under MPS, ns: the mean over the six
+ * kernel-only LCs of bench/results/2026-11-26-h200-prophet of their
+ * measured solo mean under MPS minus their trace's solo replay (traced
+ * without MPS). Fitted, not physical: Documentation/admission.rst gives
+ * its held-out error.
+ */
+#define GSP_PROPHET_FLUID2_QUERY_NS	14403.0
 
 struct gsp_prophet_cfg {
 	enum gsp_prophet_model model;
@@ -46,6 +56,13 @@ struct gsp_prophet_cfg {
 	 * queries.
 	 */
 	uint32_t skip;
+	/*
+	 * fluid2: host time added to every open-loop query after its last
+	 * task (the MPS client's synchronisation, which a trace taken
+	 * without MPS lacks): the query ends, and the next may start,
+	 * query_ns later. >= 0; ignored by the other models.
+	 */
+	double query_ns;
 };
 
 /*

@@ -28,7 +28,7 @@ enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NONE = 3 };
 
 static const char predict_usage[] =
 "usage: gspctl predict --hw HW.csv --lc LC.csv [--be BE.csv [--k N]]\n"
-"                      [--model fluid|sequential] [--be-pes P] [--skip N]\n"
+"                      [--model fluid|fluid2|sequential] [--be-pes P] [--skip N]\n"
 "  prints lc_solo_us= lc_mean_us= lc_p95_us= be_tasks_per_s= be_iters_per_s=\n"
 "  --k N        batch instances of BE.csv, 0..64 (default 1)\n"
 "  --be-pes P   each batch instance uses at most P SMs (fluid only)\n"
@@ -37,7 +37,7 @@ static const char predict_usage[] =
 static const char admit_usage[] =
 "usage: gspctl admit --hw HW.csv --lc LC.csv --be BE.csv\n"
 "                    [--q Q | --target-us US] [--cap-us US] [--kmax K]\n"
-"                    [--model fluid|sequential] [--be-pes P] [--skip N]\n"
+"                    [--model fluid|fluid2|sequential] [--be-pes P] [--skip N]\n"
 "  prints k= lc_mean_us= ok= for k = 0..K, then admit k= lc_solo_us= target_us=\n"
 "  --q Q          target = Q x the LC's solo mean (default 2)\n"
 "  --target-us US an absolute target instead\n"
@@ -170,9 +170,13 @@ static void parse(struct opts *o, int argc, char **argv, int admit)
 				o->cfg.model = GSP_PROPHET_FLUID;
 			else if (!strcmp(optarg, "sequential"))
 				o->cfg.model = GSP_PROPHET_SEQUENTIAL;
+			else if (!strcmp(optarg, "fluid2"))
+				o->cfg.model = GSP_PROPHET_FLUID2;
 			else
-				usage_error(o, "--model takes fluid or sequential, not '%s'",
+				usage_error(o, "--model takes fluid, fluid2 or sequential, not '%s'",
 					    optarg);
+			o->cfg.query_ns = o->cfg.model == GSP_PROPHET_FLUID2 ?
+					  GSP_PROPHET_FLUID2_QUERY_NS : 0;
 			break;
 		case 'p':
 			o->be_pes = parse_uint(o, "--be-pes", optarg,

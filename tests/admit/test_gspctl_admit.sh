@@ -39,6 +39,9 @@ expect_out 0 "predict: the LC alone is its solo latency" \
 expect_out 0 "predict: 2 batch copies share the channel, 3 ms" \
 	"lc_solo_us=1000.000 lc_mean_us=3000.000 lc_p95_us=3000.000 be_tasks_per_s=0.000 be_iters_per_s=0.000" \
 	predict "${cp[@]}" --k 2
+expect_out 0 "predict --model fluid2: 14.403 us of host time a query" \
+	"lc_solo_us=1014.403 lc_mean_us=3014.403 lc_p95_us=3014.403 be_tasks_per_s=0.000 be_iters_per_s=0.000" \
+	predict "${cp[@]}" --k 2 --model fluid2
 expect_out 0 "predict: 2 batch kernels capped at 5 SMs leave the LC its own 5" \
 	"lc_solo_us=1000.000 lc_mean_us=1000.000 lc_p95_us=1000.000 be_tasks_per_s=65.934 be_iters_per_s=65.934" \
 	predict "${kn[@]}" --k 2 --be-pes 5
@@ -107,7 +110,7 @@ expect() {
 expect 2 "predict without arguments" "--hw and --lc are required" predict
 expect 2 "admit without --be" "--be is required" admit "${hw[@]}" \
 	--lc "$F/lc_copy.csv"
-expect 2 "--model gpu" "--model takes fluid or sequential" \
+expect 2 "--model gpu" "--model takes fluid, fluid2 or sequential" \
 	predict "${cp[@]}" --model gpu
 expect 2 "--k x" "--k takes an integer in 0..64" predict "${cp[@]}" --k x
 expect 2 "--k 65" "--k takes an integer in 0..64" predict "${cp[@]}" --k 65

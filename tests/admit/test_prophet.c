@@ -316,6 +316,60 @@ static void test_solo_replay(void)
 }
 
 /*
+ * fluid2's host time per query (MPS's synchronisation, missing from a
+ * trace taken without MPS): 3 queries of one 1 ms copy, arriving at 0,
+ * 1.2 and 5 ms, with 0.5 ms a query. Query 0 ends at 1 + 0.5; query 1,
+ * arrived at 1.2, is ready only then, so its copy runs 1.5..2.5 and it
+ * ends at 3; query 2 runs 5..6 and ends at 6.5: 1.5 ms each. The fluid
+ * model ignores the field: 1 ms each, query 1's copy at 1.2..2.2.
+ */
+static const char trace_q[] =
+	"0,0,h2d,0,0,1000000,0,0,0,0,0,4096,0,h2d\n"
+	"1,1,h2d,1200000,200000,1000000,0,0,0,0,0,4096,0,h2d\n"
+	"2,2,h2d,5000000,2800000,1000000,0,0,0,0,0,4096,0,h2d\n";
+
+static void test_fluid2_query(void)
+{
+	struct gsp_trace t;
+	struct gsp_prophet_app app = { 0 };
+	struct gsp_prophet_cfg cfg = { .model = GSP_PROPHET_FLUID2,
+				       .query_ns = 0.5 * MS };
+	struct gsp_prophet_result r;
+	struct ends e = { 0 };
+	int rc;
+
+	must_parse(&k40, trace_q, &t);
+	app.trace = &t;
+	rc = gsp_prophet_run(&k40, &app, 1, &cfg, &r, record, &e);
+	tap_ok(!rc && near(r.lat_ns[0], 1.5 * MS, 1e-9) &&
+	       near(r.lat_ns[1], 1.5 * MS, 1e-9) &&
+	       near(r.lat_ns[2], 1.5 * MS, 1e-9) && near(r.lc_mean_ns, 1.5 * MS, 1e-9),
+	       "fluid2: 0.5 ms a query on 1 ms queries: 1.5 ms each (got %.3f, %.3f, %.3f)",
+	       rc ? 0 : r.lat_ns[0] / MS, rc ? 0 : r.lat_ns[1] / MS,
+	       rc ? 0 : r.lat_ns[2] / MS);
+	tap_ok(!rc && near(e.end[0][1], 2.5 * MS, 1e-9),
+	       "fluid2: the next query waits for the host time: query 1's copy ends at 2.5 ms (got %.3f)",
+	       e.end[0][1] / MS);
+	if (!rc)
+		gsp_prophet_result_free(&r);
+
+	cfg.model = GSP_PROPHET_FLUID;
+	memset(&e, 0, sizeof(e));
+	rc = gsp_prophet_run(&k40, &app, 1, &cfg, &r, record, &e);
+	tap_ok(!rc && near(r.lc_mean_ns, 1 * MS, 1e-9) &&
+	       near(e.end[0][1], 2.2 * MS, 1e-9),
+	       "fluid ignores query_ns: 1 ms each, query 1's copy ends at 2.2 ms");
+	if (!rc)
+		gsp_prophet_result_free(&r);
+
+	cfg.model = GSP_PROPHET_FLUID2;
+	cfg.query_ns = -1;
+	tap_ok(gsp_prophet_run(&k40, &app, 1, &cfg, &r, NULL, NULL) == -EINVAL,
+	       "fluid2: a negative query_ns is refused");
+	gsp_trace_free(&t);
+}
+
+/*
  * LC: 10 queries, each one 1 ms pageable copy, every 10 ms. BE: one
  * 100 ms pageable copy, looped. With k BE instances always sharing the
  * channel, each LC copy takes (k + 1) ms.
@@ -542,6 +596,7 @@ int main(void)
 	test_worked_kernels();
 	test_worked_copies();
 	test_solo_replay();
+	test_fluid2_query();
 	test_admit_copies();
 	test_admit_kernels();
 	test_refusals();
