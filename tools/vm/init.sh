@@ -4,7 +4,8 @@
 # PID 1 of the gspace test VM (packed as /init by tools/vm/mkinitramfs.sh).
 #
 # Mounts the pseudo filesystems, creates the users root and tenant (1000,
-# of the group gspace), loads /gspace.ko with the parameters in
+# of the group gspace), checks uname -r against the KERNEL_RELEASE of
+# /etc/gspace-vm.conf, loads /gspace.ko with the parameters in
 # /etc/gspace-vm.conf, gives /dev/gspace the group gspace, runs each
 # line of /etc/gspace-vm.cmds, unloads the module, dumps the kernel log
 # between markers, writes the exit marker and powers off.
@@ -44,17 +45,29 @@ exec <"$out" >"$out" 2>&1
 
 MODPARAMS=
 CMD_TIMEOUT=600
+KERNEL_RELEASE=
 [ -r /etc/gspace-vm.conf ] && . /etc/gspace-vm.conf
 
 read -r up _ </proc/uptime
 echo "# vm: init started ${up}s after the kernel ($(uname -r))"
+
+status=0
+# The kernel of the run, as a test line: the log of make check shows
+# the matrix (mk/vm.mk), and a wrong image fails here, not at insmod.
+if [ -n "$KERNEL_RELEASE" ]; then
+	if [ "$(uname -r)" = "$KERNEL_RELEASE" ]; then
+		echo "ok - vm: booted $KERNEL_RELEASE (uname -r)"
+	else
+		echo "not ok - vm: booted $KERNEL_RELEASE (uname -r says $(uname -r))"
+		status=1
+	fi
+fi
 
 # From here on every kernel message also reaches the console log (ttyS0),
 # so an oops that kills the VM is still on record.
 echo 8 >/proc/sys/kernel/printk
 echo "gspace-vm: payload starts" >/dev/kmsg
 
-status=0
 loaded=0
 if [ -f /gspace.ko ]; then
 	# shellcheck disable=SC2086 # MODPARAMS is a list of words

@@ -4,7 +4,8 @@
 # Packs the gzip cpio initramfs of the gspace test VM.
 #
 #   tools/vm/mkinitramfs.sh -o OUT.img [-m gspace.ko] [-p "PARAMS"]
-#                           [-c CMDFILE] [-t CMD_TIMEOUT_S] [FILE...]
+#                           [-c CMDFILE] [-t CMD_TIMEOUT_S] [-r RELEASE]
+#                           [FILE...]
 #
 #   -o  the image to write
 #   -m  the module, packed as /gspace.ko and loaded with insmod by init
@@ -12,6 +13,7 @@
 #   -c  the commands to run, one shell command line per line ('#' starts a
 #       comment line); each line becomes one TAP result
 #   -t  seconds each command may run before it is killed (default 600)
+#   -r  the kernel release the image is for: init checks uname -r
 #   FILE...  extra files (static binaries, data), copied to /bin/<name>
 #
 # The image holds busybox-static with every applet installed as a symlink,
@@ -20,21 +22,22 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-out='' module='' params='' cmds='' cmd_timeout=600
+out='' module='' params='' cmds='' cmd_timeout=600 release=''
 
 die() {
 	echo "mkinitramfs: $*" >&2
 	exit 1
 }
 
-while getopts o:m:p:c:t: opt; do
+while getopts o:m:p:c:t:r: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	m) module=$OPTARG ;;
 	p) params=$OPTARG ;;
 	c) cmds=$OPTARG ;;
 	t) cmd_timeout=$OPTARG ;;
-	*) die "usage: $0 -o OUT.img [-m MODULE.ko] [-p PARAMS] [-c CMDFILE] [-t SECS] [FILE...]" ;;
+	r) release=$OPTARG ;;
+	*) die "usage: $0 -o OUT.img [-m MODULE.ko] [-p PARAMS] [-c CMDFILE] [-t SECS] [-r RELEASE] [FILE...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -79,6 +82,7 @@ fi
 {
 	printf 'MODPARAMS=%s\n' "'$params'"
 	printf 'CMD_TIMEOUT=%s\n' "$cmd_timeout"
+	printf 'KERNEL_RELEASE=%s\n' "'$release'"
 } >"$root/etc/gspace-vm.conf"
 if [ -n "$cmds" ]; then
 	cp "$cmds" "$root/etc/gspace-vm.cmds"
