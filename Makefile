@@ -125,6 +125,7 @@ include mk/docs.mk		# README figures, kernel-doc
 include mk/style.mk		# checkpatch
 include mk/install.mk		# make install, make uninstall
 include mk/ship.mk		# make, install and --version as operators use them
+include mk/deb.mk		# the Debian packages (debian/), built and installed
 include mk/deploy.mk		# the Kubernetes manifests, checked without a cluster
 include mk/vm.mk		# make check's VM, make run
 

@@ -12,10 +12,13 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed';
 # bookworm-security, are the meta-packages of Debian 12's newest 6.12:
 # the second kernel of the VM's matrix (mk/vm.mk), beside 6.1's
 # linux-image-amd64.
+# debhelper, dh-dkms and lintian build and check the Debian packages of
+# debian/ (check-deb).
 for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 linux-headers-amd64 linux-source busybox-static cpio kmod \
 	 gnuplot-nox pkgconf groff-base dkms python3-prometheus-client \
-	 python3-yaml linux-image-6.12-amd64 linux-headers-6.12-amd64; do
+	 python3-yaml linux-image-6.12-amd64 linux-headers-6.12-amd64 \
+	 debhelper dh-dkms lintian; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0
