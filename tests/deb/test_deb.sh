@@ -164,6 +164,10 @@ if [ "$rc" != 0 ]; then
 fi
 ! grep -E '^dpkg-(gensymbols|shlibdeps): warning' "$S/build.log"
 check $? "no dpkg-gensymbols or dpkg-shlibdeps warning (debian/libgsp1.symbols lists libgsp's exports)"
+# Everything is built in dh_auto_build: make install compiles nothing.
+! sed -n '/^[[:space:]]*dh_auto_install/,/^[[:space:]]*dh_install[a-z]/p' \
+	"$S/build.log" | grep -E '^[[:space:]]*cc '
+check $? "make install (dh_auto_install) compiles nothing: dh_auto_build built it all, for the same LIBDIR"
 grep -q '^debian/rules: the interposer against' "$S/build.log" ||
 	[ "$full" = 0 ]
 check $? "debian/rules says which cuda.h the interposer is built against"
