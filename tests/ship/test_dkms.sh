@@ -9,9 +9,10 @@
 # version; it holds what Kbuild names and every header its sources
 # include; it builds gspace.ko, with dkms build where dkms is installed
 # (in trees of SCRATCH's own: nothing is added to /var/lib/dkms), else
-# with make -C KDIR M=. KDIR: the running kernel's headers, else those
-# of the VM's kernel (tools/vm/find-kernel.sh); neither: skipped. Then
-# make dkms-install and dkms-uninstall into a scratch DESTDIR.
+# with make -C KDIR M=., for the running kernel if it has headers and for
+# each of Debian 12's 6.1 and 6.12 series (tools/vm/find-kernel.sh -s);
+# a series without headers is skipped. Then make dkms-install and
+# dkms-uninstall into a scratch DESTDIR.
 set -u
 
 [ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
@@ -69,44 +70,59 @@ extra=$(cd "$src" && find . -type f ! -name '*.[ch]' ! -name Kbuild ! -name dkms
 [ -z "$extra" ]
 check $? "the dkms-src copy holds nothing else${extra:+: $extra}"
 
-# 3. It builds gspace.ko.
+# 3. It builds gspace.ko: for the running kernel if it has headers, and
+# for each kernel series of the VM's matrix (Debian 12's 6.1 and 6.12,
+# tools/install-deps.sh installs both), each release once.
+# build_for KDIR WHICH: one build, dkms build where dkms is installed
+build_for() {
+	local kdir=$1 which=$2 rel t d ko rc
+	rel=$(tools/find-kdir.sh --release "$kdir" 2>/dev/null)
+	if [ -z "$rel" ]; then
+		notok "the dkms-src copy builds gspace.ko for $which: no release in $kdir"
+		return
+	fi
+	case " $built " in *" $rel "*) return ;; esac
+	built="$built $rel"
+	if command -v dkms >/dev/null 2>&1; then
+		t=$S/dkms/$rel
+		rm -rf "$t"
+		mkdir -p "$t/src" "$t/tree" "$t/inst"
+		cp -r "$src" "$t/src/"
+		d="--dkmstree $t/tree --sourcetree $t/src --installtree $t/inst"
+		# shellcheck disable=SC2086 # $d is a list of options
+		{ dkms add -m gspace -v "$ver" $d &&
+		  dkms build -m gspace -v "$ver" -k "$rel" --kernelsourcedir "$kdir" $d
+		} >"$S/dkms-build-$rel.log" 2>&1
+		rc=$?
+		ko=$(find "$t/tree/gspace/$ver/$rel" -name 'gspace.ko*' 2>/dev/null | head -n 1)
+		[ "$rc" = 0 ] && [ -n "$ko" ]
+		check $? "dkms add and dkms build make gspace.ko of the dkms-src copy for $which, $rel" \
+			"$S/dkms-build-$rel.log"
+	else
+		t=$S/dkms/copy-$rel
+		rm -rf "$t"
+		cp -r "$src" "$t"
+		make -C "$kdir" M="$t" modules >"$S/dkms-build-$rel.log" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] &&
+			[ "$(modinfo -F vermagic "$t/gspace.ko" 2>/dev/null | cut -d' ' -f1)" = "$rel" ]
+		check $? "make -C KDIR M=the dkms-src copy builds gspace.ko for $which, $rel (no dkms here for dkms build)" \
+			"$S/dkms-build-$rel.log"
+	fi
+}
+built=
 run=$(uname -r)
 if kdir=$(tools/find-kdir.sh 2>/dev/null); then
-	which="the running kernel $run"
-elif kdir=$(tools/vm/find-kernel.sh kdir 2>/dev/null); then
-	which="the VM's kernel (no headers for the running kernel $run)"
-else
-	kdir=
+	build_for "$kdir" "the running kernel $run"
 fi
-rel=
-[ -z "$kdir" ] || rel=$(tools/find-kdir.sh --release "$kdir" 2>/dev/null)
-if [ -z "$kdir" ] || [ -z "$rel" ]; then
-	skip "the dkms-src copy builds gspace.ko" "no kernel headers here: neither the running kernel's ($run) nor the VM kernel's (tools/install-deps.sh installs them)"
-elif command -v dkms >/dev/null 2>&1; then
-	t=$S/dkms
-	mkdir -p "$t/src" "$t/tree" "$t/inst"
-	cp -r "$src" "$t/src/"
-	d="--dkmstree $t/tree --sourcetree $t/src --installtree $t/inst"
-	# shellcheck disable=SC2086 # $d is a list of options
-	{ dkms add -m gspace -v "$ver" $d &&
-	  dkms build -m gspace -v "$ver" -k "$rel" --kernelsourcedir "$kdir" $d
-	} >"$S/dkms-build.log" 2>&1
-	rc=$?
-	ko=$(find "$t/tree/gspace/$ver/$rel" -name 'gspace.ko*' 2>/dev/null | head -n 1)
-	[ "$rc" = 0 ] && [ -n "$ko" ]
-	check $? "dkms add and dkms build make gspace.ko of the dkms-src copy for $which, $rel" \
-		"$S/dkms-build.log"
-	[ -z "$ko" ] || cp "$ko" "$S/dkms/"
-else
-	rm -rf "$S/dkms/copy"
-	cp -r "$src" "$S/dkms/copy"
-	make -C "$kdir" M="$S/dkms/copy" modules >"$S/dkms-build.log" 2>&1
-	rc=$?
-	[ "$rc" = 0 ] &&
-		[ "$(modinfo -F vermagic "$S/dkms/copy/gspace.ko" 2>/dev/null | cut -d' ' -f1)" = "$rel" ]
-	check $? "make -C KDIR M=the dkms-src copy builds gspace.ko for $which, $rel (no dkms here for dkms build)" \
-		"$S/dkms-build.log"
-fi
+for series in 6.1 6.12; do
+	if kdir=$(tools/vm/find-kernel.sh -s "$series" kdir 2>/dev/null); then
+		build_for "$kdir" "Debian's $series series"
+	else
+		skip "the dkms-src copy builds gspace.ko for Debian's $series series" \
+			"no linux-headers of $series here (tools/install-deps.sh installs them)"
+	fi
+done
 
 # 4. dkms-install and dkms-uninstall, into a DESTDIR (no dkms runs).
 P=/opt/gspace-ship-test
