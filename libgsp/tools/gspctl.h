@@ -75,11 +75,8 @@ int read_text(const char *path, char *buf, size_t bufsz);
 int knob_get(struct target *t, const char *name, char *out, size_t sz);
 bool kernel_loaded(void);
 
-/*
- * Reads the tenant table into @tab (@buf: TEXT_MAX bytes). 0 or -errno,
- * with a message on failure.
- */
-int read_tenants(struct target *t, struct table *tab, char *buf);
+/* Reads the tenant table into @tab. 0 or -errno, with a message on failure. */
+int read_tenants(struct target *t, struct table *tab);
 
 /*
  * status's connection: EXIT_FAIL (said why) if gspace.ko is asked for and

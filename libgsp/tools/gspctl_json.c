@@ -202,17 +202,11 @@ int cmd_status_json(struct target *t)
 {
 	static struct table tab;	/* too big for the stack */
 	struct gspace_version v = { .size = sizeof(v) };
-	char *buf;
 	int ret;
 
 	if (status_connect(t))
 		return EXIT_FAIL;
-	buf = malloc(TEXT_MAX);
-	if (!buf)
-		return EXIT_FAIL;
-	ret = read_tenants(t, &tab, buf);
-	free(buf);
-	if (ret)
+	if (read_tenants(t, &tab))
 		return EXIT_FAIL;
 	ret = t->g ? gsp_version(t->g, &v) : t->open_err;
 

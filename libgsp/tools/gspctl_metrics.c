@@ -218,7 +218,6 @@ static int write_metrics(FILE *f, struct target *t, struct table *tab)
 {
 	struct gspace_version v = { .size = sizeof(v) };
 	const struct gsp_board *b;
-	char *buf;
 	int ret, tenants_ok;
 
 	ret = t->g ? gsp_version(t->g, &v) : t->open_err;
@@ -240,9 +239,7 @@ static int write_metrics(FILE *f, struct target *t, struct table *tab)
 		print_device_metrics(f, b, v.num_devices);
 	print_rtt(f, t->g);
 
-	buf = malloc(TEXT_MAX);
-	tenants_ok = buf && !read_tenants(t, tab, buf);
-	free(buf);
+	tenants_ok = !read_tenants(t, tab);
 	family(f, "gspace_tenants_readable", "gauge",
 	       "1 if the tenants table could be read (the kernel's is root's)");
 	fprintf(f, "gspace_tenants_readable %d\n", tenants_ok);

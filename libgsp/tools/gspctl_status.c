@@ -104,7 +104,7 @@ static int parse_tenants(char *text, struct table *tab)
 	return 0;
 }
 
-int read_tenants(struct target *t, struct table *tab, char *buf)
+static int read_tenants_into(struct target *t, struct table *tab, char *buf)
 {
 	int ret;
 
@@ -132,6 +132,20 @@ int read_tenants(struct target *t, struct table *tab, char *buf)
 	ret = parse_tenants(buf, tab);
 	if (ret)
 		fprintf(stderr, "gspctl: the tenants table has no pid column; is gspctl older than the arbiter?\n");
+	return ret;
+}
+
+int read_tenants(struct target *t, struct table *tab)
+{
+	char *buf = malloc(TEXT_MAX);
+	int ret;
+
+	if (!buf) {
+		fprintf(stderr, "gspctl: out of memory\n");
+		return -ENOMEM;
+	}
+	ret = read_tenants_into(t, tab, buf);
+	free(buf);
 	return ret;
 }
 
@@ -353,12 +367,7 @@ int cmd_status(struct target *t)
 
 	print_partition(t, v.num_devices);	/* 0 if VERSION failed */
 
-	buf = malloc(TEXT_MAX);
-	if (!buf)
-		return EXIT_FAIL;
-	ret = read_tenants(t, &tab, buf);
-	free(buf);
-	if (ret)
+	if (read_tenants(t, &tab))
 		return EXIT_FAIL;
 	printf("tenants:  %zu%s\n", tab.n,
 	       t->kind == GSP_ARBITER_DAEMON ? " (* is gspctl itself)" : "");
@@ -446,7 +455,6 @@ int cmd_top(struct target *t, unsigned int interval_ms, unsigned long count)
 {
 	static struct table tabs[2];	/* too big for the stack */
 	unsigned long n;
-	char *buf;
 	int cur = 0;
 
 	if (t->kind == GSP_ARBITER_KERNEL && !kernel_loaded()) {
@@ -454,23 +462,15 @@ int cmd_top(struct target *t, unsigned int interval_ms, unsigned long count)
 			SYSFS_DIR);
 		return EXIT_FAIL;
 	}
-	buf = malloc(TEXT_MAX);
-	if (!buf)
+	if (read_tenants(t, &tabs[0]))
 		return EXIT_FAIL;
-	if (read_tenants(t, &tabs[0], buf)) {
-		free(buf);
-		return EXIT_FAIL;
-	}
 	for (n = 0; !count || n < count; n++) {
 		sleep_ms(interval_ms);
-		if (read_tenants(t, &tabs[!cur], buf)) {
-			free(buf);
+		if (read_tenants(t, &tabs[!cur]))
 			return EXIT_FAIL;
-		}
 		cur = !cur;
 		print_top(t, &tabs[!cur], &tabs[cur], interval_ms);
 	}
-	free(buf);
 	return 0;
 }
 

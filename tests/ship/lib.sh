@@ -1,8 +1,21 @@
 # shellcheck shell=bash disable=SC2034 # fail is the sourcing script's
 # SPDX-License-Identifier: GPL-2.0
 # The helpers of make check-ship's scripts (tests/ship/test_*.sh), sourced
-# by each after it checked its arguments, from the top of the tree: TAP
-# lines, and make as an operator runs it.
+# by each first: its arguments and folders, TAP lines, and make as an
+# operator runs it.
+
+# ship_setup "$@": the one argument, SCRATCH, and the top of the tree
+# as the current folder; sets S (SCRATCH, made and absolute) and B (the
+# scratch BUILD, $S/build).
+ship_setup() {
+	[ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
+	if [ ! -f Makefile ] || [ ! -f mk/ship.mk ]; then
+		echo "$0: run from the top of the gspace tree" >&2
+		exit 2
+	fi
+	S=$(mkdir -p "$1" && cd "$1" && pwd)
+	B=$S/build
+}
 
 fail=0
 ok() { echo "ok - $*"; }

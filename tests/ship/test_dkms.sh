@@ -15,16 +15,10 @@
 # dkms-uninstall into a scratch DESTDIR.
 set -u
 
-[ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
-if [ ! -f Makefile ] || [ ! -f mk/ship.mk ]; then
-	echo "$0: run from the top of the gspace tree" >&2
-	exit 2
-fi
-S=$(mkdir -p "$1" && cd "$1" && pwd)
-B=$S/build
-D=$S/dkms-dest
 # shellcheck source=tests/ship/lib.sh
-. tests/ship/lib.sh
+. "$(dirname "$0")/lib.sh"
+ship_setup "$@"
+D=$S/dkms-dest
 
 rm -rf "$S/dkms" "$D" "$S"/dkms-*.log
 mkdir -p "$S/dkms"

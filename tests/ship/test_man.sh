@@ -15,15 +15,9 @@
 # table is in gsp-run(1), and every gspace page a page names exists.
 set -u
 
-[ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
-if [ ! -f Makefile ] || [ ! -f mk/ship.mk ]; then
-	echo "$0: run from the top of the gspace tree" >&2
-	exit 2
-fi
-S=$(mkdir -p "$1" && cd "$1" && pwd)
-B=$S/build
 # shellcheck source=tests/ship/lib.sh
-. tests/ship/lib.sh
+. "$(dirname "$0")/lib.sh"
+ship_setup "$@"
 
 pages="gspaced.8 gspaced.conf.5 gspctl.8 gsp-run.1 gsp-xform.1 gsp-select.1 gspace.4"
 progs="gspaced gspctl gsp-run gsp-xform gsp-select"

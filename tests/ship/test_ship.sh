@@ -15,13 +15,9 @@
 # check sees what this run built.
 set -u
 
-[ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
-if [ ! -f Makefile ] || [ ! -f mk/ship.mk ]; then
-	echo "$0: run from the top of the gspace tree" >&2
-	exit 2
-fi
-S=$(mkdir -p "$1" && cd "$1" && pwd)
-B=$S/build			# the scratch BUILD
+# shellcheck source=tests/ship/lib.sh
+. "$(dirname "$0")/lib.sh"
+ship_setup "$@"
 REL=0.0.0-gspace-ship-test	# a kernel with no headers (KVER)
 P=/opt/gspace-ship-test		# the PREFIX installed to
 D=$S/dest			# the DESTDIR, with files of its own
@@ -30,8 +26,6 @@ CC=${CC:-cc}
 JOBS=$(nproc 2>/dev/null || echo 2)
 [ "$JOBS" -le 4 ] || JOBS=4
 
-# shellcheck source=tests/ship/lib.sh
-. tests/ship/lib.sh
 
 rm -rf "$S/nowhere" "$S/cuda-h" "$D" "$D2" "$S/fake" "$S/verify" "$S"/*.log
 rm -rf "${B:?}/gpu" "${B:?}/lib" "${B:?}/gen" "${B:?}/install"

@@ -18,14 +18,9 @@
 # module makes, and that a user outside the group cannot open it.)
 set -u
 
-[ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
-if [ ! -f Makefile ] || [ ! -f mk/ship.mk ]; then
-	echo "$0: run from the top of the gspace tree" >&2
-	exit 2
-fi
-S=$(mkdir -p "$1" && cd "$1" && pwd)
 # shellcheck source=tests/ship/lib.sh
-. tests/ship/lib.sh
+. "$(dirname "$0")/lib.sh"
+ship_setup "$@"
 
 U=$S/udev
 rm -rf "$U"
