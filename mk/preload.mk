@@ -60,9 +60,11 @@ $(GSP_RUN): libgsp/tools/gsp-run.c $(call objs,plain,$(LIBGSP_SRCS)) \
 		$(VERSION_CFLAGS) -pthread -o $@ $< \
 		$(filter %.o,$^) -lm
 
-$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c
+$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1: tests/preload/fake_cuda.c \
+		tests/preload/fake_fault.c tests/preload/fake_cuda.h
 	@mkdir -p $(@D)
-	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ $<
+	$(CC) $(PRELOAD_FAKE_CFLAGS) -Wl,-soname,libcuda.so.1 -o $@ \
+		$(filter %.c,$^)
 
 $(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1: tests/preload/fake_gsp.c
 	@mkdir -p $(@D)

@@ -87,4 +87,13 @@ void fake_fault_get(unsigned int i, struct fake_fault *out);
 /* Tags the calling thread's calls from now on (0: none). */
 void fake_fault_tag(int tag);
 
+/*
+ * Inside the fake only (fake_fault.c): 1 if this call of @name, from
+ * thread @tid (@fn: a launch's function's name, or ""), is to fail with
+ * @err; the fault is then recorded and said on stderr.
+ */
+__attribute__((visibility("hidden")))
+int fake_fault_hit(const char *name, CUresult err, uint64_t key, int tid,
+		   const char *fn);
+
 #endif /* FAKE_CUDA_H */
