@@ -19,5 +19,5 @@ CHECK_SUITES += deploy
 
 .PHONY: check-deploy
 check-deploy: $(BUILD)/gspaced $(BUILD)/gspctl
-	@python3 tests/deploy/test_manifests.py --gspaced $(BUILD)/gspaced \
+	@python3 -B tests/deploy/test_manifests.py --gspaced $(BUILD)/gspaced \
 		--gspctl $(BUILD)/gspctl
