@@ -18,7 +18,7 @@
  *
  * The surfaces are medians of 40 requests under protect reactive; on the
  * GPU under predictive the same search takes 10-12 invocations where
- * this takes about 8 (Documentation/search.rst, "Tests").
+ * this takes about 8 (Documentation/search-tests.rst).
  */
 #include <errno.h>
 #include <math.h>
