@@ -259,8 +259,10 @@ static int write_textfile(struct target *t, struct table *tab,
 	FILE *f;
 	int fd, ret;
 
-	if (asprintf(&tmp, "%s.XXXXXX", textfile) < 0)
+	/* mkstemp's template: the name, a dot, six of X */
+	if (asprintf(&tmp, "%s.%6s", textfile, "") < 0)
 		return EXIT_FAIL;
+	memset(tmp + strlen(tmp) - 6, 'X', 6);
 	fd = mkstemp(tmp);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "gspctl: metrics: cannot write beside %s: %s\n",

@@ -312,8 +312,12 @@ static int start(struct child *c, unsigned long n)
 	char nth[32];
 	int fd;
 
-	snprintf(c->out, sizeof(c->out), "%s/gsp-faults.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	/* mkstemp's template: six of X at the end */
+	if (snprintf(c->out, sizeof(c->out), "%s/gsp-faults.%6s",
+		     getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", "") >=
+	    (int)sizeof(c->out))
+		return -1;
+	memset(c->out + strlen(c->out) - 6, 'X', 6);
 	fd = mkstemp(c->out);
 	if (fd < 0)
 		return -1;
