@@ -24,7 +24,7 @@ GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead
 	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun $(GPU_OUT)/hwprobe $(GPU_OUT)/stm
 GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
 	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh \
-	bench/run-prophet.sh bench/run-stm.sh
+	bench/run-prophet.sh bench/run-stm.sh bench/run-torch-pair.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
 
 # spin.ptx as a C string: the file has no quotes or backslashes, but

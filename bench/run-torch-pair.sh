@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A PyTorch BE's rate beside a PyTorch LC, under each mechanism, side by
+# side in one run, on a GPU host (root, the MPS binaries in PATH):
+#
+#   bench/run-torch-pair.sh [--rows REGEX] OUT
+#
+# The BE is bench/gpu/torch_train.py (a small CNN's training loop, each
+# step synchronised), the LC bench/gpu/torch_resnet.py --serve (ResNet-50
+# at batch 8, a request every 10 ms for 6 s, started 3 s after the BE).
+# One MPS daemon and one gspaced (partition auto) for every row; rows:
+#
+#   alone-plain, alone-mps50, alone-spatial, alone-nospatial
+#                         the BE alone: plain, at 50 % threads, gsp-run
+#                         --spatial, --no-spatial
+#   plain, mps50          both plain under MPS; the BE at 50 % threads
+#   predictive, reactive  both under gsp-run, the BE --spatial, the
+#                         protect mode named, partition auto
+#   timeplane             reactive, the BE --no-spatial
+#   reserved-66x32, reserved-auto
+#                         protect reserved, partition 66,32 or auto
+#
+# --rows keeps the rows whose name matches REGEX. Writes
+#
+#   OUT/be-rate.csv  row,mechanism,protect,partition,be_steps_per_s,
+#                    lc_p50_us,lc_p99_us,green_launches,no_ptx_launches,gpu
+#                    (the BE's steps per second while the LC ran; alone:
+#                    from 2 s after its first step; the counters from the
+#                    BE's GSP_STATS_FILE)
+#   OUT/logs.tgz, OUT/env.txt, OUT/commands.txt
+#
+# bench/results/2026-11-27-h200-search-real (be-rate.csv) was made with
+# the same commands, from a script run by hand before this one.
+set -uo pipefail
+rows=.
+while [ $# -gt 1 ]; do
+	case $1 in
+	--rows) rows=$2; shift ;;
+	*) echo "run-torch-pair: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ $# = 1 ] || { echo "usage: $0 [--rows REGEX] OUT" >&2; exit 2; }
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${BUILD:-build}
+
+# shellcheck source=bench/outdir.sh
+. bench/outdir.sh
+outdir_init run-torch-pair "$1"
+LOGS=$OUT/logs
+mkdir -p "$LOGS"
+build_or_die run-torch-pair "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+	"$BUILD/lib/libgsp_preload.so" libgsp
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+gpu_env "$OUT/env.txt" "bench: run-torch-pair.sh rows=$rows" \
+	"torch: $(python3 -c 'import torch; print(torch.__version__)' 2>&1)"
+
+# shellcheck source=bench/mps.sh
+. bench/mps.sh
+mps_up run-torch-pair "$LOGS/mps"
+# shellcheck source=bench/gspaced.sh
+. bench/gspaced.sh
+finish() {
+	gspaced_cleanup
+	mps_down
+	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
+}
+trap finish EXIT
+printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = auto\nprotect = predictive\n' \
+	"$(id -u)" >"$OUT/gspaced.conf"
+gspaced_up torchpair "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
+	{ echo "run-torch-pair: gspaced did not come up" >&2; exit 1; }
+trap finish EXIT
+G=("$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s")
+gctl() {
+	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
+	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
+}
+
+# rate BE.trace [LC.trace]: the BE's steps per second, while the LC ran
+rate() {
+	python3 - "$@" <<'PY'
+import sys
+t = [int(l.split()[1]) for l in open(sys.argv[1]) if l.startswith('be ')]
+lo, hi = (t[0] + 2e9, t[-1]) if t else (0, 0)
+if len(sys.argv) > 2:
+    lc = [l.split() for l in open(sys.argv[2]) if l.startswith('lc ')]
+    if lc:
+        lo, hi = int(lc[0][1]), int(lc[-1][1]) + int(lc[-1][2])
+u = [x for x in t if lo <= x <= hi]
+print(f"{(len(u) - 1) / ((u[-1] - u[0]) / 1e9):.1f}" if len(u) > 1 else "")
+PY
+}
+counter() { sed -n "s/^$1 //p" "$2" 2>/dev/null; }
+
+echo "row,mechanism,protect,partition,be_steps_per_s,lc_p50_us,lc_p99_us,green_launches,no_ptx_launches,gpu" \
+	>"$OUT/be-rate.csv"
+# row NAME MECH PROTECT PARTITION LC(0|1) LCPRE... -- BEPRE...: one row
+row() {
+	local name=$1 mech=$2 prot=$3 part=$4 withlc=$5 lcpid='' p50='' p99=''
+	shift 5
+	local lcpre=() bepre=()
+	while [ "$1" != -- ]; do lcpre+=("$1"); shift; done
+	shift
+	bepre=("$@")
+	[[ $name =~ $rows ]] || return 0
+	local be=(python3 bench/gpu/torch_train.py --duration $((withlc ? 14 : 10))
+		--trace-out "$LOGS/$name.be.trace")
+	local lc=(python3 bench/gpu/torch_resnet.py --serve --batch 8
+		--period-ms 10 --duration 6 --trace-out "$LOGS/$name.lc.trace")
+	if [ "$withlc" = 1 ]; then
+		log_cmd "${lcpre[@]}" "${lc[@]}"
+		( sleep 3; timeout -k 5 60 "${lcpre[@]}" "${lc[@]}" \
+			>"$LOGS/$name.lc.out" 2>"$LOGS/$name.lc.err" ) &
+		lcpid=$!
+	fi
+	log_cmd env GSP_STATS_FILE="$LOGS/$name.be.stats" "${bepre[@]}" "${be[@]}"
+	timeout -k 5 60 env GSP_STATS_FILE="$LOGS/$name.be.stats" "${bepre[@]}" \
+		"${be[@]}" >"$LOGS/$name.be.out" 2>"$LOGS/$name.be.err"
+	local r
+	if [ -n "$lcpid" ]; then
+		wait "$lcpid"
+		p50=$(sed -n 's/.*p50_us=\([0-9.]*\).*/\1/p' "$LOGS/$name.lc.out")
+		p99=$(sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p' "$LOGS/$name.lc.out")
+		r=$(rate "$LOGS/$name.be.trace" "$LOGS/$name.lc.trace")
+	else
+		r=$(rate "$LOGS/$name.be.trace")
+	fi
+	echo "$name,$mech,$prot,\"$part\",$r,$p50,$p99,$(counter spatial_green_launches "$LOGS/$name.be.stats"),$(counter spatial_fallback_no-ptx "$LOGS/$name.be.stats"),$GPU" |
+		tee -a "$OUT/be-rate.csv"
+}
+
+row alone-plain "plain MPS" - - 0 -- env
+row alone-mps50 "MPS 50 %" - - 0 -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+row alone-spatial "gsp-run --spatial" predictive auto 0 -- "${G[@]}" --class be --spatial
+row alone-nospatial "gsp-run --no-spatial" predictive auto 0 -- "${G[@]}" --class be --no-spatial
+row plain "plain MPS" - - 1 env -- env
+row mps50 "MPS 50 %" - - 1 env -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+gctl set protect predictive
+row predictive "gsp-run --spatial" predictive auto 1 "${G[@]}" --class lc -- \
+	"${G[@]}" --class be --spatial
+gctl set protect reactive
+row reactive "gsp-run --spatial" reactive auto 1 "${G[@]}" --class lc -- \
+	"${G[@]}" --class be --spatial
+row timeplane "gsp-run --no-spatial (time plane)" reactive auto 1 "${G[@]}" --class lc -- \
+	"${G[@]}" --class be --no-spatial
+gctl set protect reserved
+gctl set partition 66,32
+row reserved-66x32 "gsp-run --spatial" reserved 66,32 1 "${G[@]}" --class lc -- \
+	"${G[@]}" --class be --spatial
+gctl set partition auto
+row reserved-auto "gsp-run --spatial" reserved auto 1 "${G[@]}" --class lc -- \
+	"${G[@]}" --class be --spatial
+outdir_scrub "$sockdir:SOCKDIR" "${CUDA_MPS_PIPE_DIRECTORY:-}:MPSDIR"
