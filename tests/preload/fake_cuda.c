@@ -9,7 +9,9 @@
  *
  * Over 800 lines: one fake driver, loaded as libcuda.so.1 by every preload
  * test, with one trace and one clock; splitting it would share them
- * through globals across files.
+ * through globals across files. Fault injection, which shares neither,
+ * is in fake_fault.c; what it added here is one INJECT line per entry
+ * point.
  *
  * Modules (simulated): a module or library keeps a copy of its image if
  * that is PTX text, and its functions take the parameters its .entry

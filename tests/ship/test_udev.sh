@@ -56,12 +56,12 @@ fi
 if ! command -v systemd-sysusers >/dev/null 2>&1; then
 	skip "systemd-sysusers creates the group gspace" "no systemd-sysusers here"
 else
-	mkdir -p "$U/root/etc"
-	for f in passwd group shadow gshadow; do : >"$U/root/etc/$f"; done
-	systemd-sysusers --root="$U/root" "$PWD/packaging/gspace.sysusers" \
+	mkdir -p "$U/sysroot/etc"
+	for f in passwd group shadow gshadow; do : >"$U/sysroot/etc/$f"; done
+	systemd-sysusers --root="$U/sysroot" "$PWD/packaging/gspace.sysusers" \
 		>"$U/sysusers.log" 2>&1
 	rc=$?
-	[ "$rc" = 0 ] && grep -q '^gspace:x:[0-9]*:$' "$U/root/etc/group"
+	[ "$rc" = 0 ] && grep -q '^gspace:x:[0-9]*:$' "$U/sysroot/etc/group"
 	check $? "systemd-sysusers creates the group gspace from packaging/gspace.sysusers (in a scratch root)" \
 		"$U/sysusers.log"
 fi
@@ -76,19 +76,19 @@ case "$t \$1" in
 "getent group") exit 2 ;;	# no such group
 "dkms status") exit 0 ;;	# nothing added
 "dkms remove")			# the sources are still there
-	[ -f "$U/root/usr/src/gspace-1/dkms.conf" ] || echo "dkms remove: sources gone" >>"$U/calls" ;;
+	[ -f "$U/sysroot/usr/src/gspace-1/dkms.conf" ] || echo "dkms remove: sources gone" >>"$U/calls" ;;
 esac
 exit 0
 EOS
 	chmod +x "$U/bin/$t"
 done
-spec="file 644 packaging/gspace.sysusers $U/root/lib/sysusers.d/gspace.conf
-file 644 $rule $U/root/lib/udev/rules.d/60-gspace.rules
-file 644 packaging/dkms.conf.in $U/root/usr/src/gspace-1/dkms.conf
-group gspace $U/root/lib/sysusers.d/gspace.conf
+spec="file 644 packaging/gspace.sysusers $U/sysroot/lib/sysusers.d/gspace.conf
+file 644 $rule $U/sysroot/lib/udev/rules.d/60-gspace.rules
+file 644 packaging/dkms.conf.in $U/sysroot/usr/src/gspace-1/dkms.conf
+group gspace $U/sysroot/lib/sysusers.d/gspace.conf
 udev gspace
 dkms gspace 1"
-PATH="$U/bin:$PATH" DESTDIR='' tools/install.sh install "$U/root/manifest" \
+PATH="$U/bin:$PATH" DESTDIR='' tools/install.sh install "$U/sysroot/manifest" \
 	<<<"$spec" >"$U/install.log" 2>&1
 rc=$?
 nk=$(for k in /lib/modules/*; do [ -f "$k/build/Makefile" ] && echo; done | wc -l)
@@ -98,18 +98,18 @@ nt=0
 [ "$rc" = 0 ] &&
 	[ "$(grep -c . "$U/calls")" = $((5 + nk + nt)) ] &&
 	grep -qx "getent group gspace" "$U/calls" &&
-	grep -qx "systemd-sysusers $U/root/lib/sysusers.d/gspace.conf" "$U/calls" &&
+	grep -qx "systemd-sysusers $U/sysroot/lib/sysusers.d/gspace.conf" "$U/calls" &&
 	grep -qx "udevadm control --reload" "$U/calls" &&
 	grep -qx "dkms status -m gspace -v 1" "$U/calls" &&
 	grep -qx "dkms add -m gspace -v 1" "$U/calls" &&
 	[ "$(grep -c '^dkms install -m gspace -v 1 -k ' "$U/calls")" = "$nk" ] &&
-	[ -f "$U/root/lib/udev/rules.d/60-gspace.rules" ]
+	[ -f "$U/sysroot/lib/udev/rules.d/60-gspace.rules" ]
 check $? "install with DESTDIR empty: the group (systemd-sysusers), udevadm control --reload, dkms add and dkms install for each of the $nk kernels with headers" \
 	"$U/calls"
 mv "$U/calls" "$U/calls.install"
 # A dkms that has the module, for uninstall.
 sed -i 's/^"dkms status") exit 0 ;;.*/"dkms status") echo "gspace\/1: added"; exit 0 ;;/' "$U/bin/dkms"
-PATH="$U/bin:$PATH" DESTDIR='' tools/install.sh uninstall "$U/root/manifest" \
+PATH="$U/bin:$PATH" DESTDIR='' tools/install.sh uninstall "$U/sysroot/manifest" \
 	>"$U/uninstall.log" 2>&1
 rc=$?
 [ "$rc" = 0 ] &&
@@ -117,7 +117,7 @@ rc=$?
 	! grep -q "sources gone" "$U/calls" &&
 	grep -qx "udevadm control --reload" "$U/calls" &&
 	grep -q "kept the group gspace" "$U/uninstall.log" &&
-	[ -z "$(find "$U/root" -type f ! -path '*/etc/*')" ]
+	[ -z "$(find "$U/sysroot" -type f ! -path '*/etc/*')" ]
 check $? "uninstall with DESTDIR empty: dkms remove --all while the sources are there, udev reloaded, the files removed, the group kept (and said so)" \
 	"$U/calls"
 
