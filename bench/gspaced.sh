@@ -13,6 +13,13 @@
 #                              OUT/gspaced.log
 #   gspaced_down               stops it and prints "gspaced exit status N";
 #                              the EXIT trap calls it and removes the folder
+#   bench_up NAME KEYS         MPS (bench/mps.sh's mps_up, sourced by the
+#                              caller; logs in LOGS/mps) and one gspaced on
+#                              OUT/gspaced.conf: KEYS (config lines) and
+#                              this user in lc_uids, logging to
+#                              LOGS/gspaced.log; exits 1 if it does not
+#                              come up. At exit both stop and LOGS is
+#                              packed into OUT/logs.tgz.
 sockdir=
 gspd=
 
@@ -53,4 +60,19 @@ gspaced_up_gpu() {
 	printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = 132,8\n' \
 		"$(id -u)" >"$OUT/gspaced.conf"
 	gspaced_up "$1" "$OUT/gspaced.conf" "$OUT/gspaced.log"
+}
+
+bench_finish() {
+	gspaced_cleanup
+	mps_down
+	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
+}
+
+bench_up() {
+	mps_up "$1" "$LOGS/mps"
+	trap bench_finish EXIT
+	printf '%b\nlc_uids = %s\n' "$2" "$(id -u)" >"$OUT/gspaced.conf"
+	gspaced_up "$1" "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
+		{ echo "$1: gspaced did not come up" >&2; exit 1; }
+	trap bench_finish EXIT	# gspaced_up set its own
 }

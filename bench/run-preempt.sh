@@ -71,20 +71,9 @@ gpu_env "$OUT/env.txt" "bench: run-preempt.sh measure_s=$measure lc=$with_lc mec
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
-mps_up run-preempt "$LOGS/mps"
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
-finish() {
-	gspaced_cleanup
-	mps_down
-	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
-}
-trap finish EXIT
-printf 'lease_devices = 1\nsim_devices = 0\npolicy = band\nlc_uids = %s\n' \
-	"$(id -u)" >"$OUT/gspaced.conf"
-gspaced_up preempt "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
-	{ echo "run-preempt: gspaced did not come up" >&2; exit 1; }
-trap finish EXIT
+bench_up run-preempt 'lease_devices = 1\nsim_devices = 0\npolicy = band'
 gctl() {
 	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
 	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1

@@ -103,20 +103,9 @@ gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q 
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
-mps_up run-search "$LOGS/mps"
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
-finish() {
-	gspaced_cleanup
-	mps_down
-	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
-}
-trap finish EXIT
-printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = auto\nprotect = %s\n' \
-	"$(id -u)" "$protect" >"$OUT/gspaced.conf"
-gspaced_up search "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
-	{ echo "run-search: gspaced did not come up" >&2; exit 1; }
-trap finish EXIT
+bench_up run-search "lease_devices = 1\nsim_devices = 0\npartition = auto\nprotect = $protect"
 G="$BUILD/gsp-run --arbiter daemon --socket $sockdir/s"
 gctl() {
 	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"

@@ -58,20 +58,9 @@ gpu_env "$OUT/env.txt" "bench: run-torch-pair.sh rows=$rows" \
 
 # shellcheck source=bench/mps.sh
 . bench/mps.sh
-mps_up run-torch-pair "$LOGS/mps"
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
-finish() {
-	gspaced_cleanup
-	mps_down
-	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
-}
-trap finish EXIT
-printf 'lease_devices = 1\nsim_devices = 0\nlc_uids = %s\npartition = auto\nprotect = predictive\n' \
-	"$(id -u)" >"$OUT/gspaced.conf"
-gspaced_up torchpair "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
-	{ echo "run-torch-pair: gspaced did not come up" >&2; exit 1; }
-trap finish EXIT
+bench_up run-torch-pair 'lease_devices = 1\nsim_devices = 0\npartition = auto\nprotect = predictive'
 G=("$BUILD/gsp-run" --arbiter daemon --socket "$sockdir/s")
 gctl() {
 	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
