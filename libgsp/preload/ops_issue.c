@@ -104,11 +104,11 @@ static CUresult issue_memset(struct gsp_op *op)
 CUresult gsp_op_issue(struct gsp_op *op)
 {
 	CUstream s = op->stream;
+	CUresult r;
 
 	switch (op->kind) {
 	case OP_LAUNCH: {
 		__typeof__(&w_cuLaunchKernel) f = REAL_AS(cuLaunchKernel, op->hook);
-		CUresult r;
 
 		if (op->sp && gsp_sp_issue(op, &r))
 			return r;
@@ -130,7 +130,6 @@ CUresult gsp_op_issue(struct gsp_op *op)
 	case OP_LAUNCH_EX: {
 		__typeof__(&w_cuLaunchKernelEx) f =
 			REAL_AS(cuLaunchKernelEx, op->hook);
-		CUresult r;
 
 		if (op->sp && gsp_sp_issue(op, &r))
 			return r;
@@ -144,6 +143,8 @@ CUresult gsp_op_issue(struct gsp_op *op)
 		return ISSUE(f, (op->u.graph, s));
 	}
 	case OP_COPY:
+		if (op->sp && gsp_sp_issue(op, &r))
+			return r;
 		return issue_copy(op);
 	case OP_COPY_PEER: {
 		__typeof__(&w_cuMemcpyPeerAsync) f =
@@ -156,12 +157,16 @@ CUresult gsp_op_issue(struct gsp_op *op)
 		__typeof__(&w_cuMemcpy2DAsync_v2) f =
 			REAL_AS(cuMemcpy2DAsync_v2, op->hook);
 
+		if (op->sp && gsp_sp_issue(op, &r))
+			return r;
 		return ISSUE(f, (&op->u.c2, s));
 	}
 	case OP_COPY_3D: {
 		__typeof__(&w_cuMemcpy3DAsync_v2) f =
 			REAL_AS(cuMemcpy3DAsync_v2, op->hook);
 
+		if (op->sp && gsp_sp_issue(op, &r))
+			return r;
 		return ISSUE(f, (&op->u.c3, s));
 	}
 	case OP_COPY_3D_PEER: {
@@ -172,6 +177,8 @@ CUresult gsp_op_issue(struct gsp_op *op)
 	}
 	case OP_MEMSET:
 	case OP_MEMSET_2D:
+		if (op->sp && gsp_sp_issue(op, &r))
+			return r;
 		return issue_memset(op);
 	case OP_EVENT_RECORD: {
 		__typeof__(&w_cuEventRecord) f = REAL_AS(cuEventRecord, op->hook);

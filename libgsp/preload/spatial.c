@@ -124,8 +124,9 @@ void gsp_sp_stats(FILE *f)
 	pthread_mutex_unlock(&spatial.mu);
 	for (i = 1; i < GW_N; i++)
 		gated += atomic_load(&spatial.green_gated[i]);
-	fprintf(f, "spatial_green_launches %lu\nspatial_green_unavailable %lu\n",
-		atomic_load(&spatial.green_launches), gated);
+	fprintf(f, "spatial_green_launches %lu\nspatial_green_copies %lu\nspatial_green_unavailable %lu\n",
+		atomic_load(&spatial.green_launches),
+		atomic_load(&spatial.green_copies), gated);
 	for (i = 1; i < GW_N; i++)
 		if (atomic_load(&spatial.green_gated[i]))
 			fprintf(f, "spatial_green_unavailable_%s %lu\n",

@@ -190,6 +190,23 @@ static struct sp_green *green_get(struct sp_ctx *c, unsigned int sms)
 	return g->err ? NULL : g;
 }
 
+static int green_is_launch(const struct gsp_op *op)
+{
+	return op->kind == OP_LAUNCH || op->kind == OP_LAUNCH_EX ||
+	       op->kind == OP_COOP;
+}
+
+/*
+ * A copy or memset within the context: on the green stream it keeps its
+ * stream's order, and whatever SMs it uses are the green context's.
+ */
+static int green_is_copy(const struct gsp_op *op)
+{
+	return op->kind == OP_COPY || op->kind == OP_COPY_2D ||
+	       op->kind == OP_COPY_3D || op->kind == OP_MEMSET ||
+	       op->kind == OP_MEMSET_2D;
+}
+
 /* The green context for @op in *@g, or why not (GW_NONE: no candidate). */
 static int green_try(struct gsp_op *op, struct sp_green **g)
 {
@@ -201,8 +218,7 @@ static int green_try(struct gsp_op *op, struct sp_green **g)
 
 	*g = NULL;
 	if (!spatial.cfg.green ||
-	    (op->kind != OP_LAUNCH && op->kind != OP_LAUNCH_EX &&
-	     op->kind != OP_COOP))
+	    (!green_is_launch(op) && !green_is_copy(op)))
 		return GW_NONE;
 	/* The LC has the whole GPU: a plain kernel waits, as in the time plane. */
 	if (gsp_board_protect(spatial.cfg.board, spatial.cfg.device) ==
@@ -313,7 +329,15 @@ int green_issue(struct gsp_op *op, CUresult *res)
 			   (int)r);
 		return 0;
 	}
-	if (op->kind == OP_LAUNCH_EX) {
+	if (green_is_copy(op)) {
+		CUstream app = op->stream;
+
+		/* op->sp is NULL now: issued as it came, on the green stream */
+		f = NULL;
+		op->stream = g->s;
+		r = gsp_op_issue(op);
+		op->stream = app;
+	} else if (op->kind == OP_LAUNCH_EX) {
 		CUlaunchConfig cfg = op->u.ex.cfg;
 
 		f = op->u.ex.f;
@@ -329,8 +353,8 @@ int green_issue(struct gsp_op *op, CUresult *res)
 	if (r) {
 		/* On its own stream it fails again if the error is its own. */
 		gsp_sp_gated(GW_LAUNCH);
-		green_warn(GW_LAUNCH, "a launch on a green context failed (error %d)",
-			   (int)r);
+		green_warn(GW_LAUNCH, "a %s on a green context failed (error %d)",
+			   f ? "launch" : "copy or memset", (int)r);
 		return 0;
 	}
 	r = cudrv.ev_record[0](g->out, g->s);
@@ -338,8 +362,10 @@ int green_issue(struct gsp_op *op, CUresult *res)
 		r = cudrv.wait[pt](op->stream, g->out, 0);
 	/* Else the program's stream cannot wait for it: we do. */
 	*res = r ? cudrv.stream_sync(g->s) : CUDA_SUCCESS;
-	atomic_fetch_add_explicit(&spatial.green_launches, 1, memory_order_relaxed);
-	green_report(g, f);
+	atomic_fetch_add_explicit(f ? &spatial.green_launches :
+				  &spatial.green_copies, 1, memory_order_relaxed);
+	if (f)
+		green_report(g, f);
 	return 1;
 }
 

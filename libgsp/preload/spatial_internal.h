@@ -258,7 +258,7 @@ struct sp_state {
 	/* green_api, drv_version: gsp_sp_start(); read-only after */
 	int green_api;		/* the driver has what green contexts need */
 	int drv_version;
-	atomic_ulong green_launches, green_gated[GW_N];
+	atomic_ulong green_launches, green_copies, green_gated[GW_N];
 	atomic_int warned_green[GW_N], warned_green_unknown;
 };
 

@@ -343,7 +343,8 @@ count 'the 4 left are fewer than a green context.s 8; kernels that cannot be tra
 count 'a cooperative launch cannot be confined to a green context' 1 "green: a cooperative launch: said once"
 count 'primary context only' 1 "green: a context other than the primary one: said once"
 count 'fake_cuda: at exit: 0 green contexts, 0 green streams, 0 events used with them alive' 1 "green: exit destroys the green contexts, their streams and events"
-if has "$tmp/stats" 'spatial_green_launches 7' 'spatial_green_unavailable 3' \
+if has "$tmp/stats" 'spatial_green_launches 7' 'spatial_green_copies 2' \
+	'spatial_green_unavailable 3' \
 	'spatial_green_unavailable_small 1' \
 	'spatial_green_unavailable_cooperative 1' \
 	'spatial_green_unavailable_context 1'; then

@@ -1939,6 +1939,26 @@ static void t_green(void)
 	}
 	tap_ok(ok, "green: a kernel whose module load was not seen runs on the green stream too");
 
+	/*
+	 * A memset and a copy on the device during LC work: green too, in
+	 * S1's order, each tied in after what S1 had and tied out.
+	 */
+	fake_trace_reset();
+	cuMemsetD32Async(0x1000, 7, 64, S1);
+	cuMemcpyDtoDAsync(0x2000, 0x1000, 256, S1);
+	usleep(100000);
+	idx[0] = find("cuMemsetD32Async", 0);
+	idx[1] = find("cuMemcpyDtoDAsync_v2", 0);
+	ok = idx[0] >= 0 && idx[1] > idx[0];
+	for (i = 0; ok && i < 2; i++) {
+		fake_trace_get((unsigned int)idx[i], &c);
+		ok = c.stream == gs &&
+		     near("cuStreamWaitEvent", gs, 0, 1, idx[i], -1) >= 0 &&
+		     near("cuStreamWaitEvent", (uintptr_t)S1, ev[1], 0, idx[i],
+			  1) > idx[i];
+	}
+	tap_ok(ok, "green: a memset and a device copy during LC work run on the green stream, in their stream's order");
+
 	/* 132 - 62 = 70 SMs left: rounded down to 64. */
 	lc_set(b, 62, 1);
 	fake_trace_reset();
