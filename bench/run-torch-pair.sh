@@ -11,6 +11,8 @@
 # at batch 8, a request every 10 ms for 6 s, started 3 s after the BE).
 # One MPS daemon and one gspaced (partition auto) for every row; rows:
 #
+#   lc-alone, lc-alone-gsp
+#                         the LC alone: plain, under gsp-run --class lc
 #   alone-plain, alone-mps50, alone-spatial, alone-nospatial
 #                         the BE alone: plain, at 50 % threads, gsp-run
 #                         --spatial, --no-spatial
@@ -85,7 +87,8 @@ counter() { sed -n "s/^$1 //p" "$2" 2>/dev/null; }
 
 echo "row,mechanism,protect,partition,be_steps_per_s,lc_p50_us,lc_p99_us,green_launches,no_ptx_launches,gpu" \
 	>"$OUT/be-rate.csv"
-# row NAME MECH PROTECT PARTITION LC(0|1) LCPRE... -- BEPRE...: one row
+# row NAME MECH PROTECT PARTITION LC(0|1|2) LCPRE... -- BEPRE...: one row
+# (LC 0: the BE alone, 1: both, 2: the LC alone)
 row() {
 	local name=$1 mech=$2 prot=$3 part=$4 withlc=$5 lcpid='' p50='' p99=''
 	shift 5
@@ -98,6 +101,16 @@ row() {
 		--trace-out "$LOGS/$name.be.trace")
 	local lc=(python3 bench/gpu/torch_resnet.py --serve --batch 8
 		--period-ms 10 --duration 6 --trace-out "$LOGS/$name.lc.trace")
+	if [ "$withlc" = 2 ]; then
+		log_cmd "${lcpre[@]}" "${lc[@]}"
+		timeout -k 5 60 "${lcpre[@]}" "${lc[@]}" \
+			>"$LOGS/$name.lc.out" 2>"$LOGS/$name.lc.err"
+		p50=$(sed -n 's/.*p50_us=\([0-9.]*\).*/\1/p' "$LOGS/$name.lc.out")
+		p99=$(sed -n 's/.*p99_us=\([0-9.]*\).*/\1/p' "$LOGS/$name.lc.out")
+		echo "$name,$mech,$prot,\"$part\",,$p50,$p99,,,$GPU" |
+			tee -a "$OUT/be-rate.csv"
+		return 0
+	fi
 	if [ "$withlc" = 1 ]; then
 		log_cmd "${lcpre[@]}" "${lc[@]}"
 		( sleep 3; timeout -k 5 60 "${lcpre[@]}" "${lc[@]}" \
@@ -120,6 +133,8 @@ row() {
 		tee -a "$OUT/be-rate.csv"
 }
 
+row lc-alone "plain MPS" - - 2 env --
+row lc-alone-gsp "gsp-run --class lc" predictive auto 2 "${G[@]}" --class lc --
 row alone-plain "plain MPS" - - 0 -- env
 row alone-mps50 "MPS 50 %" - - 0 -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
 row alone-spatial "gsp-run --spatial" predictive auto 0 -- "${G[@]}" --class be --spatial

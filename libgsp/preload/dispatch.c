@@ -178,7 +178,8 @@ static void write_stats(void)
 		"passthroughs %lu\ndeferred %lu\ndrains %lu\nlc_ops %lu\n"
 		"sticky_errors %lu\nlease_renewals %lu\nrejoins %lu\n"
 		"rejoin_watchdog %lu\nrejoin_hung %lu\nrejoin_lost %lu\n"
-		"lease_preemptions %lu\nlease_preempt_unseen %lu\nrefused %lu\n",
+		"lease_preemptions %lu\nlease_preempt_unseen %lu\nrefused %lu\n"
+		"lc_waits %lu\nlc_waits_sync %lu\nlc_wait_us %lu\n",
 		atomic_load(&gsp_ctr.launches), atomic_load(&gsp_ctr.copies),
 		atomic_load(&gsp_ctr.jobs), atomic_load(&gsp_ctr.leases),
 		atomic_load(&gsp_ctr.passthroughs),
@@ -191,7 +192,9 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.rejoin_why[GSP_REJOIN_LOST]),
 		atomic_load(&gsp_ctr.preemptions),
 		atomic_load(&gsp_ctr.preempt_unseen),
-		atomic_load(&gsp_ctr.refused));
+		atomic_load(&gsp_ctr.refused), atomic_load(&gsp_ctr.lc_waits),
+		atomic_load(&gsp_ctr.lc_waits_sync),
+		atomic_load(&gsp_ctr.lc_wait_us));
 	gsp_sp_stats(f);
 	gsp_lcprio_stats(f);
 	gsp_lcsearch_stats(f);

@@ -298,12 +298,20 @@ static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 {
 	uint32_t engine = op->engine;
 	CUcontext ctx = op->ctx;
-	uint64_t handle;
+	uint64_t handle, t0 = 0;
 	int err;
 
 	while (!*spatial && lc_active()) {
+		if (!t0)
+			t0 = now_ns();
 		sleep_ns(BOARD_POLL_NS);
 		*spatial = gsp_sp_on() && gsp_sp_green(op, why);
+	}
+	if (t0) {
+		atomic_fetch_add(&gsp_ctr.lc_waits, 1);
+		if (op->kind == OP_GATE)
+			atomic_fetch_add(&gsp_ctr.lc_waits_sync, 1);
+		atomic_fetch_add(&gsp_ctr.lc_wait_us, (now_ns() - t0) / 1000);
 	}
 	err = job_granted(engine, tenant.quantum_ns, &handle);
 	if (err)

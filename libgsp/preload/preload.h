@@ -81,6 +81,8 @@ struct gsp_stats_ctr {
 	atomic_ulong renewals, rejoins, rejoin_why[GSP_REJOIN_N];
 	atomic_ulong preemptions;	/* leases given back before their kernels ended */
 	atomic_ulong preempt_unseen;	/* ... whose drain no look saw in a quantum */
+	/* ops that waited for LC work before their lease; those synchronous */
+	atomic_ulong lc_waits, lc_waits_sync, lc_wait_us;
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;

@@ -235,10 +235,6 @@ static int green_try(struct gsp_op *op, struct sp_green **g)
 		green_warn(GW_COOP, "a cooperative launch cannot be confined to a green context");
 		return GW_COOP;
 	}
-	if (op->kind == OP_LAUNCH_EX && ex_attr_reason(&op->u.ex.cfg)) {
-		green_warn(GW_CLUSTER, "a launch with thread-block clusters is not confined to a green context");
-		return GW_CLUSTER;
-	}
 	if (gsp_capturing(op->stream, pt)) {
 		green_warn(GW_CAPTURE, "a launch into a stream being captured cannot be confined to a green context");
 		return GW_CAPTURE;
@@ -261,6 +257,16 @@ static int green_try(struct gsp_op *op, struct sp_green **g)
 	least = c->gres.sm.minSmPartitionSize > step ?
 		c->gres.sm.minSmPartitionSize : step;
 	sms = n < all ? (all - n) / step * step : 0;
+	/*
+	 * A green context keeps its SMs in groups of step on one GPC each:
+	 * a cluster of at most step blocks is always co-schedulable there.
+	 */
+	if (op->kind == OP_LAUNCH_EX &&
+	    ex_cluster_blocks(&op->u.ex.cfg) > step) {
+		green_warn(GW_CLUSTER, "a launch with clusters of %u blocks, more than the %u SMs a green context keeps on one GPC, is not confined to a green context",
+			   ex_cluster_blocks(&op->u.ex.cfg), step);
+		return GW_CLUSTER;
+	}
 	if (sms < least) {
 		green_warn(GW_SMALL, "the LC asks for %u of the %u SMs of CUDA device %d; the %u left are fewer than a green context's %u",
 			   n, all, (int)c->gdev, n < all ? all - n : 0, least);

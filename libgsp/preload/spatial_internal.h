@@ -308,6 +308,7 @@ GSP_HIDDEN struct sp_green *green_take(int all);
 
 /* spatial_launch.c */
 GSP_HIDDEN const char *ex_attr_reason(const CUlaunchConfig *cfg);
+GSP_HIDDEN unsigned int ex_cluster_blocks(const CUlaunchConfig *cfg);
 
 /* spatial_preempt.c */
 GSP_HIDDEN void ovr_map(struct sp_ctx *c);

@@ -40,6 +40,21 @@ const char *ex_attr_reason(const CUlaunchConfig *cfg)
 	return NULL;
 }
 
+/* Blocks per cluster a cuLaunchKernelEx asks for: 1 if it sets none. */
+unsigned int ex_cluster_blocks(const CUlaunchConfig *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->numAttrs; i++) {
+		const CUlaunchAttribute *a = &cfg->attrs[i];
+
+		if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+			return a->value.clusterDim.x * a->value.clusterDim.y *
+			       a->value.clusterDim.z;
+	}
+	return 1;
+}
+
 /*
  * A top-up runs on the context's own stream: it repeats the attributes
  * that say how the kernel runs, not those tied to the program's launch

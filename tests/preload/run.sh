@@ -342,12 +342,15 @@ count 'kernels whose module load the interposer did not see run on a green conte
 count 'the 4 left are fewer than a green context.s 8; kernels that cannot be transformed wait' 1 "green: too few SMs left: said once"
 count 'a cooperative launch cannot be confined to a green context' 1 "green: a cooperative launch: said once"
 count 'primary context only' 1 "green: a context other than the primary one: said once"
+count 'a launch with clusters of 16 blocks, more than the 8 SMs a green context keeps on one GPC' 1 "green: a cluster too large for a green context: said once"
 count 'fake_cuda: at exit: 0 green contexts, 0 green streams, 0 events used with them alive' 1 "green: exit destroys the green contexts, their streams and events"
-if has "$tmp/stats" 'spatial_green_launches 7' 'spatial_green_copies 2' \
-	'spatial_green_unavailable 3' \
+if has "$tmp/stats" 'spatial_green_launches 8' 'spatial_green_copies 2' \
+	'spatial_green_unavailable 4' \
 	'spatial_green_unavailable_small 1' \
 	'spatial_green_unavailable_cooperative 1' \
-	'spatial_green_unavailable_context 1'; then
+	'spatial_green_unavailable_cluster 1' \
+	'spatial_green_unavailable_context 1' \
+	'lc_waits 4' 'lc_waits_sync 0'; then
 	echo "ok - preload: green: GSP_STATS_FILE counts confined launches and, by reason, those that waited"
 else
 	echo "not ok - preload: green: GSP_STATS_FILE counts confined launches and, by reason, those that waited"

@@ -2000,6 +2000,40 @@ static void t_green(void)
 	tap_ok(gated_once(b),
 	       "green: a cooperative launch waits for the LC work, then runs on its own stream");
 
+	/*
+	 * Clusters: of 2 blocks, confined (a green context keeps groups of
+	 * 8 SMs on one GPC); of 16, more than a group, they wait.
+	 */
+	{
+		CUlaunchAttribute la = { .id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION };
+		CUlaunchConfig cfg = {
+			.gridDimX = 16, .gridDimY = 1, .gridDimZ = 1,
+			.blockDimX = 64, .blockDimY = 1, .blockDimZ = 1,
+			.hStream = S1, .attrs = &la, .numAttrs = 1,
+		};
+
+		la.value.clusterDim.x = 2;
+		la.value.clusterDim.y = la.value.clusterDim.z = 1;
+		lc_set(b, 60, 1);
+		fake_trace_reset();
+		cuLaunchKernelEx(&cfg, kgs, p, NULL);
+		usleep(100000);
+		n = launches_of("kgs", 0, idx, 16);
+		ok = n == 1;
+		if (ok) {
+			fake_trace_get((unsigned int)idx[0], &c);
+			ok = c.stream == gs && c.sms == 72 &&
+			     !strcmp(c.name, "cuLaunchKernelEx") &&
+			     tied(idx[0], (uintptr_t)S1, -1, ev2);
+		}
+		tap_ok(ok, "green: a launch with clusters of 2 blocks runs on the green stream");
+		la.value.clusterDim.x = la.value.clusterDim.y = 4;
+		fake_trace_reset();
+		cuLaunchKernelEx(&cfg, kgs, p, NULL);
+		tap_ok(gated_once(b),
+		       "green: a launch with clusters of 16 blocks waits for the LC work, then runs on its own stream");
+	}
+
 	/* Not the primary context: the gate. */
 	cuCtxSetCurrent((CUcontext)0xc1);
 	lc_set(b, 60, 1);
