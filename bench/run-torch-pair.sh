@@ -11,8 +11,9 @@
 # at batch 8, a request every 10 ms for 6 s, started 3 s after the BE).
 # One MPS daemon and one gspaced (partition auto) for every row; rows:
 #
-#   lc-alone, lc-alone-gsp
-#                         the LC alone: plain, under gsp-run --class lc
+#   lc-alone, lc-alone-gsp, lc-alone-gsp-noprio
+#                         the LC alone: plain, under gsp-run --class lc,
+#                         and with --no-lc-priority
 #   alone-plain, alone-mps50, alone-spatial, alone-nospatial
 #                         the BE alone: plain, at 50 % threads, gsp-run
 #                         --spatial, --no-spatial
@@ -22,6 +23,7 @@
 #   timeplane             reactive, the BE --no-spatial
 #   reserved-66x32, reserved-auto
 #                         protect reserved, partition 66,32 or auto
+#   reserved-66x32-noprio reserved-66x32, the LC --no-lc-priority
 #
 # --rows keeps the rows whose name matches REGEX. Writes
 #
@@ -135,6 +137,8 @@ row() {
 
 row lc-alone "plain MPS" - - 2 env --
 row lc-alone-gsp "gsp-run --class lc" predictive auto 2 "${G[@]}" --class lc --
+row lc-alone-gsp-noprio "gsp-run --class lc --no-lc-priority" predictive auto 2 \
+	"${G[@]}" --class lc --no-lc-priority --
 row alone-plain "plain MPS" - - 0 -- env
 row alone-mps50 "MPS 50 %" - - 0 -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
 row alone-spatial "gsp-run --spatial" predictive auto 0 -- "${G[@]}" --class be --spatial
@@ -153,6 +157,8 @@ gctl set protect reserved
 gctl set partition 66,32
 row reserved-66x32 "gsp-run --spatial" reserved 66,32 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial
+row reserved-66x32-noprio "gsp-run --spatial, the LC --no-lc-priority" reserved 66,32 1 \
+	"${G[@]}" --class lc --no-lc-priority -- "${G[@]}" --class be --spatial
 gctl set partition auto
 row reserved-auto "gsp-run --spatial" reserved auto 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial
