@@ -32,7 +32,12 @@
 #                    (the BE's steps per second while the LC ran; alone:
 #                    from 2 s after its first step; the counters from the
 #                    BE's GSP_STATS_FILE)
-#   OUT/logs.tgz, OUT/env.txt, OUT/commands.txt
+#   OUT/logs.tgz, OUT/env.txt, OUT/commands.txt (the logs hold each
+#                    program's output, the BE's trace and both
+#                    GSP_STATS_FILEs)
+#
+# Partition auto's q (2) is over the LC's solo p50 under gsp-run, from
+# row lc-alone-gsp when it ran (GSP_LC_SOLO_US for the later rows).
 #
 # bench/results/2026-11-27-h200-search-real (be-rate.csv) was made with
 # the same commands, from a script run by hand before this one.
@@ -103,6 +108,8 @@ row() {
 		--trace-out "$LOGS/$name.be.trace")
 	local lc=(python3 bench/gpu/torch_resnet.py --serve --batch 8
 		--period-ms 10 --duration 6 --trace-out "$LOGS/$name.lc.trace")
+	lcpre=(env GSP_STATS_FILE="$LOGS/$name.lc.stats"
+		${lcsolo:+GSP_LC_SOLO_US=$lcsolo} "${lcpre[@]}")
 	if [ "$withlc" = 2 ]; then
 		log_cmd "${lcpre[@]}" "${lc[@]}"
 		timeout -k 5 60 "${lcpre[@]}" "${lc[@]}" \
@@ -135,8 +142,12 @@ row() {
 		tee -a "$OUT/be-rate.csv"
 }
 
+lcsolo=
 row lc-alone "plain MPS" - - 2 env --
 row lc-alone-gsp "gsp-run --class lc" predictive auto 2 "${G[@]}" --class lc --
+# Partition auto's q is over this solo p50 (GSP_LC_SOLO_US), as in
+# bench/run-search.sh: without it the LC would time its solo beside the BE.
+lcsolo=$(awk -F, '$1 == "lc-alone-gsp" { printf "%d", $6 }' "$OUT/be-rate.csv")
 row lc-alone-gsp-noprio "gsp-run --class lc --no-lc-priority" predictive auto 2 \
 	"${G[@]}" --class lc --no-lc-priority --
 row alone-plain "plain MPS" - - 0 -- env
@@ -157,7 +168,7 @@ gctl set protect reserved
 gctl set partition 66,32
 row reserved-66x32 "gsp-run --spatial" reserved 66,32 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial
-row reserved-66x32-noprio "gsp-run --spatial, the LC --no-lc-priority" reserved 66,32 1 \
+row reserved-66x32-noprio "gsp-run --spatial (the LC --no-lc-priority)" reserved 66,32 1 \
 	"${G[@]}" --class lc --no-lc-priority -- "${G[@]}" --class be --spatial
 gctl set partition auto
 row reserved-auto "gsp-run --spatial" reserved auto 1 "${G[@]}" --class lc -- \
