@@ -4,7 +4,7 @@
 # A PyTorch BE's rate beside a PyTorch LC, under each mechanism, side by
 # side in one run, on a GPU host (root, the MPS binaries in PATH):
 #
-#   bench/run-torch-pair.sh [--rows REGEX] OUT
+#   bench/run-torch-pair.sh [--rows REGEX] [--be-batch N] OUT
 #
 # The BE is bench/gpu/torch_train.py (a small CNN's training loop, each
 # step synchronised), the LC bench/gpu/torch_resnet.py --serve (ResNet-50
@@ -25,7 +25,9 @@
 #                         protect reserved, partition 66,32 or auto
 #   reserved-66x32-noprio reserved-66x32, the LC --no-lc-priority
 #
-# --rows keeps the rows whose name matches REGEX. Writes
+# --rows keeps the rows whose name matches REGEX; --be-batch gives the BE
+# that batch size (default 128: a step bound by the host; 1024 makes it
+# bound by the GPU). Writes
 #
 #   OUT/be-rate.csv  row,mechanism,protect,partition,be_steps_per_s,
 #                    lc_p50_us,lc_p99_us,green_launches,no_ptx_launches,gpu
@@ -43,14 +45,19 @@
 # the same commands, from a script run by hand before this one.
 set -uo pipefail
 rows=.
+be_batch=128
 while [ $# -gt 1 ]; do
 	case $1 in
 	--rows) rows=$2; shift ;;
+	--be-batch)
+		[[ $2 =~ ^[1-9][0-9]{0,4}$ ]] ||
+			{ echo "run-torch-pair: --be-batch $2 is not a batch size (1-99999)" >&2; exit 2; }
+		be_batch=$2; shift ;;
 	*) echo "run-torch-pair: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
 done
-[ $# = 1 ] || { echo "usage: $0 [--rows REGEX] OUT" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: $0 [--rows REGEX] [--be-batch N] OUT" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 
@@ -62,7 +69,7 @@ mkdir -p "$LOGS"
 build_or_die run-torch-pair "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-torch-pair.sh rows=$rows" \
+gpu_env "$OUT/env.txt" "bench: run-torch-pair.sh rows=$rows be-batch=$be_batch" \
 	"torch: $(python3 -c 'import torch; print(torch.__version__)' 2>&1)"
 
 # shellcheck source=bench/mps.sh
@@ -104,7 +111,8 @@ row() {
 	shift
 	bepre=("$@")
 	[[ $name =~ $rows ]] || return 0
-	local be=(python3 bench/gpu/torch_train.py --duration $((withlc ? 14 : 10))
+	local be=(python3 bench/gpu/torch_train.py --batch "$be_batch"
+		--duration $((withlc ? 14 : 10))
 		--trace-out "$LOGS/$name.be.trace")
 	local lc=(python3 bench/gpu/torch_resnet.py --serve --batch 8
 		--period-ms 10 --duration 6 --trace-out "$LOGS/$name.lc.trace")
