@@ -153,6 +153,29 @@ def preempt(metric, mech, weights):
     return get
 
 
+TORCH = "2026-11-27-h200-torch-pair"
+TORCH_COL = {"be": "be_steps_per_s", "p99": "lc_p99_us"}
+
+
+def torch_pair(metric, run, names):
+    """be-rate.csv of run: metric of each row named in names over the
+    MPS 50 % row before it (each pass of the script starts with one)."""
+    def get():
+        out, mps = [], None
+        for r in rows(TORCH + "/be-rate.csv"):
+            if r["run"] != run:
+                continue
+            if r["row"] == "mps50":
+                mps = r
+            elif r["row"] in names and mps:
+                c = TORCH_COL[metric]
+                out.append(float(r[c]) / float(mps[c]))
+        return out
+    return get
+
+
+AUTO = ("predictive", "reserved-auto")
+
 # (what, folder README names, values); README's order.
 FIGURES = [
     ("lone BE over the time plane, range", "2026-11-21-h200-even-join", be_cost),
@@ -187,6 +210,11 @@ FIGURES = [
     ("time plane 1:3: B's part", PREEMPT, preempt("share", "gspace-time", "100:300")),
     ("preemptive: both BEs", PREEMPT, preempt("sum", "gspace-preemptive", ".*")),
     ("time plane: both BEs", PREEMPT, preempt("sum", "gspace-time", ".*")),
+    # a framework BE without PTX beside a serving LC
+    ("PyTorch pair, auto: BE over MPS 50 %", TORCH, torch_pair("be", "d", AUTO)),
+    ("PyTorch pair, auto: LC p99 over MPS 50 %", TORCH, torch_pair("p99", "d", AUTO)),
+    ("PyTorch pair, BE by the GPU: BE", TORCH, torch_pair("be", "e", AUTO)),
+    ("PyTorch pair, BE by the GPU: LC p99", TORCH, torch_pair("p99", "e", AUTO)),
     # 33 SMs for the LC
     ("reserved 33x32 beside short blocks: p99", SWEEP, sel("p99", shape=SHORT, mechanism="gspace-reserved", setting="33x32")),
 ]
