@@ -22,7 +22,8 @@
 #                      loaded gspace.ko's /dev/gspace
 #     $(SYSCONFDIR)/gspace/gspaced.conf.example; never gspaced.conf, which
 #                      gspaced reads from /etc/gspace (defaults if absent)
-#     $(MANDIR)        man1/gsp-run.1, gsp-xform.1, gsp-select.1;
+#     $(MANDIR)        man1/gsp-run.1, gsp-xform.1, gsp-select.1,
+#                      gsp-psim.1;
 #                      man5/gspaced.conf.5; man8/gspaced.8, gspctl.8
 #                      (from man/*.in: VERSION and the paths put in)
 #     $(DOCDIR)        README.md, gspaced.rst, interposer.rst, libgsp.rst

@@ -22,6 +22,8 @@ CHECK_SUITES += psim
 
 .PHONY: check-psim
 
+CFLAGS_libgsp/sim += $(VERSION_CFLAGS)
+
 $(BUILD)/gsp-psim: $(call objs,plain,libgsp/sim/gsp-psim.c $(PSIM_SRCS))
 	$(CC) -o $@ $^ -lm
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The version of gspace, defined once: VERSION below. Every program that
-# answers --version (gspaced, gspctl, gsp-run, gsp-xform, gsp-select)
+# answers --version (gspaced, gspctl, gsp-run, gsp-xform, gsp-select,
+# gsp-psim)
 # includes $(VERSION_H), which holds it as GSP_VERSION.
 #
 #   VERSION       the release, the only place it is written
@@ -13,7 +14,7 @@
 #   make version  prints GSP_VERSION
 #
 # $(VERSION_H) is rewritten only when GSP_VERSION changes, so only then
-# are the five programs rebuilt.
+# are the six programs rebuilt.
 
 VERSION := 0.1.0
 
@@ -45,11 +46,12 @@ version:
 	@echo '$(GSP_VERSION)'
 
 # The sources that include it wait for it: -MMD records it only once
-# they have been built. gsp-run's rule is its own (mk/preload.mk).
+# they have been built. gsp-run's rule is its own (mk/preload.mk),
+# gsp-psim's flags are in mk/psim.mk (mk/core.mk sets libgsp/sim's).
 CFLAGS_libgsp/tools += $(VERSION_CFLAGS)
 $(foreach f,plain san pic,$(call objs,$(f),gspaced/main.c \
 	libgsp/tools/gspctl.c libgsp/tools/gsp-xform.c \
-	libgsp/tools/gsp-select.c)): $(VERSION_H)
+	libgsp/tools/gsp-select.c libgsp/sim/gsp-psim.c)): $(VERSION_H)
 
 $(VERSION_H): FORCE
 	@v='$(subst ','\'',$(GSP_VERSION))'; \

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gsp_version.h"
 #include "psim.h"
 
 #define MAX_ROWS	16
@@ -128,13 +129,14 @@ static void usage(FILE *f)
 "      --gap-us G (20)  --topup-us U (50)\n"
 "LC:   --lc-sms S (132)  --lc-us T (110)  --period-us P (2000)  --poisson\n"
 "      --seed S (1)  --count C (500)  --warmup W (10)  --lead-us L (500)\n"
-"      --target X (1.5: LC p99 over solo that gspace's rows aim at)\n");
+"      --target X (1.5: LC p99 over solo that gspace's rows aim at)\n"
+"  --version           print 'gsp-psim VERSION' and exit\n");
 }
 
 enum {
 	O_MODES = 256, O_PART, O_SMS, O_SLOTS, O_SLOW, O_TASK, O_JIT,
 	O_TASKS, O_GAP, O_TOPUP, O_LCSMS, O_LCUS, O_PERIOD, O_POISSON,
-	O_SEED, O_COUNT, O_WARMUP, O_LEAD, O_TARGET,
+	O_SEED, O_COUNT, O_WARMUP, O_LEAD, O_TARGET, O_VERSION,
 };
 
 static const struct option opts[] = {
@@ -160,6 +162,7 @@ static const struct option opts[] = {
 	{ "warmup", required_argument, NULL, O_WARMUP },
 	{ "lead-us", required_argument, NULL, O_LEAD },
 	{ "target", required_argument, NULL, O_TARGET },
+	{ "version", no_argument, NULL, O_VERSION },
 	{ 0 }
 };
 
@@ -183,6 +186,9 @@ static int parse_args(int argc, char **argv, struct psim_cfg *c, int *dev,
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case O_VERSION:
+			printf("gsp-psim %s\n", GSP_VERSION);
 			exit(0);
 		case O_MODES:
 			*modes = optarg;

@@ -277,12 +277,12 @@ check $? "the udev rule and gspaced.conf.example (a conffile) as the tree has th
 
 # 5. The smoke test, from the scratch root.
 bad=
-for p in gspaced gspctl gsp-run gsp-xform gsp-select; do
+for p in gspaced gspctl gsp-run gsp-xform gsp-select gsp-psim; do
 	v=$("$R/usr/bin/$p" --version 2>&1)
 	[ "$v" = "$p $ver" ] || bad="$bad $p: '$v'"
 done
 [ -z "$bad" ]
-check $? "the installed gspaced, gspctl, gsp-run, gsp-xform and gsp-select answer --version with NAME $ver${bad:+:$bad}"
+check $? "the installed gspaced, gspctl, gsp-run, gsp-xform, gsp-select and gsp-psim answer --version with NAME $ver${bad:+:$bad}"
 
 sock=$S/gspaced.sock
 cp "$R/etc/gspace/gspaced.conf.example" "$S/gspaced.conf"

@@ -19,8 +19,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 ship_setup "$@"
 
-pages="gspaced.8 gspaced.conf.5 gspctl.8 gsp-run.1 gsp-xform.1 gsp-select.1 gspace.4"
-progs="gspaced gspctl gsp-run gsp-xform gsp-select"
+pages="gspaced.8 gspaced.conf.5 gspctl.8 gsp-run.1 gsp-xform.1 gsp-select.1 gsp-psim.1 gspace.4"
+progs="gspaced gspctl gsp-run gsp-xform gsp-select gsp-psim"
 rm -rf "$S/man" "$S"/man-*.log
 mkdir -p "$S/man"
 

@@ -164,6 +164,7 @@ expect="$own
 .$P/share/man/man1/gsp-run.1
 .$P/share/man/man1/gsp-xform.1
 .$P/share/man/man1/gsp-select.1
+.$P/share/man/man1/gsp-psim.1
 .$P/share/man/man4/gspace.4
 .$P/share/man/man5/gspaced.conf.5
 .$P/share/man/man8/gspaced.8
@@ -268,7 +269,7 @@ check $? "make uninstall with nothing installed fails, saying so" \
 # programs are brought up to date first: a commit made in the shared
 # tree since they were built changes the version.
 m -s BUILD="$B" CUDA_HOME="$icuda" "$B/gspaced" "$B/gspctl" "$B/gsp-run" \
-	"$B/gsp-xform" "$B/gsp-select" >"$S/version.log" 2>&1
+	"$B/gsp-xform" "$B/gsp-select" "$B/gsp-psim" >"$S/version.log" 2>&1
 ver=$(m -s version 2>>"$S/version.log")
 [[ "$ver" =~ ^[0-9]+\.[0-9]+\.[0-9]+([+][0-9A-Za-z.]+)?$ ]]
 check $? "make version prints the version ($ver)" "$S/version.log"
@@ -293,7 +294,7 @@ else
 	skip "the installed gsp-run finds the interposer in its LIBDIR" "no cuda.h: no interposer"
 fi
 
-for p in gspaced gspctl gsp-run gsp-xform gsp-select; do
+for p in gspaced gspctl gsp-run gsp-xform gsp-select gsp-psim; do
 	out=$("$B/$p" --version 2>/dev/null)
 	rc=$?
 	[ "$rc" = 0 ] && [ "$out" = "$p $ver" ]
