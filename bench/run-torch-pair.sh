@@ -35,8 +35,9 @@
 #                    from 2 s after its first step; the counters from the
 #                    BE's GSP_STATS_FILE)
 #   OUT/logs.tgz, OUT/env.txt, OUT/commands.txt (the logs hold each
-#                    program's output, the BE's trace and both
-#                    GSP_STATS_FILEs)
+#                    program's output, the BE's trace, both
+#                    GSP_STATS_FILEs and the LC's GSP_SEARCH_LOG: its
+#                    invocations as partition auto saw them)
 #
 # Partition auto's q (2) is over the LC's solo p50 under gsp-run, from
 # row lc-alone-gsp when it ran (GSP_LC_SOLO_US for the later rows).
@@ -117,6 +118,7 @@ row() {
 	local lc=(python3 bench/gpu/torch_resnet.py --serve --batch 8
 		--period-ms 10 --duration 6 --trace-out "$LOGS/$name.lc.trace")
 	lcpre=(env GSP_STATS_FILE="$LOGS/$name.lc.stats"
+		GSP_SEARCH_LOG="$LOGS/$name.lc.search.csv"
 		${lcsolo:+GSP_LC_SOLO_US=$lcsolo} "${lcpre[@]}")
 	if [ "$withlc" = 2 ]; then
 		log_cmd "${lcpre[@]}" "${lc[@]}"
