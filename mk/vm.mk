@@ -12,6 +12,12 @@
 #                   the same on one kernel series alone (any one installed
 #                   in /boot, e.g. check-vm-6.1); make check runs these,
 #                   one suite per kernel: vm-6.1, vm-6.12
+#   make check-vm-debug
+#                   the same on a debug kernel built from Debian's
+#                   linux-source (tools/vm/debug-kernel.sh, cached in
+#                   $(BUILD)/debug-kernel/): KASAN, lockdep, atomic-sleep,
+#                   kmemleak (scanned after rmmod), debugobjects and
+#                   fault injection (Documentation/selftests.rst)
 #   make run        the same VM running the demo (tools/demo/gsp-demo.c),
 #                   then gsp-psim's SIMULATED GPU table against the
 #                   module's own board (libgsp/sim/gsp-psim.c)
@@ -41,6 +47,16 @@
 
 VM_MATRIX ?= 6.1 6.12
 VM_SERIES ?= $(firstword $(VM_MATRIX))
+# The series "debug" is the kernel of tools/vm/debug-kernel.sh, its built
+# tree the KDIR. KASAN, lockdep and kmemleak slow the guest: twice the
+# timeouts.
+ifeq ($(VM_SERIES),debug)
+VM_DEBUG_DIR := $(shell tools/vm/debug-kernel.sh -b $(BUILD) -p)
+VM_KERNEL ?= $(firstword $(wildcard $(VM_DEBUG_DIR)/vmlinuz-*))
+VM_KDIR ?= $(VM_DEBUG_DIR)/src
+VM_TIMEOUT ?= 3000
+VM_CMD_TIMEOUT ?= 600
+endif
 # Evaluated once, and only by the targets that need them.
 VM_KERNEL ?= $(eval VM_KERNEL := $(shell tools/vm/find-kernel.sh -s $(VM_SERIES) vmlinuz))$(VM_KERNEL)
 VM_KDIR ?= $(eval VM_KDIR := $(shell tools/vm/find-kernel.sh -s $(VM_SERIES) kdir))$(VM_KDIR)
@@ -127,6 +143,12 @@ check-vm:
 
 check-vm-%: $(VM_BUILD)/runas $(SELFTEST_BINS)
 	@$(MAKE) --no-print-directory vm-check VM_SERIES=$*
+
+# The debug kernel is built (or found in its cache) first: 5 to 8 min
+# on 2 CPUs the first time.
+check-vm-debug: $(VM_BUILD)/runas $(SELFTEST_BINS)
+	@tools/vm/debug-kernel.sh -b $(BUILD) >/dev/null
+	@$(MAKE) --no-print-directory vm-check VM_SERIES=debug
 
 # Each selftest runs twice: as root, then as tenant through runas.
 vm-check: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)

@@ -8,7 +8,9 @@
 # /etc/gspace-vm.conf, loads /gspace.ko with the parameters in
 # /etc/gspace-vm.conf, gives /dev/gspace the group gspace, runs each
 # line of /etc/gspace-vm.cmds, unloads the module, dumps the kernel log
-# between markers, writes the exit marker and powers off.
+# between markers, writes the exit marker and powers off. On a kernel
+# with kmemleak or lockdep (tools/vm/debug-kernel.sh) it also scans for
+# leaks after rmmod and checks that lockdep is still on.
 #
 # The payload (TAP, the dmesg dump, the exit marker) goes to the second
 # serial port, ttyS1; the kernel console stays on ttyS0, so kernel messages
@@ -61,6 +63,26 @@ if [ -n "$KERNEL_RELEASE" ]; then
 		echo "not ok - vm: booted $KERNEL_RELEASE (uname -r says $(uname -r))"
 		status=1
 	fi
+fi
+
+# A debug kernel (tools/vm/debug-kernel.sh) names its checkers, and
+# kmemleak forgets the boot's suspects, before the payload starts: the
+# scan at the end reports only what the payload left. kmemleak reports
+# an object only once it is 5 s old.
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -r /proc/config.gz ]; then
+	on=
+	for o in KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK \
+		 DEBUG_OBJECTS FAILSLAB; do
+		zcat /proc/config.gz | grep -qx "CONFIG_$o=y" && on="$on $o"
+	done
+	[ -e "/proc/self/task/$$/fail-nth" ] && on="$on FAIL_NTH"
+	[ -n "$on" ] && echo "# debug kernel:$on"
+fi
+if [ -w $kmemleak ]; then
+	sleep 6
+	echo scan >$kmemleak
+	echo clear >$kmemleak
 fi
 
 # From here on every kernel message also reaches the console log (ttyS0),
@@ -126,6 +148,32 @@ if [ $loaded = 1 ]; then
 		echo "ok - vm: rmmod gspace"
 	else
 		echo "not ok - vm: rmmod gspace failed"
+		status=1
+	fi
+fi
+
+# What the module left behind after rmmod: objects 5 s old, and a
+# second scan confirms the first.
+if [ -w $kmemleak ]; then
+	sleep 6
+	echo scan >$kmemleak
+	echo scan >$kmemleak
+	leaks=$(grep -c '^unreferenced object' $kmemleak)
+	if [ "$leaks" = 0 ]; then
+		echo "ok - vm: kmemleak scan: no leaks"
+	else
+		echo "not ok - vm: kmemleak scan: $leaks leaked objects:"
+		head -n 300 $kmemleak | sed 's/^/#   /'
+		status=1
+	fi
+fi
+# Lockdep turns itself off after its first report, or when it runs out
+# of room: then it checked nothing from there on.
+if [ -r /proc/lockdep_stats ]; then
+	if grep -qE '^ *debug_locks: +1$' /proc/lockdep_stats; then
+		echo "ok - vm: lockdep still on at the end (debug_locks 1)"
+	else
+		echo "not ok - vm: lockdep turned itself off ($(grep debug_locks /proc/lockdep_stats))"
 		status=1
 	fi
 fi
