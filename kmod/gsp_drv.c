@@ -107,7 +107,13 @@ static void gsp_ctx_release(struct kref *ref)
 {
 	struct gsp_ctx *ctx = container_of(ref, struct gsp_ctx, ref);
 
-	xa_destroy(&ctx->jobs);
+	/*
+	 * gsp_release() erased every handle, so the table holds no memory.
+	 * No xa_destroy(): the last put may come from a job's release under
+	 * gdev->lock, which the engine timer takes in softirq context, and
+	 * the table's lock is taken with softirqs on elsewhere.
+	 */
+	WARN_ON_ONCE(!xa_empty(&ctx->jobs));
 	kfree(ctx);
 	atomic_dec(&gsp_drv->nr_ctx);
 }
