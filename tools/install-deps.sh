@@ -14,11 +14,13 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed';
 # linux-image-amd64.
 # debhelper, dh-dkms and lintian build and check the Debian packages of
 # debian/ (check-deb).
+# flex, bison, bc, libelf-dev and libssl-dev build the debug kernel of
+# the VM's suite vm-debug from linux-source (tools/vm/debug-kernel.sh).
 for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 linux-headers-amd64 linux-source busybox-static cpio kmod \
 	 gnuplot-nox pkgconf groff-base dkms python3-prometheus-client \
 	 python3-yaml linux-image-6.12-amd64 linux-headers-6.12-amd64 \
-	 debhelper dh-dkms lintian; do
+	 debhelper dh-dkms lintian flex bison bc libelf-dev libssl-dev; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0
