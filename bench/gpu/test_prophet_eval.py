@@ -69,10 +69,14 @@ def table(path):
     return lines[0], {tuple(l.split(",")[:2]): l.split(",")[2:] for l in lines[1:]}
 
 
-def run(d):
-    for name, text in (("measured.csv", MEASURED), ("predicted.csv", PREDICTED)):
+def fixtures(d, predicted):
+    for name, text in (("measured.csv", MEASURED), ("predicted.csv", predicted)):
         with open(os.path.join(d, name), "w", encoding="utf-8") as f:
             f.write(text)
+
+
+def run(d):
+    fixtures(d, PREDICTED)
     rc, out, err = call(["--gpu", "H100, SXM", "--kmax", "2", d])
     check(rc == 0, "exit 0 on the fixtures", err)
     head, p = table(os.path.join(d, "predict.csv"))
@@ -121,9 +125,7 @@ lbm,md,plain,1,fluid2,100,110,100,1,1
 
 
 def run_loo(d):
-    for name, text in (("measured.csv", MEASURED), ("predicted.csv", PREDICTED2)):
-        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
-            f.write(text)
+    fixtures(d, PREDICTED2)
     rc, out, err = call(["--kmax", "2", "--loo-query-ns", "10000", d])
     check(rc == 0, "--loo-query-ns: exit 0", err)
     check("fitted on all plain LCs: 12.500 us; held out, per LC: bp 10.000 lbm 15.000"

@@ -106,12 +106,12 @@ CUresult gsp_op_issue(struct gsp_op *op)
 	CUstream s = op->stream;
 	CUresult r;
 
+	/* Transformed, or confined to a green context: spatial*.c issues it. */
+	if (op->sp && gsp_sp_issue(op, &r))
+		return r;
 	switch (op->kind) {
 	case OP_LAUNCH: {
 		__typeof__(&w_cuLaunchKernel) f = REAL_AS(cuLaunchKernel, op->hook);
-
-		if (op->sp && gsp_sp_issue(op, &r))
-			return r;
 
 		return ISSUE(f, (op->u.k.f, op->u.k.g[0], op->u.k.g[1],
 				 op->u.k.g[2], op->u.k.b[0], op->u.k.b[1],
@@ -131,9 +131,6 @@ CUresult gsp_op_issue(struct gsp_op *op)
 		__typeof__(&w_cuLaunchKernelEx) f =
 			REAL_AS(cuLaunchKernelEx, op->hook);
 
-		if (op->sp && gsp_sp_issue(op, &r))
-			return r;
-
 		return ISSUE(f, (&op->u.ex.cfg, op->u.ex.f, op->u.ex.params,
 				 op->u.ex.extra));
 	}
@@ -143,8 +140,6 @@ CUresult gsp_op_issue(struct gsp_op *op)
 		return ISSUE(f, (op->u.graph, s));
 	}
 	case OP_COPY:
-		if (op->sp && gsp_sp_issue(op, &r))
-			return r;
 		return issue_copy(op);
 	case OP_COPY_PEER: {
 		__typeof__(&w_cuMemcpyPeerAsync) f =
@@ -157,16 +152,12 @@ CUresult gsp_op_issue(struct gsp_op *op)
 		__typeof__(&w_cuMemcpy2DAsync_v2) f =
 			REAL_AS(cuMemcpy2DAsync_v2, op->hook);
 
-		if (op->sp && gsp_sp_issue(op, &r))
-			return r;
 		return ISSUE(f, (&op->u.c2, s));
 	}
 	case OP_COPY_3D: {
 		__typeof__(&w_cuMemcpy3DAsync_v2) f =
 			REAL_AS(cuMemcpy3DAsync_v2, op->hook);
 
-		if (op->sp && gsp_sp_issue(op, &r))
-			return r;
 		return ISSUE(f, (&op->u.c3, s));
 	}
 	case OP_COPY_3D_PEER: {
@@ -177,8 +168,6 @@ CUresult gsp_op_issue(struct gsp_op *op)
 	}
 	case OP_MEMSET:
 	case OP_MEMSET_2D:
-		if (op->sp && gsp_sp_issue(op, &r))
-			return r;
 		return issue_memset(op);
 	case OP_EVENT_RECORD: {
 		__typeof__(&w_cuEventRecord) f = REAL_AS(cuEventRecord, op->hook);

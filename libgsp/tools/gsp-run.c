@@ -98,39 +98,43 @@ static int parse_num(const char *s, unsigned long long lo,
 }
 
 /*
+ * 1 if @dir/@sub followed by libgsp_preload.so is readable (@sub: "" or
+ * "NAME/"); the path in @out.
+ */
+static int preload_in(char *out, size_t n, const char *dir, const char *sub)
+{
+	return snprintf(out, n, "%s/%slibgsp_preload.so", dir, sub) < (int)n &&
+	       !access(out, R_OK);
+}
+
+/*
  * $(dirname /proc/self/exe)/lib/ (the build tree), then ../lib/gspace/
  * and ../lib/, then GSP_LIBDIR/gspace/ and GSP_LIBDIR/ (installed: make
  * install puts it in $(LIBDIR), which mk/install.mk gives us).
  */
 static int find_preload(char *out, size_t n)
 {
-	char exe[PATH_MAX - 64];	/* room for the suffixes below */
+	static const char *const by_exe[] = { "lib/", "../lib/gspace/", "../lib/" };
+	static const char *const by_libdir[] = { "gspace/", "" };
+	char exe[PATH_MAX - 64];	/* room for the suffixes above */
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char *slash = NULL;
+	size_t i;
 
-	if (len <= 0)
-		return -1;
-	exe[len] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	if (snprintf(out, n, "%s/lib/libgsp_preload.so", exe) < (int)n &&
-	    !access(out, R_OK))
-		return 0;
-	if (snprintf(out, n, "%s/../lib/gspace/libgsp_preload.so", exe) <
-		    (int)n && !access(out, R_OK))
-		return 0;
-	if (snprintf(out, n, "%s/../lib/libgsp_preload.so", exe) < (int)n &&
-	    !access(out, R_OK))
-		return 0;
+	if (len > 0) {
+		exe[len] = 0;
+		slash = strrchr(exe, '/');
+	}
+	if (slash) {
+		*slash = 0;
+		for (i = 0; i < sizeof(by_exe) / sizeof(by_exe[0]); i++)
+			if (preload_in(out, n, exe, by_exe[i]))
+				return 0;
+	}
 	/* where make install put it: LIBDIR, as it was at build time */
-	if (snprintf(out, n, "%s/gspace/libgsp_preload.so", GSP_LIBDIR) <
-		    (int)n && !access(out, R_OK))
-		return 0;
-	if (snprintf(out, n, "%s/libgsp_preload.so", GSP_LIBDIR) < (int)n &&
-	    !access(out, R_OK))
-		return 0;
+	for (i = 0; i < sizeof(by_libdir) / sizeof(by_libdir[0]); i++)
+		if (preload_in(out, n, GSP_LIBDIR, by_libdir[i]))
+			return 0;
 	return -1;
 }
 

@@ -4,7 +4,8 @@
  * scenarios go into programs of their own (test_lcprio.c, test_protect.c,
  * test_modes.c, test_faults.c, test_arbiter.c). What still grows here
  * extends a scenario it already has (noarb's refusals, the table's first
- * variants), whose set-up and checks are this file's.
+ * variants, green's kinds of op: copies, memsets, clusters), whose
+ * set-up, fake board and trace checks are this file's.
  *
  * Tests of libgsp_preload.so against the fake libcuda (fake_cuda.c) and,
  * where a scenario needs an arbiter, the fake libgsp (fake_gsp.c). Linked
