@@ -34,6 +34,10 @@
 #                    (the BE's steps per second while the LC ran; alone:
 #                    from 2 s after its first step; the counters from the
 #                    BE's GSP_STATS_FILE)
+#   OUT/in-lc.csv, OUT/lc-search.csv
+#                    from the logs (bench/gpu/torch_pair_logs.py): the BE's
+#                    steps inside and outside the LC's requests, and the
+#                    LC's partition-auto counters
 #   OUT/logs.tgz, OUT/env.txt, OUT/commands.txt (the logs hold each
 #                    program's output, the BE's trace, both
 #                    GSP_STATS_FILEs and the LC's GSP_SEARCH_LOG: its
@@ -183,4 +187,6 @@ row reserved-66x32-noprio "gsp-run --spatial (the LC --no-lc-priority)" reserved
 gctl set partition auto
 row reserved-auto "gsp-run --spatial" reserved auto 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial
+python3 bench/gpu/torch_pair_logs.py "$OUT" ||
+	echo "run-torch-pair: in-lc.csv and lc-search.csv not written" >&2
 outdir_scrub "$sockdir:SOCKDIR" "${CUDA_MPS_PIPE_DIRECTORY:-}:MPSDIR"
