@@ -4,22 +4,25 @@
 # A PyTorch BE's rate beside a PyTorch LC, under each mechanism, side by
 # side in one run, on a GPU host (root, the MPS binaries in PATH):
 #
-#   bench/run-torch-pair.sh [--rows REGEX] [--be-batch N] OUT
+#   bench/run-torch-pair.sh [--rows REGEX] [--be-batch N] [--self-solo] OUT
 #
 # The BE is bench/gpu/torch_train.py (a small CNN's training loop, each
 # step synchronised), the LC bench/gpu/torch_resnet.py --serve (ResNet-50
 # at batch 8, a request every 10 ms for 6 s, started 3 s after the BE).
 # One MPS daemon and one gspaced (partition auto) for every row; rows:
 #
-#   lc-alone, lc-alone-gsp, lc-alone-gsp-noprio
+#   lc-alone, lc-alone-gsp, lc-alone-gsp-noprio, lc-alone-gsp-fixedhold
 #                         the LC alone: plain, under gsp-run --class lc,
-#                         and with --no-lc-priority
+#                         with --no-lc-priority, and with
+#                         GSP_SEARCH_LEARN_HOLD=0 (requests end at any gap
+#                         over lc_hold_us)
 #   alone-plain, alone-mps50, alone-spatial, alone-nospatial
 #                         the BE alone: plain, at 50 % threads, gsp-run
 #                         --spatial, --no-spatial
 #   plain, mps50          both plain under MPS; the BE at 50 % threads
 #   predictive, reactive  both under gsp-run, the BE --spatial, the
 #                         protect mode named, partition auto
+#   predictive-fixedhold  predictive, the LC with GSP_SEARCH_LEARN_HOLD=0
 #   timeplane             reactive, the BE --no-spatial
 #   reserved-66x32, reserved-auto
 #                         protect reserved, partition 66,32 or auto
@@ -44,16 +47,20 @@
 #                    invocations as partition auto saw them)
 #
 # Partition auto's q (2) is over the LC's solo p50 under gsp-run, from
-# row lc-alone-gsp when it ran (GSP_LC_SOLO_US for the later rows).
+# row lc-alone-gsp when it ran (GSP_LC_SOLO_US for the later rows);
+# with --self-solo over the solo each LC times itself (its first
+# invocations under the whole GPU).
 #
 # bench/results/2026-11-27-h200-search-real (be-rate.csv) was made with
 # the same commands, from a script run by hand before this one.
 set -uo pipefail
 rows=.
 be_batch=128
+self_solo=0
 while [ $# -gt 1 ]; do
 	case $1 in
 	--rows) rows=$2; shift ;;
+	--self-solo) self_solo=1 ;;
 	--be-batch)
 		[[ $2 =~ ^[1-9][0-9]{0,4}$ ]] ||
 			{ echo "run-torch-pair: --be-batch $2 is not a batch size (1-99999)" >&2; exit 2; }
@@ -62,7 +69,7 @@ while [ $# -gt 1 ]; do
 	esac
 	shift
 done
-[ $# = 1 ] || { echo "usage: $0 [--rows REGEX] [--be-batch N] OUT" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: $0 [--rows REGEX] [--be-batch N] [--self-solo] OUT" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 
@@ -161,9 +168,12 @@ row lc-alone "plain MPS" - - 2 env --
 row lc-alone-gsp "gsp-run --class lc" predictive auto 2 "${G[@]}" --class lc --
 # Partition auto's q is over this solo p50 (GSP_LC_SOLO_US), as in
 # bench/run-search.sh: without it the LC would time its solo beside the BE.
-lcsolo=$(awk -F, '$1 == "lc-alone-gsp" { printf "%d", $6 }' "$OUT/be-rate.csv")
+[ "$self_solo" = 1 ] ||
+	lcsolo=$(awk -F, '$1 == "lc-alone-gsp" { printf "%d", $6 }' "$OUT/be-rate.csv")
 row lc-alone-gsp-noprio "gsp-run --class lc --no-lc-priority" predictive auto 2 \
 	"${G[@]}" --class lc --no-lc-priority --
+row lc-alone-gsp-fixedhold "gsp-run --class lc, GSP_SEARCH_LEARN_HOLD=0" predictive auto 2 \
+	env GSP_SEARCH_LEARN_HOLD=0 "${G[@]}" --class lc --
 row alone-plain "plain MPS" - - 0 -- env
 row alone-mps50 "MPS 50 %" - - 0 -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
 row alone-spatial "gsp-run --spatial" predictive auto 0 -- "${G[@]}" --class be --spatial
@@ -173,6 +183,8 @@ row mps50 "MPS 50 %" - - 1 env -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
 gctl set protect predictive
 row predictive "gsp-run --spatial" predictive auto 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial
+row predictive-fixedhold "gsp-run --spatial (the LC GSP_SEARCH_LEARN_HOLD=0)" predictive auto 1 \
+	env GSP_SEARCH_LEARN_HOLD=0 "${G[@]}" --class lc -- "${G[@]}" --class be --spatial
 gctl set protect reactive
 row reactive "gsp-run --spatial" reactive auto 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial

@@ -18,7 +18,7 @@ GSP_RUN := $(BUILD)/gsp-run
 PRELOAD_SRCS := $(wildcard libgsp/preload/*.c) libgsp/xform/ptx.c libgsp/xform/flow.c \
 	libgsp/xform/xform.c libgsp/xform/vars.c libgsp/xform/names.c \
 	libgsp/xform/parts.c libgsp/xform/funcs.c libgsp/search/search.c \
-	libgsp/search/agent.c
+	libgsp/search/agent.c libgsp/search/boundary.c
 CFLAGS_libgsp/preload := -Ilibgsp/include $(CUDA_INC) -Ilibgsp/xform \
 	-Ilibgsp/search -pthread
 # test_fatbin and test_predict, built from objects (the others below are

@@ -5,7 +5,8 @@
 # No GPU, no CUDA.
 #
 #   make check-search   test_search, test_rules, test_select,
-#                       test_select_csv, test_agent and test_replay (the
+#                       test_select_csv, test_agent, test_boundary (where
+#                       an LC request ends) and test_replay (the
 #                       agent on the H200's measured surfaces) under
 #                       ASan and UBSan, and
 #                       gsp-select on a fixture with a known answer,
@@ -14,7 +15,8 @@
 #   make $(BUILD)/gsp-select   the initial selection on measured tables
 #                       (libgsp/tools/gsp-select.c)
 
-SEARCH_SRCS := libgsp/search/search.c libgsp/search/select.c libgsp/search/agent.c
+SEARCH_SRCS := libgsp/search/search.c libgsp/search/select.c libgsp/search/agent.c \
+	libgsp/search/boundary.c
 SELECT_SRCS := libgsp/tools/gsp-select.c libgsp/search/select_csv.c libgsp/csv/csv.c \
 	$(SEARCH_SRCS)
 CFLAGS_tests/search := -Ilibgsp/search -Ilibgsp/csv -Itests
@@ -67,6 +69,11 @@ $(SEARCH_TEST_DIR)/test_agent: $(call objs,san,tests/search/test_agent.c \
 	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
 
+$(SEARCH_TEST_DIR)/test_boundary: $(call objs,san,tests/search/test_boundary.c \
+		$(SEARCH_SRCS))
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) -o $@ $^ -lm
+
 $(SEARCH_TEST_DIR)/test_replay: $(call objs,san,tests/search/test_replay.c \
 		libgsp/csv/csv.c $(SEARCH_SRCS))
 	@mkdir -p $(@D)
@@ -75,7 +82,7 @@ $(SEARCH_TEST_DIR)/test_replay: $(call objs,san,tests/search/test_replay.c \
 check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select \
 		$(SEARCH_TEST_DIR)/test_rules $(SEARCH_TEST_DIR)/test_select_csv \
 		$(SEARCH_TEST_DIR)/gsp-select $(SEARCH_TEST_DIR)/test_agent \
-		$(SEARCH_TEST_DIR)/test_replay
+		$(SEARCH_TEST_DIR)/test_replay $(SEARCH_TEST_DIR)/test_boundary
 	@timeout 120 $(SEARCH_TEST_DIR)/test_search || \
 		echo "not ok - test_search exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_rules || \
@@ -89,5 +96,7 @@ check-search: $(SEARCH_TEST_DIR)/test_search $(SEARCH_TEST_DIR)/test_select \
 		echo "not ok - test_gsp_select.sh exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_agent || \
 		echo "not ok - test_agent exited with status $$?"
+	@timeout 120 $(SEARCH_TEST_DIR)/test_boundary || \
+		echo "not ok - test_boundary exited with status $$?"
 	@timeout 120 $(SEARCH_TEST_DIR)/test_replay $(REPLAY_DATA) || \
 		echo "not ok - test_replay exited with status $$?"

@@ -27,7 +27,8 @@ import sys
 SEARCH = ("search_method", "search_state", "search_cell", "search_invocations",
           "search_cells", "search_restarts", "search_violations_done",
           "search_solo_us", "search_q", "search_chosen", "search_guard_steps",
-          "search_far_jumps", "lc_priority_launches")
+          "search_far_jumps", "lc_priority_launches", "search_hold_us",
+          "search_hold_learned")
 
 
 def stats(path):

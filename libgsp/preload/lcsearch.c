@@ -26,14 +26,15 @@ static struct {
 	const char *model_path, *log_path;
 	uint64_t solo_ns;
 	double q;
-	unsigned int grid_samples, tail, guard, bound;
+	unsigned int grid_samples, tail, guard, bound, learn_hold;
 	atomic_ullong pending;		/* start of the open episode, or 0 */
 	int tried;			/* set-up done, or given up */
+	int hold_said;			/* the learned hold went to the log */
 	struct gsp_agent *agent;	/* NULL: no search */
 	struct gsp_search_pred *model;
 	FILE *log;
 	unsigned int restarts_seen;
-} lcs = { .q = 2.0, .guard = 1, .bound = 1 };
+} lcs = { .q = 2.0, .guard = 1, .bound = 1, .learn_hold = 1 };
 
 /* A 0-or-1 setting @name, left at *@v when unset; -1 if it is neither. */
 static int env_bool(const char *name, const char *what0, const char *what1,
@@ -67,7 +68,10 @@ int gsp_lcsearch_config(void)
 		     &lcs.guard) ||
 	    env_bool("GSP_SEARCH_BOUND", "measure every cell the search asks",
 		     "judge cells hopeless next to one far over q unmeasured",
-		     &lcs.bound))
+		     &lcs.bound) ||
+	    env_bool("GSP_SEARCH_LEARN_HOLD", "end requests at lc_hold_us",
+		     "learn where requests end from the first gaps",
+		     &lcs.learn_hold))
 		return -1;
 	if (gs) {
 		unsigned long v;
@@ -182,6 +186,7 @@ static int setup(const struct lc_view *v)
 		.solo_ns = lcs.solo_ns, .grid_samples = lcs.grid_samples,
 		.tail = lcs.tail, .guard = lcs.guard, .bound = lcs.bound,
 		.hold_ns = gsp_board_load(&v->rw->lc_hold_ns),
+		.learn_hold = lcs.learn_hold,
 	};
 	unsigned int nsm;
 
@@ -225,6 +230,17 @@ static void publish(const struct lc_view *v)
 {
 	const struct gsp_agent *a = lcs.agent;
 	struct gsp_board_lc *s = &v->rw->lc[v->slot];
+
+	if (a->cfg.learn_hold && a->bnd.done && !lcs.hold_said) {
+		lcs.hold_said = 1;
+		if (a->bnd.above_ns)
+			gsp_log(1, "search: a request ends after a gap over %.0f us (gaps %.0f us and under, %.0f us and over)",
+				a->bnd.hold_ns / 1e3, a->bnd.below_ns / 1e3,
+				a->bnd.above_ns / 1e3);
+		else
+			gsp_log(1, "search: no split in the first %d gaps; a request ends after a gap over lc_hold_us (%.0f us)",
+				GSP_BOUNDARY_N, a->bnd.hold_ns / 1e3);
+	}
 
 	gsp_board_store(&s->cell, a->cell.n && a->cell.k ?
 			GSP_BOARD_REQ(a->cell.n, a->cell.k, 0) : 0);
@@ -312,9 +328,11 @@ void gsp_lcsearch_stats(FILE *f)
 		"search_invocations %u\nsearch_cells %u\nsearch_restarts %u\n"
 		"search_violations_done %u\nsearch_solo_us %.1f\nsearch_q %.3f\n"
 		"search_chosen %u,%u\nsearch_guard_steps %d\n"
-		"search_guard_moves %u\nsearch_pruned %u\nsearch_far_jumps %u\n",
+		"search_guard_moves %u\nsearch_pruned %u\nsearch_far_jumps %u\n"
+		"search_hold_us %.1f\nsearch_hold_learned %d\n",
 		a->running, a->state, a->cell.n, a->cell.k, a->invocations,
 		a->s.ntried, a->restarts, a->violations_done, a->solo_ns / 1e3,
 		a->q, a->chosen.n, a->chosen.k, a->guard_steps,
-		a->guard_moves, a->s.npruned, a->far_jumps);
+		a->guard_moves, a->s.npruned, a->far_jumps,
+		a->bnd.hold_ns / 1e3, a->bnd.above_ns != 0);
 }

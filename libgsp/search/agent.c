@@ -190,10 +190,11 @@ int gsp_agent_init(struct gsp_agent *a, const struct gsp_agent_cfg *cfg)
 	    (!cfg->target_ns && !(cfg->q > 0 && isfinite(cfg->q))))
 		return -EINVAL;
 	if (cfg->grid_samples > GSP_AGENT_GRID_MAX || cfg->tail > 1 ||
-	    cfg->guard > 1 || cfg->bound > 1)
+	    cfg->guard > 1 || cfg->bound > 1 || cfg->learn_hold > 1)
 		return -EINVAL;
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
+	gsp_boundary_init(&a->bnd, cfg->hold_ns, cfg->learn_hold);
 	if (!a->cfg.grid_samples)
 		a->cfg.grid_samples = GSP_AGENT_GRID_SAMPLES;
 	a->running = cfg->method;
@@ -381,7 +382,7 @@ static void measure(struct gsp_agent *a, uint64_t now,
 		.start_ns = a->open_start, .end_ns = a->open_end,
 		.cell = a->cell, .state = a->state,
 		.reported = a->open_start >= a->cell_since &&
-			    a->warm >= GSP_AGENT_WARM,
+			    a->warm >= GSP_AGENT_WARM && a->bnd.done,
 	};
 	if (a->warm < GSP_AGENT_WARM)
 		a->warm++;
@@ -440,7 +441,11 @@ int gsp_agent_episode(struct gsp_agent *a, uint64_t start_ns,
 
 	if (end_ns < start_ns)
 		end_ns = start_ns;
-	if (a->open && start_ns < a->open_end + a->cfg.hold_ns) {
+	if (a->last_end && start_ns > a->last_end)
+		gsp_boundary_gap(&a->bnd, start_ns - a->last_end);
+	if (end_ns > a->last_end)
+		a->last_end = end_ns;
+	if (a->open && start_ns < a->open_end + a->bnd.hold_ns) {
 		if (end_ns > a->open_end)
 			a->open_end = end_ns;
 		return 0;
@@ -463,7 +468,7 @@ int gsp_agent_poll(struct gsp_agent *a, uint64_t now_ns, uint64_t pending_ns,
 	*next_ns = UINT64_MAX;
 	if (!a->open)
 		return 0;
-	over = a->open_end + a->cfg.hold_ns;
+	over = a->open_end + a->bnd.hold_ns;
 	/* an episode begun within the hold may still join the invocation */
 	if (pending_ns > a->open_end && pending_ns < over)
 		return 0;

@@ -9,9 +9,10 @@
  * "How it works", says every rule.
  *
  * An invocation is a run of episodes (first issue to seen done) with
- * gaps under hold_ns between them. It is measured when it is over: hold_ns
- * has passed since its last episode ended with no new one begun closer
- * than that. The cell changes only then, between invocations; an
+ * gaps under the hold between them: hold_ns, or with learn_hold the one
+ * learned from the first gaps (boundary.h). It is measured when it is
+ * over: the hold has passed since its last episode ended with no new one
+ * begun closer than that. The cell changes only then, between invocations; an
  * invocation that began before the last change is not reported.
  */
 #ifndef GSP_AGENT_H
@@ -19,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "boundary.h"
 #include "search.h"
 
 /* The product's grid (partition-auto.rst): 11 columns of n, K = 8. */
@@ -73,6 +75,11 @@ struct gsp_agent_cfg {
 	double q;
 	uint64_t solo_ns;
 	uint64_t hold_ns;		/* episodes closer than this: one */
+	/*
+	 * 1: learn a longer hold from the gaps between episodes first
+	 * (boundary.h); no invocation is reported until it is known.
+	 */
+	unsigned int learn_hold;
 	unsigned int grid_samples;	/* grid: 1..GSP_AGENT_GRID_MAX, 0: default */
 	unsigned int tail;		/* the search's cfg.tail, 0 or 1 */
 	unsigned int guard;		/* 1: the guard steps the held cell */
@@ -104,6 +111,8 @@ struct gsp_agent {
 	int open;			/* an invocation is open */
 	unsigned int warm;		/* invocations behind, to GSP_AGENT_WARM */
 	uint64_t open_start, open_end;
+	uint64_t last_end;		/* the latest episode's end, 0: none */
+	struct gsp_boundary bnd;	/* the hold in use: bnd.hold_ns */
 	/* grid: the cell measured and its samples */
 	unsigned int grid_idx, grid_n;
 	double grid_s[GSP_AGENT_GRID_MAX];
