@@ -11,6 +11,11 @@
 #   make $(BUILD)/gpu/hwprobe  hw.csv for the Prophet traces
 #   make $(BUILD)/gpu/stm      Liang et al.'s STM against sequential and
 #                              stream concurrency (bench/run-stm.sh)
+#   make $(BUILD)/gpu/xfer     transfer-heavy workloads: pinned copy-in,
+#                              kernel, copy-out per iteration
+#                              (bench/run-cumas.sh)
+#   make $(BUILD)/gpu/flowshop the core's CuMAS flow-shop optimum for given
+#                              job lengths (C only, no nvcc)
 #   make check-gpu-progs   TAP: the programs build, the PTX assembles, the
 #                          scripts parse, the unit tests of analyze.py,
 #                          ncu_features.py, prophet-ncu.py,
@@ -21,10 +26,12 @@
 GPU_OUT := $(BUILD)/gpu
 GPU_NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -I$(GPU_OUT) $(NVCC_WERROR)
 GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead \
-	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun $(GPU_OUT)/hwprobe $(GPU_OUT)/stm
+	$(GPU_OUT)/lcprotect $(GPU_OUT)/corun $(GPU_OUT)/hwprobe $(GPU_OUT)/stm \
+	$(GPU_OUT)/xfer
 GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
 	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh \
-	bench/run-prophet.sh bench/run-stm.sh bench/run-torch-pair.sh
+	bench/run-prophet.sh bench/run-stm.sh bench/run-torch-pair.sh \
+	bench/run-cumas.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
 
 # spin.ptx as a C string: the file has no quotes or backslashes, but
@@ -73,6 +80,19 @@ $(GPU_OUT)/stm: bench/gpu/stm.cu bench/gpu/gpu_cli.h kernels/green.h \
 	@mkdir -p $(@D)
 	$(NVCC) $(GPU_NVCCFLAGS) -Ikernels -Ilibgsp/plan -o $@ $< $(STM_OBJS)
 
+# xfer: the CuMAS experiment's workloads (bench/run-cumas.sh); the
+# static runtime only.
+$(GPU_OUT)/xfer: bench/gpu/xfer.cu bench/gpu/gpu_cli.h
+	@mkdir -p $(@D)
+	$(NVCC) $(GPU_NVCCFLAGS) -o $@ $<
+
+# flowshop: gsp_cumas_solve() on job lengths from a file, for
+# cumas_eval.py; plain C, built without CUDA.
+$(GPU_OUT)/flowshop: $(call objs,plain,bench/gpu/flowshop.c $(CORE_SRCS))
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ -lm
+USER_TARGETS += $(GPU_OUT)/flowshop
+
 $(GPU_OUT)/launch-overhead: bench/gpu/launch-overhead.cu bench/gpu/gpu_cli.h \
 		$(GPU_OUT)/spin_ptx.h
 	@mkdir -p $(@D)
@@ -104,9 +124,12 @@ check-gpu-progs:
 		then echo "ok - python3 compiles $$s"; \
 		else echo "not ok - python3 compiles $$s"; sed 's/^/# /' $(GPU_OUT)/ci/py.log; fi; \
 	   done; \
+	   if $(MAKE) --no-print-directory -s $(GPU_OUT)/flowshop >$(GPU_OUT)/ci/build.log 2>&1; \
+	   then echo "ok - cc builds $(GPU_OUT)/flowshop"; \
+	   else echo "not ok - cc builds $(GPU_OUT)/flowshop"; sed 's/^/# /' $(GPU_OUT)/ci/build.log; fi; \
 	   for t in analyze lcprotect ncu_features prophet_ncu prophet_eval \
-		    stm_eval; do \
-		PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_$$t.py 2>&1 || \
+		    stm_eval cumas_eval; do \
+		BUILD=$(BUILD) PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_$$t.py 2>&1 || \
 			echo "not ok - test_$$t.py exited with an error"; \
 	   done; \
 	   for t in cli corun; do \
