@@ -153,5 +153,7 @@ clean:
 style: check-style
 
 # Files only: a DESTDIR under $(BUILD) (make check-ship's) has folders
-# such as udev's rules.d.
--include $(shell find $(BUILD) -type f -name '*.d' 2>/dev/null)
+# such as udev's rules.d; and none of the Debian chroot of make check-deb
+# (its invoke-rc.d is no make file).
+-include $(shell find $(BUILD) -path '$(BUILD)/tests/deb' -prune -o \
+	-type f -name '*.d' -print 2>/dev/null)

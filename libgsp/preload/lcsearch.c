@@ -29,7 +29,7 @@ static struct {
 	unsigned int grid_samples, tail, guard, bound, learn_hold;
 	atomic_ullong pending;		/* start of the open episode, or 0 */
 	int tried;			/* set-up done, or given up */
-	int hold_said;			/* the learned hold went to the log */
+	unsigned int hold_said;		/* 1 + the hold's changes logged */
 	struct gsp_agent *agent;	/* NULL: no search */
 	struct gsp_search_pred *model;
 	FILE *log;
@@ -231,15 +231,19 @@ static void publish(const struct lc_view *v)
 	const struct gsp_agent *a = lcs.agent;
 	struct gsp_board_lc *s = &v->rw->lc[v->slot];
 
-	if (a->cfg.learn_hold && a->bnd.done && !lcs.hold_said) {
-		lcs.hold_said = 1;
-		if (a->bnd.above_ns)
+	if (a->cfg.learn_hold && a->bnd.done &&
+	    lcs.hold_said != 1 + a->bnd.changes) {
+		lcs.hold_said = 1 + a->bnd.changes;
+		if (a->bnd.changes)
+			gsp_log(1, "search: the gaps changed: a request now ends after a gap over %.0f us; searching again",
+				a->bnd.hold_ns / 1e3);
+		else if (a->bnd.above_ns)
 			gsp_log(1, "search: a request ends after a gap over %.0f us (gaps %.0f us and under, %.0f us and over)",
 				a->bnd.hold_ns / 1e3, a->bnd.below_ns / 1e3,
 				a->bnd.above_ns / 1e3);
 		else
 			gsp_log(1, "search: no split in the first %d gaps; a request ends after a gap over lc_hold_us (%.0f us)",
-				GSP_BOUNDARY_N, a->bnd.hold_ns / 1e3);
+				GSP_BOUNDARY_FIRST, a->bnd.hold_ns / 1e3);
 	}
 
 	gsp_board_store(&s->cell, a->cell.n && a->cell.k ?
@@ -329,10 +333,11 @@ void gsp_lcsearch_stats(FILE *f)
 		"search_violations_done %u\nsearch_solo_us %.1f\nsearch_q %.3f\n"
 		"search_chosen %u,%u\nsearch_guard_steps %d\n"
 		"search_guard_moves %u\nsearch_pruned %u\nsearch_far_jumps %u\n"
-		"search_hold_us %.1f\nsearch_hold_learned %d\n",
+		"search_hold_us %.1f\nsearch_hold_learned %d\n"
+		"search_hold_changes %u\n",
 		a->running, a->state, a->cell.n, a->cell.k, a->invocations,
 		a->s.ntried, a->restarts, a->violations_done, a->solo_ns / 1e3,
 		a->q, a->chosen.n, a->chosen.k, a->guard_steps,
 		a->guard_moves, a->s.npruned, a->far_jumps,
-		a->bnd.hold_ns / 1e3, a->bnd.above_ns != 0);
+		a->bnd.hold_ns / 1e3, a->bnd.above_ns != 0, a->bnd.changes);
 }

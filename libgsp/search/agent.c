@@ -434,6 +434,23 @@ static void measure(struct gsp_agent *a, uint64_t now,
 	set_cell(a, c, now);
 }
 
+/*
+ * The hold changed (boundary.h): what was measured timed other pieces of
+ * work. A solo the agent timed itself is timed again, under the whole
+ * device; the search starts again from its start.
+ */
+static void hold_moved(struct gsp_agent *a, uint64_t now)
+{
+	if (a->cfg.solo_ns) {
+		search_begin(a, now);
+		return;
+	}
+	a->solo_ns = 0;
+	a->nsolo = 0;
+	a->state = GSP_AGENT_IDLE;
+	set_cell(a, (struct gsp_cell){ 0, 0 }, now);
+}
+
 int gsp_agent_episode(struct gsp_agent *a, uint64_t start_ns,
 		      uint64_t end_ns, struct gsp_agent_rec *rec)
 {
@@ -441,8 +458,9 @@ int gsp_agent_episode(struct gsp_agent *a, uint64_t start_ns,
 
 	if (end_ns < start_ns)
 		end_ns = start_ns;
-	if (a->last_end && start_ns > a->last_end)
-		gsp_boundary_gap(&a->bnd, start_ns - a->last_end);
+	if (a->last_end && start_ns > a->last_end &&
+	    gsp_boundary_gap(&a->bnd, start_ns - a->last_end) == 2)
+		hold_moved(a, start_ns);
 	if (end_ns > a->last_end)
 		a->last_end = end_ns;
 	if (a->open && start_ns < a->open_end + a->bnd.hold_ns) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The request boundary (boundary.h): the widest ratio between two
- * neighbouring gaps, in sorted order, with enough gaps on each side.
+ * neighbouring gaps of the window, in sorted order, with enough gaps on
+ * each side.
  */
 #include <math.h>
 #include <string.h>
@@ -13,6 +14,7 @@ void gsp_boundary_init(struct gsp_boundary *b, uint64_t floor_ns, int learn)
 	memset(b, 0, sizeof(*b));
 	b->floor_ns = floor_ns;
 	b->hold_ns = floor_ns;
+	b->learn = learn;
 	b->done = !learn;
 }
 
@@ -29,41 +31,69 @@ static void sort_u64(uint64_t *v, unsigned int n)
 		}
 }
 
-/* The split of the gaps seen, if there is one: hold_ns between its sides. */
-static void split(struct gsp_boundary *b)
-{
-	double best = GSP_BOUNDARY_RATIO;
-	unsigned int i, at = 0;
+struct split {
+	uint64_t hold_ns, below_ns, above_ns;	/* below 0: none */
+};
 
-	sort_u64(b->gap, b->n);
-	/* gap[i] the last below the split, gap[i + 1] the first above it */
-	for (i = GSP_BOUNDARY_MIN - 1; i + GSP_BOUNDARY_MIN < b->n; i++) {
+/* The split of @g's @n gaps, sorted in place: hold_ns the floor if none. */
+static struct split split(const struct gsp_boundary *b, uint64_t *g,
+			  unsigned int n)
+{
+	struct split s = { .hold_ns = b->floor_ns };
+	double best = GSP_BOUNDARY_RATIO;
+	unsigned int i, at = 0, high = (n + 3) / 4;
+
+	sort_u64(g, n);
+	/* g[i] the last below the split, g[i + 1] the first above it */
+	for (i = GSP_BOUNDARY_LOW - 1; i + high < n; i++) {
 		double r;
 
-		if (!b->gap[i])
+		if (!g[i])
 			continue;	/* a floor of 0 */
-		r = (double)b->gap[i + 1] / (double)b->gap[i];
+		r = (double)g[i + 1] / (double)g[i];
 		if (r >= best) {
 			best = r;
 			at = i + 1;
 		}
 	}
 	if (!at)
-		return;
-	b->below_ns = b->gap[at - 1];
-	b->above_ns = b->gap[at];
+		return s;
+	s.below_ns = g[at - 1];
+	s.above_ns = g[at];
 	/* the geometric middle: as far, by ratio, from either kind */
-	b->hold_ns = (uint64_t)sqrt((double)b->below_ns * (double)b->above_ns);
+	s.hold_ns = (uint64_t)sqrt((double)s.below_ns * (double)s.above_ns);
+	return s;
 }
 
 int gsp_boundary_gap(struct gsp_boundary *b, uint64_t gap_ns)
 {
-	if (b->done || gap_ns < b->floor_ns)
+	uint64_t g[GSP_BOUNDARY_WIN], lo, hi;
+	unsigned int n, i, moved = 0;
+	struct split s;
+
+	if (!b->learn || gap_ns < b->floor_ns)
 		return 0;
-	b->gap[b->n++] = gap_ns;
-	if (b->n < GSP_BOUNDARY_N)
+	b->ring[b->n++ % GSP_BOUNDARY_WIN] = gap_ns;
+	if (b->n < GSP_BOUNDARY_FIRST ||
+	    (b->n - GSP_BOUNDARY_FIRST) % GSP_BOUNDARY_EVERY)
 		return 0;
-	split(b);
+	n = b->n < GSP_BOUNDARY_WIN ? b->n : GSP_BOUNDARY_WIN;
+	memcpy(g, b->ring, n * sizeof(*g));
+	s = split(b, g, n);
+	if (b->done) {
+		lo = s.hold_ns < b->hold_ns ? s.hold_ns : b->hold_ns;
+		hi = s.hold_ns < b->hold_ns ? b->hold_ns : s.hold_ns;
+		for (i = 0; i < n; i++)
+			moved += g[i] >= lo && g[i] < hi;
+		if (moved * GSP_BOUNDARY_MOVED < n)
+			return 0;
+		b->changes++;
+	}
+	b->hold_ns = s.hold_ns;
+	b->below_ns = s.below_ns;
+	b->above_ns = s.above_ns;
+	if (b->done)
+		return 2;
 	b->done = 1;
 	return 1;
 }

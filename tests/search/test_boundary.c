@@ -34,25 +34,26 @@ static int feed(struct gsp_boundary *b, const uint64_t *g, unsigned int n)
 static void test_split(void)
 {
 	struct gsp_boundary b;
-	uint64_t g[GSP_BOUNDARY_N];
+	uint64_t g[GSP_BOUNDARY_WIN];
 	uint64_t seed = 7;
 	unsigned int i;
 
 	/* two kinds: 250-900 us inside requests, 3-4.5 ms between them */
-	for (i = 0; i < GSP_BOUNDARY_N; i++)
+	for (i = 0; i < GSP_BOUNDARY_WIN; i++)
 		g[i] = i % 3 ? (3000 + prng_next(&seed) % 1500) * US :
 			       (250 + prng_next(&seed) % 650) * US;
 	gsp_boundary_init(&b, FLOOR, 1);
 	tap_ok(!b.done && b.hold_ns == FLOOR, "learning: the floor until done");
-	tap_ok(!feed(&b, g, GSP_BOUNDARY_N - 1) && !b.done,
-	       "not done before GSP_BOUNDARY_N gaps");
-	tap_ok(gsp_boundary_gap(&b, g[GSP_BOUNDARY_N - 1]) && b.done,
-	       "done at the last gap");
+	tap_ok(!feed(&b, g, GSP_BOUNDARY_FIRST - 1) && !b.done,
+	       "not done before GSP_BOUNDARY_FIRST gaps");
+	tap_ok(gsp_boundary_gap(&b, g[GSP_BOUNDARY_FIRST - 1]) == 1 && b.done,
+	       "done at the %dth gap", GSP_BOUNDARY_FIRST);
 	tap_ok(b.below_ns < 900 * US && b.above_ns >= 3 * MS &&
 	       b.hold_ns > 900 * US && b.hold_ns < 3 * MS,
 	       "two kinds: the hold between them (%.0f us)", b.hold_ns / 1e3);
-	tap_ok(!gsp_boundary_gap(&b, 10 * MS) && b.hold_ns > 900 * US &&
-	       b.hold_ns < 3 * MS, "final: later gaps change nothing");
+	tap_ok(!feed(&b, g + GSP_BOUNDARY_FIRST,
+		     GSP_BOUNDARY_WIN - GSP_BOUNDARY_FIRST) && !b.changes,
+	       "more gaps of the same kinds: the hold stays");
 
 	/* gaps under the floor are not looked at */
 	gsp_boundary_init(&b, FLOOR, 1);
@@ -62,46 +63,84 @@ static void test_split(void)
 
 	/* one kind, 2-6 ms: no split, the floor stays */
 	seed = 11;
-	for (i = 0; i < GSP_BOUNDARY_N; i++)
+	for (i = 0; i < GSP_BOUNDARY_FIRST; i++)
 		g[i] = (2000 + prng_next(&seed) % 4000) * US;
 	gsp_boundary_init(&b, FLOOR, 1);
-	feed(&b, g, GSP_BOUNDARY_N);
+	feed(&b, g, GSP_BOUNDARY_FIRST);
 	tap_ok(b.done && b.hold_ns == FLOOR && !b.above_ns,
 	       "one kind of gap: no split, the hold stays the floor");
 
-	/* two host pauses among them make no requests of ten */
-	g[3] = 80 * MS;
-	g[17] = 95 * MS;
+	/* five host pauses among them make no requests of ten */
+	for (i = 0; i < 5; i++)
+		g[3 + 4 * i] = (80 + i) * MS;
 	gsp_boundary_init(&b, FLOOR, 1);
-	feed(&b, g, GSP_BOUNDARY_N);
+	feed(&b, g, GSP_BOUNDARY_FIRST);
 	tap_ok(b.hold_ns == FLOOR,
-	       "two pauses over 80 ms: fewer than %d above, no split",
-	       GSP_BOUNDARY_MIN);
+	       "five pauses over 80 ms in %d gaps: under a quarter, no split",
+	       GSP_BOUNDARY_FIRST);
 
 	/* a gap in the gaps, but under GSP_BOUNDARY_RATIO */
-	for (i = 0; i < GSP_BOUNDARY_N; i++)
+	for (i = 0; i < GSP_BOUNDARY_FIRST; i++)
 		g[i] = (i % 2 ? 1900 : 1000) * US;
 	gsp_boundary_init(&b, FLOOR, 1);
-	feed(&b, g, GSP_BOUNDARY_N);
+	feed(&b, g, GSP_BOUNDARY_FIRST);
 	tap_ok(b.hold_ns == FLOOR, "1.9x between the kinds: no split");
-	for (i = 0; i < GSP_BOUNDARY_N; i++)
+	for (i = 0; i < GSP_BOUNDARY_FIRST; i++)
 		g[i] = (i % 2 ? 2100 : 1000) * US;
 	gsp_boundary_init(&b, FLOOR, 1);
-	feed(&b, g, GSP_BOUNDARY_N);
+	feed(&b, g, GSP_BOUNDARY_FIRST);
 	tap_ok(b.hold_ns > 1000 * US && b.hold_ns < 2100 * US,
 	       "2.1x between the kinds: split (%.0f us)", b.hold_ns / 1e3);
 
 	/* a floor of 0: zero gaps never divide */
 	memset(g, 0, sizeof(g));
-	g[20] = g[21] = g[22] = g[23] = 5 * MS;
+	for (i = 16; i < GSP_BOUNDARY_FIRST; i++)
+		g[i] = 5 * MS;
 	gsp_boundary_init(&b, 0, 1);
-	feed(&b, g, GSP_BOUNDARY_N);
+	feed(&b, g, GSP_BOUNDARY_FIRST);
 	tap_ok(b.done && b.hold_ns == 0, "a floor of 0 and zero gaps: no split");
 
 	/* learn 0: the floor, final at once */
 	gsp_boundary_init(&b, FLOOR, 0);
-	tap_ok(b.done && b.hold_ns == FLOOR && !gsp_boundary_gap(&b, MS),
-	       "learn 0: the floor, final at once");
+	tap_ok(b.done && b.hold_ns == FLOOR && !gsp_boundary_gap(&b, MS) &&
+	       !b.n, "learn 0: the floor, final at once");
+}
+
+/*
+ * The first gaps came from the LC's start-up: 18 of 3-4 ms and 6 pauses
+ * of 8-80 ms split over 4 ms, a hold that would join every later
+ * request into one invocation. The window moves on and the hold with it.
+ */
+static void test_relearn(void)
+{
+	struct gsp_boundary b;
+	uint64_t seed = 5;
+	unsigned int i, r = 0, twos = 0;
+
+	gsp_boundary_init(&b, FLOOR, 1);
+	for (i = 0; i < GSP_BOUNDARY_FIRST; i++)
+		r = gsp_boundary_gap(&b, i % 4 == 1 ?
+				     (8 + prng_next(&seed) % 72) * MS :
+				     (3000 + prng_next(&seed) % 1000) * US);
+	tap_ok(r == 1 && b.hold_ns > 4 * MS,
+	       "start-up pauses: the first hold %.0f us", b.hold_ns / 1e3);
+	/* then requests every 10 ms, 3-4 ms apart, one gap in four inside */
+	for (i = 0; i < 2 * GSP_BOUNDARY_WIN; i++)
+		twos += gsp_boundary_gap(&b, i % 4 == 3 ?
+					 (250 + prng_next(&seed) % 250) * US :
+					 (3000 + prng_next(&seed) % 1000) * US) == 2;
+	tap_ok(b.hold_ns > 500 * US && b.hold_ns < 3 * MS && twos == b.changes &&
+	       b.changes >= 1 && b.changes <= 2,
+	       "the window moved on: the hold %.0f us after %u changes",
+	       b.hold_ns / 1e3, b.changes);
+	/* rarer gaps inside requests now: no split, but nothing moves */
+	for (i = 0; i < 2 * GSP_BOUNDARY_WIN; i++)
+		twos += gsp_boundary_gap(&b, i % 24 == 3 ?
+					 (250 + prng_next(&seed) % 250) * US :
+					 (3000 + prng_next(&seed) % 1000) * US) == 2;
+	tap_ok(b.hold_ns > 500 * US && b.hold_ns < 3 * MS && twos == b.changes,
+	       "a rarer kind moves under an eighth of the window: the hold stays (%u changes)",
+	       b.changes);
 }
 
 /*
@@ -190,7 +229,7 @@ static void test_no_report_while_learning(void)
 
 	init(1);
 	/* one kind of gap, 3 ms: 24 episodes make 23 gaps */
-	for (i = 0; i < GSP_BOUNDARY_N; i++) {
+	for (i = 0; i < GSP_BOUNDARY_FIRST; i++) {
 		gsp_agent_episode(&A, t, t + MS, &rec);
 		if (gsp_agent_poll(&A, t + MS + FLOOR, 0, &rec, &next))
 			reported |= rec.reported;
@@ -208,10 +247,47 @@ static void test_no_report_while_learning(void)
 	       "after learning: reported, a solo sample");
 }
 
+/*
+ * The agent when the hold moves: start-up gaps gave a hold that joins
+ * requests; once the window has moved on, the solo it timed itself is
+ * timed again, on whole requests (two 1 ms episodes 300 us apart).
+ */
+static void test_agent_moved(void)
+{
+	struct gsp_agent_rec rec;
+	uint64_t t = MS, seed = 9, next;
+	unsigned int i;
+
+	init(1);
+	for (i = 0; i < GSP_BOUNDARY_FIRST + 1; i++) {
+		gsp_agent_episode(&A, t, t + 100 * US, &rec);
+		t += 100 * US + (i % 4 == 1 ? (8 + prng_next(&seed) % 72) * MS :
+				 (3000 + prng_next(&seed) % 1000) * US);
+	}
+	tap_ok(A.bnd.done && A.bnd.hold_ns > 4 * MS && !A.bnd.changes,
+	       "start-up: a hold over 4 ms (%.0f us)", A.bnd.hold_ns / 1e3);
+	for (i = 0; i < 200; i++) {
+		gsp_agent_episode(&A, t, t + MS, &rec);
+		gsp_agent_episode(&A, t + 1300 * US, t + 2300 * US, &rec);
+		gsp_agent_poll(&A, t + 2300 * US + A.bnd.hold_ns, 0, &rec,
+			       &next);
+		t += 2300 * US + (3000 + prng_next(&seed) % 1000) * US;
+	}
+	tap_ok(A.bnd.changes >= 1 && A.bnd.hold_ns > 300 * US &&
+	       A.bnd.hold_ns < 3 * MS,
+	       "the window moved on: the hold %.0f us, %u changes",
+	       A.bnd.hold_ns / 1e3, A.bnd.changes);
+	tap_ok(A.solo_ns == 2300 * US && A.state != GSP_AGENT_IDLE,
+	       "the solo timed again on whole requests: %.0f us",
+	       A.solo_ns / 1e3);
+}
+
 int main(void)
 {
 	test_split();
+	test_relearn();
 	test_agent();
 	test_no_report_while_learning();
+	test_agent_moved();
 	return tap_done();
 }
