@@ -13,14 +13,16 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed';
 # the second kernel of the VM's matrix (mk/vm.mk), beside 6.1's
 # linux-image-amd64.
 # debhelper, dh-dkms and lintian build and check the Debian packages of
-# debian/ (check-deb).
+# debian/ (check-deb); debootstrap makes the Debian 12 chroot that
+# check-deb installs them into (tests/deb/test_chroot.sh).
 # flex, bison, bc, libelf-dev and libssl-dev build the debug kernel of
 # the VM's suite vm-debug from linux-source (tools/vm/debug-kernel.sh).
 for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 linux-headers-amd64 linux-source busybox-static cpio kmod \
 	 gnuplot-nox pkgconf groff-base dkms python3-prometheus-client \
 	 python3-yaml linux-image-6.12-amd64 linux-headers-6.12-amd64 \
-	 debhelper dh-dkms lintian flex bison bc libelf-dev libssl-dev; do
+	 debhelper dh-dkms lintian debootstrap flex bison bc libelf-dev \
+	 libssl-dev; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0

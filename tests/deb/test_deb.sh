@@ -28,6 +28,8 @@
 #    example copied as its config; gspctl status answering through it; a
 #    program built with libgsp-dev's pkg-config against libgsp1 opening
 #    a tenant of it; gsp-run preloading the installed interposer.
+# Then make check-deb runs tests/deb/test_chroot.sh: the same packages
+# installed by apt into a Debian 12 chroot, run there and purged.
 set -u
 
 [ $# -eq 1 ] || { echo "usage: $0 SCRATCH" >&2; exit 2; }
