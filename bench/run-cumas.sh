@@ -34,9 +34,9 @@
 # The gspace cells run each process under gsp-run --class be --no-spatial
 # against one gspaced (lease_devices 1, no MPS), its knobs set with
 # gspctl set policy/reorder/window before each cell. Every process does
-# ITERS iterations (default 60) of copy-in, kernel, copy-out and a stream
+# ITERS iterations (default 100) of copy-in, kernel, copy-out and a stream
 # synchronise, on one stream of its own, starting together at a common
-# time (--start-delay-ms after launch, default 2500). Before the cells:
+# time (--start-delay-ms after launch, default 3000). Before the cells:
 # xfer --calibrate (logs/calib.txt) and each class alone (plain), whose
 # stage medians are the job lengths of the model.
 #
@@ -51,14 +51,14 @@
 #   OUT/logs.tgz, OUT/env.txt, OUT/commands.txt, OUT/plan.txt
 #
 # --quick: mix mixed, N 2 4 8, configurations fifo fifo-r8 band plain
-# mps, 40 iterations (about 2 minutes); the default run is about 6 to 8
-# minutes on an H200. --dry-run prints the plan (cells, commands, the
+# mps, 40 iterations (about 1 minute); the default run took 357 s on an
+# H200 (2026-11-27). --dry-run prints the plan (cells, commands, the
 # time estimate) and exits without a GPU. --mixes, --procs and
 # --configs narrow the run (space- or comma-separated lists; a regex
 # over the configuration names); --kernel mem makes the kernel a
 # memory-bound loop instead of a spin.
 set -uo pipefail
-iters=60 kernel=spin quick=0 dry=0 quantum=2000 delay=2500
+iters=100 kernel=spin quick=0 dry=0 quantum=2000 delay=3000
 mixes="xfer balanced mixed" procs_list="2 4 8" cfg_re=.
 usage() {
 	echo "usage: $0 [--quick] [--dry-run] [--iters N] [--kernel spin|mem] [--mixes LIST] [--procs LIST] [--configs REGEX] [--quantum-us Q] [--start-delay-ms MS] OUT" >&2
@@ -292,6 +292,8 @@ for cell in "${CELLS[@]}"; do
 	echo "$cell $m $n $policy $reorder $window" >>"$LOGS/cells.txt"
 	ms=$(cat "$dir"/*.out | awk -F, '$1 == "proc" { if (s == "" || $4 < s) s = $4; if ($5 > e) e = $5 } END { if (s != "") printf "%.1f", (e - s) / 1000 }')
 	msg="run-cumas: $cell: makespan ${ms:-failed} ms"
+	late=$(cat "$dir"/*.err 2>/dev/null | grep -c 'ms after --start-ms')
+	[ "$late" = 0 ] || msg+=", $late processes ready late (raise --start-delay-ms)"
 	[ "$fails" = 0 ] || msg+=", $fails processes failed (see logs/cells/$cell/*.err)"
 	echo "$msg" >&2
 done

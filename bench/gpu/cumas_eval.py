@@ -21,6 +21,7 @@ and writes, in OUT:
     cumas-cells.csv  cumas.csv's columns, then overlap (the share of the
                      makespan with two or more engines busy), start_skew_ms
                      (the last process's START less the first's), lb_ms,
+                     cyclic_ms,
                      round_fifo_ms, round_opt_ms, round_lb_ms, opt_order,
                      iters, procs_ok
 
@@ -30,11 +31,15 @@ Definitions (Documentation/benchmarks.rst, "CuMAS on a GPU"):
   "proc" lines, CLOCK_MONOTONIC).
 * busy fractions: from the processes' own stage intervals, not from the
   arbiter, merged over processes as a union of intervals within the
-  makespan. A stage ends at its event; it starts at the later of the
-  event before it and its end less the stage's solo length (the median
-  of that class alone), since the event before a stage is stamped when
-  the stream reaches it, which is before the stage starts if it waits
-  for its engine or its lease.
+  makespan. A stage ends at the event after it. Under plain CUDA and
+  MPS it starts at the event before it: the hardware has it as soon as
+  the stream reaches it, and while it waits for an engine that engine
+  is busy with another's (copies of several processes in one direction
+  share the link at once, each slower than alone). Under gspaced the
+  interposer issues it only once its lease is granted, and a lease
+  holds its engine alone, so it starts at the later of the event before
+  it and its end less the stage's solo length (the median of that class
+  alone): the wait for the lease is not counted as busy.
 * the model: the job lengths are each class's solo medians; one round is
   one task (copy-in, kernel, copy-out) per process, in the cell's process
   order. bench/gpu/flowshop (the scheduling core's gsp_cumas_solve(),
@@ -44,6 +49,10 @@ Definitions (Documentation/benchmarks.rst, "CuMAS on a GPU"):
   fifo_makespan_ms is ITERS x round_fifo. lb_ms, a bound no schedule
   beats: ITERS x the larger of the busiest engine's load per round and
   the longest task (each process runs its tasks one after another).
+  cyclic_ms: the best fixed order of the processes repeated ITERS
+  times with rounds overlapping, each process's copy-in after its own
+  last copy-out: what a scheduler that keeps one order could reach
+  (between lb_ms and optimum_ms; computed here, not by the core).
 """
 
 import argparse
@@ -59,7 +68,7 @@ import tempfile
 CELL_COLS = ["mix", "procs", "policy", "reorder", "window", "makespan_ms",
              "optimum_ms", "fifo_makespan_ms", "h2d_busy", "kernel_busy",
              "d2h_busy", "gpu"]
-EXTRA_COLS = ["overlap", "start_skew_ms", "lb_ms", "round_fifo_ms", "round_opt_ms",
+EXTRA_COLS = ["overlap", "start_skew_ms", "lb_ms", "cyclic_ms", "round_fifo_ms", "round_opt_ms",
               "round_lb_ms", "opt_order", "iters", "procs_ok"]
 PROC_COLS = ["mix", "procs", "policy", "reorder", "window", "proc", "class",
              "pid", "iters", "start_ms", "end_ms", "completion_ms",
@@ -180,8 +189,62 @@ def flowshop(tasks, tool):
             kv["order"])
 
 
+def multiset_perms(items):
+    """Each distinct order of @items (equal items are not told apart)."""
+    kinds = sorted(set(items))
+    count = {k: items.count(k) for k in kinds}
+    out, cur = [], []
+
+    def rec():
+        if len(cur) == len(items):
+            out.append(tuple(cur))
+            return
+        for k in kinds:
+            if count[k]:
+                count[k] -= 1
+                cur.append(k)
+                rec()
+                cur.pop()
+                count[k] += 1
+    rec()
+    return out
+
+
+_cyclic_cache = {}
+
+
+def cyclic(tasks, iters):
+    """The best fixed order repeated for @iters rounds, each process's
+    copy-in after its own last copy-out (its stream synchronise): the
+    makespan (us) by the flow-shop recurrence, over every distinct order."""
+    key = (tuple(tuple(t) for t in tasks), iters)
+    if key in _cyclic_cache:
+        return _cyclic_cache[key]
+    best = None
+    for seq in multiset_perms([tuple(t) for t in tasks]):
+        cs = cp = cr = 0.0
+        done = [0.0] * len(seq)
+        for _ in range(iters):
+            for j, (a, b, c) in enumerate(seq):
+                cs = max(cs, done[j]) + a
+                cp = max(cs, cp) + b
+                cr = max(cp, cr) + c
+                done[j] = cr
+        m = max(done)
+        if best is None or m < best:
+            best = m
+    _cyclic_cache[key] = best
+    return best
+
+
 def fmt(v, nd=3):
     return "" if v is None else ("%.*f" % (nd, v))
+
+
+def proc_order(fn):
+    """K.CLASS.out files by K, the process's place in its cell."""
+    k = fn.split(".", 1)[0]
+    return (0, int(k), fn) if k.isdigit() else (1, 0, fn)
 
 
 def read_cells(logs):
@@ -228,7 +291,7 @@ def evaluate(logs, tool, gpu=None, warn=sys.stderr):
         d = os.path.join(logs, "cells", c["cell"])
         xs = []
         if os.path.isdir(d):
-            for fn in sorted(os.listdir(d), key=lambda s: (len(s), s)):
+            for fn in sorted(os.listdir(d), key=proc_order):
                 if fn.endswith(".out"):
                     with open(os.path.join(d, fn)) as f:
                         x = parse_xfer(f.read())
@@ -254,7 +317,11 @@ def evaluate(logs, tool, gpu=None, warn=sys.stderr):
             engs = ([], [], [])
             for i, x in enumerate(ok):
                 cls = x["cfg"]["name"]
-                iv = intervals(x, solo.get(cls))
+                # Under gspace a stage is issued once its lease is
+                # granted, and then has its engine alone; without it the
+                # hardware takes it when the stream reaches it.
+                gated = c["policy"] not in ("plain", "mps")
+                iv = intervals(x, solo.get(cls) if gated else None)
                 for k in range(3):
                     engs[k].extend(iv[k])
                 sp = stages(x["its"])
@@ -287,7 +354,8 @@ def evaluate(logs, tool, gpu=None, warn=sys.stderr):
                 chain = max(sum(t) for t in tasks)
                 ex.update(round_fifo_ms=rf / 1e3, round_opt_ms=ro / 1e3,
                           round_lb_ms=rl / 1e3, opt_order=order.replace(",", " "),
-                          lb_ms=iters * max(load, chain) / 1e3, iters=iters)
+                          lb_ms=iters * max(load, chain) / 1e3, iters=iters,
+                          cyclic_ms=cyclic(tasks, iters) / 1e3)
             except LogError as e:
                 print("cumas_eval: %s: %s" % (c["cell"], e), file=warn)
         rows.append(row)

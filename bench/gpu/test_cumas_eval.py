@@ -71,11 +71,16 @@ def make_logs(d):
     put(os.path.join(d, "cells.txt"),
         "# CELL MIX PROCS POLICY REORDER WINDOW\n"
         "m.fifo mixed 3 fifo 0 0\n"
-        "m.lost mixed 2 fifo 1 8\n")
+        "m.lost mixed 2 fifo 1 8\n"
+        "a.plain xfer 2 plain 0 0\n")
     cell = os.path.join(d, "cells", "m.fifo")
     put(os.path.join(cell, "0.A.out"), xfer_out("A", 10, [(0, 4000, 5000, 6000)], end=6000))
     put(os.path.join(cell, "1.B.out"), xfer_out("B", 11, [(0, 5000, 9000, 10000)], end=10000))
     put(os.path.join(cell, "2.C.out"), xfer_out("C", 12, [(0, 6000, 10000, 14000)], end=14000))
+    # Two copy-ins that share the link, each twice its solo length.
+    cell = os.path.join(d, "cells", "a.plain")
+    put(os.path.join(cell, "0.A.out"), xfer_out("A", 30, [(0, 8000, 9000, 10000)], end=10000))
+    put(os.path.join(cell, "1.A.out"), xfer_out("A", 31, [(0, 8000, 9000, 10000)], end=10000))
     cell = os.path.join(d, "cells", "m.lost")
     put(os.path.join(cell, "0.A.out"), xfer_out("A", 20, [(0, 4000, 5000, 6000)], end=6000))
     put(os.path.join(cell, "1.B.out"), "cfg,B,21,1,4096,4096,spin,1,1000,4000,1000\n")
@@ -127,6 +132,15 @@ if have_tool:
     ok(r.returncode == 2, "flowshop: no task exits 2")
 
 # the pieces -----------------------------------------------------------------------
+ok(sorted(["10.b.out", "2.compute.out", "1.h2d.out", "x.out"], key=ce.proc_order) ==
+   ["1.h2d.out", "2.compute.out", "10.b.out", "x.out"],
+   "processes in their cell's order, by number, not by name")
+ok(len(ce.multiset_perms([1, 1, 2, 2, 3, 3, 4, 4])) == 2520,
+   "8 processes of 4 classes: 2520 distinct orders")
+# [4,1,1] and [1,4,1]: B then A, 6 ms per round after the first (chain 6)
+ok(abs(ce.cyclic([(4, 1, 1), (1, 4, 1)], 1) - 7) < 1e-9 and
+   abs(ce.cyclic([(4, 1, 1), (1, 4, 1)], 3) - 19) < 1e-9,
+   "cyclic: one round is the flow shop (7); 3 rounds overlap (19, not 21)")
 ok(ce.union([(0, 2), (1, 3), (5, 6), (10, 12)], 0, 11) == [[0, 3], [5, 6], [10, 11]],
    "union merges and clips")
 ok(abs(ce.overlap2([[[0, 4]], [[2, 6]], [[3, 5]]]) - 3) < 1e-9,
@@ -156,13 +170,15 @@ with tempfile.TemporaryDirectory() as d:
     ok(rows[1] == "mixed,3,fifo,0,0,14.000,8.000,14.000,0.429,0.429,0.429,Test GPU",
        "makespan 14, optimum 8, FCFS 14, each engine busy 6 of 14 ms")
     ok(rows[2] == "mixed,2,fifo,1,8,6.000,7.000,10.000,0.667,0.167,0.167,Test GPU"
-       and len(rows) == 3,
+       and len(rows) == 4,
        "a cell with a lost process keeps its row; the model is the plan's")
+    ok(rows[3] == "xfer,2,plain,0,0,10.000,10.000,10.000,0.800,0.100,0.100,Test GPU",
+       "plain: copies that share the link count from the event before them")
     cells = open(os.path.join(out, "cumas-cells.csv")).read().splitlines()
-    ok(cells[1].endswith(",0.214,0.000,6.000,14.000,8.000,8.000,2 1 0,1,3"),
+    ok(cells[1].endswith(",0.214,0.000,6.000,8.000,14.000,8.000,8.000,2 1 0,1,3"),
        "cumas-cells.csv: overlap 3 of 14 ms, load bound 6, order C,B,A")
     procs = open(os.path.join(out, "cumas-procs.csv")).read().splitlines()
-    ok(len(procs) == 5 and procs[3].startswith("mixed,3,fifo,0,0,2,C,12,1,0.000,14.000,14.000,6.000,4.000,4.000,14.000,6.000"),
+    ok(len(procs) == 7 and procs[3].startswith("mixed,3,fifo,0,0,2,C,12,1,0.000,14.000,14.000,6.000,4.000,4.000,14.000,6.000"),
        "cumas-procs.csv: one row per finished process, C's spans and solo")
     subprocess.run(["tar", "czf", os.path.join(d, "logs.tgz"), "-C", d, "logs"], check=True)
     out2 = os.path.join(d, "out2")

@@ -409,6 +409,9 @@ int main(int argc, char **argv)
 
 		if (dt > 0)
 			sleep_until_mono(mono_ns() + (uint64_t)dt * 1000000ULL);
+		else if (dt < 0)
+			fprintf(stderr, PROG ": %s was ready %lld ms after --start-ms; start the processes earlier\n",
+				name, (long long)-dt);
 	}
 	uint64_t t0 = mono_ns();
 
