@@ -20,7 +20,8 @@
 #                    the archive and the maintainer scripts run (DKMS
 #                    builds gspace.ko for the chroot's linux-headers,
 #                    systemd-sysusers makes the group), the smoke test
-#                    again there, gspctl metrics too, and apt-get purge
+#                    again there, gspctl metrics too, a reinstall (the
+#                    scripts as an upgrade runs them), and apt-get purge
 #                    leaving nothing of ours; root and, the first time,
 #                    the archive, else "# SKIP". About 3 minutes on 2
 #                    CPUs, 2.5 with the chroot cached.

@@ -33,7 +33,9 @@
 #    config; gspctl status and gspctl metrics through it; a program built
 #    with gcc and pkg-config --cflags --libs libgsp against libgsp-dev,
 #    run against libgsp1 as ld.so.cache finds it; gsp-run preloading the
-#    installed interposer (gspace-preload, when built).
+#    installed interposer (gspace-preload, when built). Then apt-get
+#    install --reinstall of the packages: their scripts as an upgrade
+#    runs them (prerm upgrade, postinst configure with a version).
 # 4. apt-get purge of every package: none left in dpkg's database, no
 #    file of theirs left (dpkg -L before, every path gone but folders
 #    that other packages own), no file named after gspace anywhere but
@@ -411,6 +413,35 @@ if [ -n "$gpid" ]; then
 	check $? "gspaced stops on SIGTERM and removes its socket" \
 		"$S/chroot-gspaced.log"
 fi
+
+# The same packages again (apt-get install --reinstall): the prerm's
+# upgrade and the postinst's configure with a version installed, as an
+# upgrade runs them (DKMS removes and rebuilds gspace.ko; sysusers finds
+# the group there).
+gid=$(in_chroot getent group gspace | cut -d: -f3)
+t0=$(date +%s)
+in_chroot sh -c "cd /tmp/debs && apt-get install -y -q -o Dpkg::Use-Pty=0 \
+	--no-install-recommends --reinstall ./*.deb" >"$S/chroot-reinstall.log" 2>&1
+rc=$?
+t1=$(date +%s)
+bad=
+for p in $pkgs; do
+	# shellcheck disable=SC2016 # dpkg-query's format
+	st=$(in_chroot dpkg-query -W -f '${Status}' "$p" 2>/dev/null)
+	[ "$st" = "install ok installed" ] || bad="$bad $p ($st)"
+done
+if [[ " $pkgs " == *" gspace-dkms "* ]]; then
+	for k in $kvers; do
+		[ -f "$C/lib/modules/$k/updates/dkms/gspace.ko" ] &&
+			[[ "$(in_chroot dkms status -m gspace -v "$ver" -k "$k" 2>&1)" == *": installed"* ]] ||
+			bad="$bad gspace.ko for $k not rebuilt"
+	done
+fi
+ngid=$(in_chroot getent group gspace | cut -d: -f3)
+[ "$ngid" = "$gid" ] || bad="$bad group gspace $gid then '$ngid'"
+[ "$rc" = 0 ] && [ -z "$bad" ] && ! grep -q '^[WE]: ' "$S/chroot-reinstall.log"
+check $? "apt-get install --reinstall ./*.deb in $((t1 - t0)) s, as an upgrade runs the scripts: DKMS rebuilt gspace.ko, the group kept its gid${gid:+ $gid}${bad:+:$bad}" \
+	"$S/chroot-reinstall.log"
 
 # 4. Purge: nothing of ours left.
 rm -rf "$C/tmp/debs" "$C"/tmp/t_libgsp* "$C/tmp/gspaced.conf"
