@@ -254,7 +254,8 @@ static void grid_report(struct gsp_agent *a, double r, uint64_t now)
  * climb: it steps one cell per two results, too slowly for a BE that
  * has just begun. After a result far over q (a->far) nothing restarts
  * it: its measurements missed the BE's heavy phases, and so would a new
- * one's.
+ * one's; but a search that found no cell meeting q is restarted once
+ * when the held cell meets q after all.
  */
 static void watch(struct gsp_agent *a, double r, uint64_t now)
 {
@@ -273,6 +274,18 @@ static void watch(struct gsp_agent *a, double r, uint64_t now)
 		under += w[i] < a->q / 2;
 	}
 	m = median(w, GSP_AGENT_WATCH);
+	/*
+	 * No cell met q, yet the held one now does: the search's samples
+	 * were no measure of it (the LC's start-up, a BE phase that ended).
+	 * Search again, once: a cell that meets q only now and then would
+	 * restart it for ever.
+	 */
+	if (!met && !a->retried && m <= a->q) {
+		a->retried = 1;
+		a->restarts++;
+		search_begin(a, now);
+		return;
+	}
 	if (a->far)
 		return;	/* the guard alone moves the held cell (guard()) */
 	if ((met && m > a->q * (1 + band) &&

@@ -122,6 +122,7 @@ struct gsp_agent {
 	unsigned int nwatch;
 	double chosen_lc;		/* the held cell's LC ratio when chosen */
 	unsigned int invocations, restarts, violations_done;
+	int retried;			/* restarted once: no cell met q, yet it did */
 	/* done, the guard: the chosen cell, the window, the steps taken */
 	struct gsp_cell chosen;
 	unsigned int guard_n, guard_over, guard_clean, guard_wait;

@@ -237,6 +237,45 @@ static void test_model_and_phase(void)
 }
 
 /*
+ * The search's first sample was the LC's start-up, 10x slow at the whole
+ * device: no cell meets q, the search holds the top. Once the held cell
+ * meets q, the agent searches again, once, and holds a cell below it.
+ */
+static void test_retry(void)
+{
+	struct gsp_agent_rec rec;
+	uint64_t now = 0, next;
+	unsigned int i, n;
+
+	init(GSP_AGENT_NS, 2, 0, SOLO, NULL);
+	A.cfg.bound = 1;
+	A.s.cfg.bound = 1;
+	for (i = 0; i < 40 && A.state != GSP_AGENT_DONE; i++) {
+		uint64_t t = (uint64_t)(SOLO * surface(A.cell) *
+					(A.invocations ? 1 : 10));
+
+		now += GAP;
+		gsp_agent_episode(&A, now, now + t, &rec);
+		gsp_agent_poll(&A, now + t + HOLD, 0, &rec, &next);
+		now += t;
+	}
+	tap_ok(A.state == GSP_AGENT_DONE && A.chosen_lc > 2 &&
+	       A.cell.n == N && A.cell.k == GSP_AGENT_K && !A.restarts,
+	       "a 10x start-up sample: no cell meets q, the top held (%u invocations)",
+	       i);
+	for (n = 0; n < 200 && !(A.restarts && A.state == GSP_AGENT_DONE); n++)
+		drive(&now, 1);
+	tap_ok(A.restarts == 1 && A.retried && A.state == GSP_AGENT_DONE &&
+	       A.chosen_lc <= 2 && A.cell.n * A.cell.k < N * GSP_AGENT_K,
+	       "the top meets q after all: searched again once, holds (%u, %u) at %.2f (%u invocations)",
+	       A.cell.n, A.cell.k, A.chosen_lc, n);
+	for (n = 0; n < 100; n++)
+		drive(&now, 1);
+	tap_ok(A.restarts == 1 && A.state == GSP_AGENT_DONE,
+	       "and stays: %u invocations later, %u restarts", n, A.restarts);
+}
+
+/*
  * A noisy LC (x 0.8, 1.3, 1.0 in turn): judged by its median, ns holds a
  * cell whose slow invocations break q; judged by its greatest sample,
  * one where even those meet it.
@@ -414,6 +453,7 @@ int main(void)
 	test_search_and_grid();
 	test_model_and_phase();
 	test_tail();
+	test_retry();
 	test_guard();
 	return tap_done();
 }
