@@ -20,9 +20,14 @@
 #                         the BE alone: plain, at 50 % threads, gsp-run
 #                         --spatial, --no-spatial
 #   plain, mps50          both plain under MPS; the BE at 50 % threads
+#   plain-clientprio, mps50-clientprio
+#                         the same, the BE at CUDA_MPS_CLIENT_PRIORITY=1
+#                         (below normal)
 #   predictive, reactive  both under gsp-run, the BE --spatial, the
 #                         protect mode named, partition auto
 #   predictive-fixedhold  predictive, the LC with GSP_SEARCH_LEARN_HOLD=0
+#   predictive-noprio     predictive, the LC --no-lc-priority
+#   predictive-clientprio predictive-noprio, the BE at MPS client priority 1
 #   timeplane             reactive, the BE --no-spatial
 #   reserved-66x32, reserved-auto
 #                         protect reserved, partition 66,32 or auto
@@ -172,7 +177,7 @@ row lc-alone-gsp "gsp-run --class lc" predictive auto 2 "${G[@]}" --class lc --
 	lcsolo=$(awk -F, '$1 == "lc-alone-gsp" { printf "%d", $6 }' "$OUT/be-rate.csv")
 row lc-alone-gsp-noprio "gsp-run --class lc --no-lc-priority" predictive auto 2 \
 	"${G[@]}" --class lc --no-lc-priority --
-row lc-alone-gsp-fixedhold "gsp-run --class lc, GSP_SEARCH_LEARN_HOLD=0" predictive auto 2 \
+row lc-alone-gsp-fixedhold "gsp-run --class lc (GSP_SEARCH_LEARN_HOLD=0)" predictive auto 2 \
 	env GSP_SEARCH_LEARN_HOLD=0 "${G[@]}" --class lc --
 row alone-plain "plain MPS" - - 0 -- env
 row alone-mps50 "MPS 50 %" - - 0 -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
@@ -180,11 +185,20 @@ row alone-spatial "gsp-run --spatial" predictive auto 0 -- "${G[@]}" --class be 
 row alone-nospatial "gsp-run --no-spatial" predictive auto 0 -- "${G[@]}" --class be --no-spatial
 row plain "plain MPS" - - 1 env -- env
 row mps50 "MPS 50 %" - - 1 env -- env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50
+row plain-clientprio "plain MPS (the BE at client priority 1)" - - 1 env -- \
+	env CUDA_MPS_CLIENT_PRIORITY=1
+row mps50-clientprio "MPS 50 % (the BE at client priority 1)" - - 1 env -- \
+	env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 CUDA_MPS_CLIENT_PRIORITY=1
 gctl set protect predictive
 row predictive "gsp-run --spatial" predictive auto 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial
 row predictive-fixedhold "gsp-run --spatial (the LC GSP_SEARCH_LEARN_HOLD=0)" predictive auto 1 \
 	env GSP_SEARCH_LEARN_HOLD=0 "${G[@]}" --class lc -- "${G[@]}" --class be --spatial
+row predictive-noprio "gsp-run --spatial (the LC --no-lc-priority)" predictive auto 1 \
+	"${G[@]}" --class lc --no-lc-priority -- "${G[@]}" --class be --spatial
+row predictive-clientprio "gsp-run --spatial (the LC --no-lc-priority; the BE at client priority 1)" \
+	predictive auto 1 "${G[@]}" --class lc --no-lc-priority -- \
+	env CUDA_MPS_CLIENT_PRIORITY=1 "${G[@]}" --class be --spatial
 gctl set protect reactive
 row reactive "gsp-run --spatial" reactive auto 1 "${G[@]}" --class lc -- \
 	"${G[@]}" --class be --spatial
