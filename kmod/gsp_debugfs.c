@@ -70,8 +70,10 @@ DEFINE_SHOW_ATTRIBUTE(tenants);
  * What one tenant can make the module allocate, in bytes, with the
  * limits as they are (Documentation/kmod.rst, "Limits"): its context and
  * the upper nodes of its handle table, and per job held its record, its
- * fence and its share of the table. A WAIT asleep allocates nothing: it
- * waits on the caller's own stack, so wait_bytes is 0.
+ * fence, its share of the table and, for a DRM_SUBMIT job, its drm part
+ * (the payload), counted for every job as the worst case. A WAIT asleep
+ * allocates nothing: it waits on the caller's own stack, so wait_bytes
+ * is 0.
  */
 static int limits_show(struct seq_file *m, void *unused)
 {
@@ -81,6 +83,7 @@ static int limits_show(struct seq_file *m, void *unused)
 			GSP_XA_NODES_SHARED * node;
 	u64 job_bytes = kmalloc_size_roundup(sizeof(struct gsp_kjob)) +
 			kmalloc_size_roundup(sizeof(struct dma_fence)) +
+			kmalloc_size_roundup(sizeof(struct gsp_drm_job)) +
 			GSP_XA_NODES_PER_JOB * node;
 	u32 jobs = READ_ONCE(gsp->max_jobs);
 

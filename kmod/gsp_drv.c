@@ -25,6 +25,7 @@
  * - 1.3 - lease renewal (GSPACE_COMPLETE_PROGRESS), protection modes.
  * - 1.4 - protection mode preemptive, the board's dev[].waiting.
  * - 1.5 - partition auto: dev[].search, the slots' cell and search.
+ * - 1.6 - the drm engine: DRM_BIND, DRM_SUBMIT, GSPACE_FEAT_DRM.
  */
 
 struct gspace *gsp_drv;
@@ -183,6 +184,7 @@ static int gsp_release(struct inode *inode, struct file *file)
 	WRITE_ONCE(ctx->class, GSPACE_CLASS_BE);
 	gsp_board_update_slot(ctx);
 	mutex_unlock(&ctx->lock);
+	gsp_drm_ctx_release(ctx);
 	gsp_ctx_put(ctx);
 	return 0;
 }
@@ -254,6 +256,9 @@ static int __init gsp_init(void)
 	ret = gsp_board_init(gsp);
 	if (ret)
 		goto err_free_gsp;
+	ret = gsp_drm_core_init();
+	if (ret)
+		goto err_fini_board;
 	for (i = 0; i < GSP_MAX_DEVICES; i++)
 		gsp_device_init(gsp, &gsp->dev[i], i);
 	gsp_drv = gsp;
@@ -283,6 +288,8 @@ err_remove_debugfs:
 	for (i = 0; i < GSP_MAX_DEVICES; i++)
 		gsp_device_fini(&gsp->dev[i]);
 	gsp_drv = NULL;
+	gsp_drm_core_fini();
+err_fini_board:
 	gsp_board_fini(gsp);
 err_free_gsp:
 	kfree(gsp);
@@ -302,6 +309,7 @@ static void __exit gsp_exit(void)
 	WARN_ON(atomic_read(&gsp->nr_ctx) || atomic_read(&gsp->nr_jobs) ||
 		atomic_read(&gsp->nr_fences) || !xa_empty(&gsp->uid_tenants));
 	xa_destroy(&gsp->uid_tenants);
+	gsp_drm_core_fini();
 	gsp_drv = NULL;
 	gsp_board_fini(gsp);
 	kfree(gsp);

@@ -33,6 +33,11 @@ enum gsp_backend {
 	GSP_BACKEND_LEASE,	/* userspace runs it, then COMPLETE */
 };
 
+/*
+ * A DRM_SUBMIT job runs on the drm engine whatever its device's backend:
+ * gsp_kjob.drm says so (Documentation/drm.rst).
+ */
+
 /**
  * DOC: Locking
  *
@@ -53,6 +58,9 @@ enum gsp_backend {
  */
 
 struct gsp_device;
+struct gsp_drm_bind;
+struct gsp_drm_job;
+struct gsp_drm_provider;
 struct gsp_kjob;
 
 /**
@@ -62,13 +70,18 @@ struct gsp_kjob;
  * @running: the job on the engine, or NULL. Protected by &gsp_device.lock.
  * @deadline_ns: when @timer's job is due (sim end, or lease watchdog).
  *	Protected by &gsp_device.lock; a stale timer callback compares it.
- * @timer: ends the sim job, or fires the lease watchdog
+ * @held: a drm job that ended (its tenant died) while the driver still
+ *	runs its forwarded payload, with a reference: the engine grants
+ *	nothing until the driver's fence signals or @deadline_ns passes.
+ *	Protected by &gsp_device.lock.
+ * @timer: ends the sim job, or fires the lease or drm watchdog
  * @retry: calls the scheduler again when BAND held the engine idle
  */
 struct gsp_dev_engine {
 	struct gsp_device *gdev;
 	u32 id;
 	struct gsp_kjob *running;
+	struct gsp_kjob *held;
 	u64 deadline_ns;
 	struct hrtimer timer;
 	struct hrtimer retry;
@@ -213,6 +226,8 @@ extern struct gspace *gsp_drv;
  * @pid: opener, for debugfs
  * @uid: opener's effective uid, counted in &gspace.uid_tenants from open
  *	to release. Fixed.
+ * @drm_bind: the DRM render node DRM_BIND bound, with a reference, or
+ *	NULL. Protected by @lock.
  */
 struct gsp_ctx {
 	struct kref ref;
@@ -235,6 +250,7 @@ struct gsp_ctx {
 	struct list_head node;
 	pid_t pid;
 	kuid_t uid;
+	struct gsp_drm_bind *drm_bind;
 };
 
 /* Dependencies: one per in-fence, one for the chained predecessor. */
@@ -275,6 +291,8 @@ struct gsp_dep {
  * @dep_error: first error a dependency signalled
  * @deps: dependency callbacks
  * @ready_node: in &gsp_device.ready
+ * @drm: a DRM_SUBMIT job's payload and forwarding state, or NULL. Fixed
+ *	at submit; freed with the job.
  */
 struct gsp_kjob {
 	struct gsp_job base;
@@ -290,6 +308,60 @@ struct gsp_kjob {
 	int dep_error;
 	struct gsp_dep deps[GSP_JOB_MAX_DEPS];
 	struct llist_node ready_node;
+	struct gsp_drm_job *drm;
+};
+
+/**
+ * struct gsp_drm_bind - a tenant's DRM binding
+ * @ref: held by the tenant while bound and by each of its drm jobs
+ * @prov: the provider that made it, its module pinned until release
+ * @priv: the provider's binding
+ * @dead: unbound or replaced: jobs not yet forwarded end with ENOLINK.
+ *	Written under &gsp_ctx.lock, read with READ_ONCE().
+ * @release_work: the last put may come in atomic context; the provider
+ *	drops its file and mm references from here
+ */
+struct gsp_drm_bind {
+	struct kref ref;
+	const struct gsp_drm_provider *prov;
+	void *priv;
+	bool dead;
+	struct work_struct release_work;
+};
+
+/**
+ * struct gsp_drm_job - a DRM_SUBMIT job's part
+ * @job: the job, not referenced: this lives and dies with it
+ * @bind: the binding it was submitted under, referenced
+ * @fence: the driver's out-fence, referenced, once forwarded
+ * @cb: on @fence until it signals
+ * @forward_work: forwards the payload once the job is granted
+ * @done_work: ends the job once @fence has signalled
+ * @forward_ns: CLOCK_MONOTONIC just before the forward
+ * @signal_ns: when @fence signalled
+ * @forwarding: the forward has begun: the driver may be running the
+ *	payload. Protected by &gsp_device.lock.
+ * @done: the driver is done with it (fence signalled, or the forward
+ *	failed). Protected by &gsp_device.lock.
+ * @timed_out: the drm watchdog gave up on it. Protected by
+ *	&gsp_device.lock.
+ * @size: bytes of @payload
+ * @payload: the driver's submit structure, as validated
+ */
+struct gsp_drm_job {
+	struct gsp_kjob *job;
+	struct gsp_drm_bind *bind;
+	struct dma_fence *fence;
+	struct dma_fence_cb cb;
+	struct work_struct forward_work;
+	struct work_struct done_work;
+	u64 forward_ns;
+	u64 signal_ns;
+	bool forwarding;
+	bool done;
+	bool timed_out;
+	u32 size;
+	u8 payload[GSPACE_DRM_PAYLOAD_MAX];
 };
 
 static inline struct gsp_kjob *to_gsp_kjob(struct gsp_job *j)
@@ -318,8 +390,16 @@ u32 gsp_nr_devices(struct gspace *gsp);
 long gsp_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* gsp_job.c */
+/*
+ * Copies SUBMIT's answer (the handle and the out-fence fd) back before the
+ * job is published: SUBMIT's and DRM_SUBMIT's structures differ.
+ */
+typedef int (*gsp_submit_respond_t)(void *arg, u64 handle, int fd);
 int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 		   void __user *ubuf, u32 user_size);
+int gsp_job_submit_common(struct gsp_ctx *ctx, struct gspace_submit *args,
+			  struct gsp_drm_job *dj,
+			  gsp_submit_respond_t respond, void *arg);
 struct gsp_kjob *gsp_job_lookup(struct gsp_ctx *ctx, u64 handle);
 void gsp_job_put(struct gsp_kjob *job);
 bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job);
@@ -328,6 +408,18 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns,
 void gsp_job_progress_locked(struct gsp_kjob *job, u64 gpu_ns, u64 now);
 void gsp_ctx_cancel_all(struct gsp_ctx *ctx);
 void gsp_device_ready_work(struct work_struct *work);
+
+/* gsp_drm_core.c */
+int gsp_drm_core_init(void);
+void gsp_drm_core_fini(void);
+bool gsp_drm_available(void);
+int gsp_drm_ioctl_bind(struct gsp_ctx *ctx, struct gspace_drm_bind *args);
+int gsp_drm_ioctl_submit(struct gsp_ctx *ctx, struct gspace_drm_submit *args,
+			 void __user *ubuf, u32 user_size);
+void gsp_drm_ctx_release(struct gsp_ctx *ctx);
+void gsp_drm_job_free(struct gsp_drm_job *dj);
+void gsp_drm_job_granted_locked(struct gsp_kjob *job);
+bool gsp_drm_job_holds_locked(struct gsp_kjob *job);
 
 /* gsp_engine.c */
 void gsp_engine_init(struct gsp_device *gdev, struct gsp_dev_engine *eng, u32 id);

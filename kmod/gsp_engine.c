@@ -27,6 +27,12 @@
  *   period, the watchdog charges the time since the grant, fails the job
  *   with -ETIMEDOUT and marks the tenant hung: a holder that is alive
  *   renews, so one that does not is stuck (a dead one is released).
+ * - drm: a DRM_SUBMIT job, on any device: granted, its payload is
+ *   forwarded to the DRM driver by a worker, and the job ends when the
+ *   driver's out-fence signals, charged the time from the forward to the
+ *   signal (Documentation/drm.rst). The lease watchdog bounds the wait;
+ *   it fails the job with -ETIMEDOUT and frees the engine, but does not
+ *   mark the tenant hung: the driver, not the tenant, was late.
  */
 
 static u64 gsp_now(void)
@@ -46,13 +52,24 @@ static enum hrtimer_restart gsp_engine_timer_fn(struct hrtimer *t)
 	job = eng->running;
 	now = gsp_now();
 	if (job && now >= eng->deadline_ns) {
-		if (gdev->backend == GSP_BACKEND_SIM) {
+		if (job->drm) {
+			/* The driver's fence is late: give up on it. */
+			job->drm->timed_out = true;
+			gsp_job_end_locked(job, -ETIMEDOUT,
+					   now - job->acct.start_ns, now);
+		} else if (gdev->backend == GSP_BACKEND_SIM) {
 			gsp_job_end_locked(job, 0, job->base.cost_ns, now);
 		} else {
 			job->ctx->hung = true;
 			gsp_job_end_locked(job, -ETIMEDOUT,
 					   now - job->acct.start_ns, now);
 		}
+	} else if (!job && eng->held && now >= eng->deadline_ns) {
+		job = eng->held;
+		eng->held = NULL;
+		job->drm->timed_out = true;
+		gsp_engine_kick_locked(eng, now);
+		gsp_job_put(job);
 	}
 	spin_unlock_bh(&gdev->lock);
 	return HRTIMER_NORESTART;
@@ -74,6 +91,7 @@ void gsp_engine_init(struct gsp_device *gdev, struct gsp_dev_engine *eng, u32 id
 	eng->gdev = gdev;
 	eng->id = id;
 	eng->running = NULL;
+	eng->held = NULL;
 	hrtimer_setup(&eng->timer, gsp_engine_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS_SOFT);
 	hrtimer_setup(&eng->retry, gsp_engine_retry_fn, CLOCK_MONOTONIC,
@@ -83,7 +101,7 @@ void gsp_engine_init(struct gsp_device *gdev, struct gsp_dev_engine *eng, u32 id
 /* Called with no job left: only timers can still be armed. */
 void gsp_engine_fini(struct gsp_dev_engine *eng)
 {
-	WARN_ON(eng->running);
+	WARN_ON(eng->running || eng->held);
 	hrtimer_cancel(&eng->timer);
 	hrtimer_cancel(&eng->retry);
 }
@@ -102,7 +120,7 @@ void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now)
 
 	lockdep_assert_held(&gdev->lock);
 
-	if (eng->running)
+	if (eng->running || eng->held)
 		return;
 	j = gsp_sched_pick(&gdev->sched, eng->id, now, &retry);
 	if (!j) {
@@ -117,12 +135,14 @@ void gsp_engine_kick_locked(struct gsp_dev_engine *eng, u64 now)
 	gsp_ajob_started(&job->acct, &job->ctx->acct, now);
 	eng->running = job;
 	gsp_board_waiting_locked(gdev);
-	if (gdev->backend == GSP_BACKEND_SIM)
+	if (gdev->backend == GSP_BACKEND_SIM && !job->drm)
 		eng->deadline_ns = now + job->base.cost_ns;
 	else
 		eng->deadline_ns = now + READ_ONCE(gsp_drv->watchdog_ns);
 	hrtimer_start(&eng->timer, ns_to_ktime(eng->deadline_ns),
 		      HRTIMER_MODE_ABS_SOFT);
+	if (job->drm)
+		gsp_drm_job_granted_locked(job);
 	/* A lease holder waits for the grant. */
 	wake_up_all(&job->ctx->wq);
 }

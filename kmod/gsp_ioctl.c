@@ -24,7 +24,10 @@ static int gsp_ucmd_respond(const struct gsp_ucmd *ucmd, const void *cmd,
 	return 0;
 }
 
-/* Fences are sync_files and the board an mmap of /dev/gspace. */
+/*
+ * Fences are sync_files and the board an mmap of /dev/gspace; the drm
+ * engine is there while gspace_drm.ko is.
+ */
 #define GSP_FEATURES	(GSP_ARBITER_FEATURES | GSPACE_FEAT_SYNC_FILE | \
 			 GSPACE_FEAT_BOARD)
 
@@ -43,6 +46,8 @@ static int gsp_ioctl_version(struct gsp_ctx *ctx, void *cmd,
 	args->abi_major = GSPACE_ABI_MAJOR;
 	args->abi_minor = GSPACE_ABI_MINOR;
 	args->features = GSP_FEATURES;
+	if (gsp_drm_available())
+		args->features |= GSPACE_FEAT_DRM;
 	down_read(&gsp->cfg_rwsem);
 	args->num_devices = gsp_nr_devices(gsp);
 	up_read(&gsp->cfg_rwsem);
@@ -208,7 +213,7 @@ static int gsp_ioctl_complete(struct gsp_ctx *ctx, void *cmd,
 
 	gdev = job->gdev;
 	spin_lock_bh(&gdev->lock);
-	if (gdev->backend != GSP_BACKEND_LEASE)
+	if (gdev->backend != GSP_BACKEND_LEASE || job->drm)
 		ret = -EINVAL;
 	else if (job->state == GSP_AJOB_DONE)
 		ret = -EALREADY;
@@ -292,6 +297,20 @@ static int gsp_ioctl_stats(struct gsp_ctx *ctx, void *cmd,
 	return gsp_ucmd_respond(ucmd, args, sizeof(*args));
 }
 
+/* gsp_ioctl_drm_bind (GSPACE_IOCTL_DRM_BIND): see gsp_drm_core.c. */
+static int gsp_ioctl_drm_bind(struct gsp_ctx *ctx, void *cmd,
+			      const struct gsp_ucmd *ucmd)
+{
+	return gsp_drm_ioctl_bind(ctx, cmd);
+}
+
+/* gsp_ioctl_drm_submit (GSPACE_IOCTL_DRM_SUBMIT): see gsp_drm_core.c. */
+static int gsp_ioctl_drm_submit(struct gsp_ctx *ctx, void *cmd,
+				const struct gsp_ucmd *ucmd)
+{
+	return gsp_drm_ioctl_submit(ctx, cmd, ucmd->ubuf, ucmd->user_size);
+}
+
 union gsp_ucmd_buffer {
 	struct gspace_version version;
 	struct gspace_ctx_set ctx_set;
@@ -300,6 +319,8 @@ union gsp_ucmd_buffer {
 	struct gspace_complete complete;
 	struct gspace_cancel cancel;
 	struct gspace_stats stats;
+	struct gspace_drm_bind drm_bind;
+	struct gspace_drm_submit drm_submit;
 };
 
 struct gsp_ioctl_op {
@@ -308,7 +329,7 @@ struct gsp_ioctl_op {
 	int (*fn)(struct gsp_ctx *ctx, void *cmd, const struct gsp_ucmd *ucmd);
 };
 
-/* min_size is the end of the last field of ABI 1.0. */
+/* min_size is the end of the last field of the ioctl's first ABI. */
 #define GSP_IOCTL_OP(_id, _fn, _struct, _last)				\
 	[GSPACE_CMD_##_id] = {						\
 		.size = sizeof(struct _struct) +			\
@@ -326,6 +347,9 @@ static const struct gsp_ioctl_op gsp_ioctl_ops[] = {
 	GSP_IOCTL_OP(COMPLETE, gsp_ioctl_complete, gspace_complete, pad),
 	GSP_IOCTL_OP(CANCEL, gsp_ioctl_cancel, gspace_cancel, handle),
 	GSP_IOCTL_OP(STATS, gsp_ioctl_stats, gspace_stats, credit_ns),
+	GSP_IOCTL_OP(DRM_BIND, gsp_ioctl_drm_bind, gspace_drm_bind, pad),
+	GSP_IOCTL_OP(DRM_SUBMIT, gsp_ioctl_drm_submit, gspace_drm_submit,
+		     pad),
 };
 
 long gsp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -61,6 +61,8 @@ static void gsp_job_release(struct kref *ref)
 		if (job->deps[i].fence)
 			dma_fence_put(job->deps[i].fence);
 	dma_fence_put(job->fence);
+	if (job->drm)
+		gsp_drm_job_free(job->drm);
 	gsp_ctx_put(job->ctx);
 	kfree(job);
 	atomic_dec(&gsp_drv->nr_jobs);
@@ -72,8 +74,10 @@ void gsp_job_put(struct gsp_kjob *job)
 	kref_put(&job->ref, gsp_job_release);
 }
 
+/* Takes over @dj, if any, once it returns a job. */
 static struct gsp_kjob *gsp_job_alloc(struct gsp_ctx *ctx,
-				      const struct gspace_submit *args)
+				      const struct gspace_submit *args,
+				      struct gsp_drm_job *dj)
 {
 	struct dma_fence *fence;
 	struct gsp_kjob *job;
@@ -102,6 +106,10 @@ static struct gsp_kjob *gsp_job_alloc(struct gsp_ctx *ctx,
 	job->gdev = ctx->gdev;
 	job->fence = fence;
 	job->state = GSP_AJOB_PENDING;
+	if (dj) {
+		dj->job = job;
+		job->drm = dj;
+	}
 	gsp_ajob_init(&job->base, &job->acct, &ctx->ent, args,
 		      ctx->class == GSPACE_CLASS_LC, ctx->lc_target_ns);
 	atomic_inc(&gsp_drv->nr_jobs);
@@ -117,7 +125,8 @@ static struct gsp_kjob *gsp_job_alloc(struct gsp_ctx *ctx,
  *
  * Charges a running job what @gpu_ns adds to what renewals charged while
  * it ran, signals the fence, wakes waiters, and gives a freed engine its
- * next job.
+ * next job. A drm job whose payload the driver still runs leaves the
+ * engine held (&gsp_dev_engine.held) instead.
  */
 void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 {
@@ -134,7 +143,13 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 				   job->state, &ctx->acct, status, gpu_ns, now);
 	if (was_running) {
 		eng->running = NULL;
-		hrtimer_try_to_cancel(&eng->timer);
+		if (job->drm && gsp_drm_job_holds_locked(job)) {
+			/* The timer stays armed: the hold's watchdog. */
+			kref_get(&job->ref);
+			eng->held = job;
+		} else {
+			hrtimer_try_to_cancel(&eng->timer);
+		}
 	} else {
 		/* A queued job left the queue without running. */
 		gsp_board_waiting_locked(gdev);
@@ -151,7 +166,7 @@ void gsp_job_end_locked(struct gsp_kjob *job, int status, u64 gpu_ns, u64 now)
 	dma_fence_signal_timestamp(job->fence, ns_to_ktime(now));
 	wake_up_all(&ctx->wq);
 
-	if (was_running)
+	if (was_running && !eng->held)
 		gsp_engine_kick_locked(eng, now);
 }
 
@@ -255,18 +270,55 @@ static void gsp_job_add_dep(struct gsp_kjob *job, int slot,
 		gsp_dep_signalled(dep);	/* already signalled */
 }
 
+struct gsp_submit_answer {
+	struct gspace_submit *args;
+	void __user *ubuf;
+	u32 user_size;
+};
+
+static int gsp_submit_respond(void *arg, u64 handle, int fd)
+{
+	struct gsp_submit_answer *a = arg;
+
+	a->args->handle = handle;
+	a->args->out_fence_fd = fd;
+	if (copy_to_user(a->ubuf, a->args,
+			 min_t(u32, a->user_size, sizeof(*a->args))))
+		return -EFAULT;
+	return 0;
+}
+
 /**
  * gsp_job_submit - GSPACE_IOCTL_SUBMIT
  * @ctx: the tenant
  * @args: the validated-size argument, copied in
  * @ubuf: userspace argument, for the answer
  * @user_size: its size
+ */
+int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
+		   void __user *ubuf, u32 user_size)
+{
+	struct gsp_submit_answer a = {
+		.args = args, .ubuf = ubuf, .user_size = user_size,
+	};
+
+	return gsp_job_submit_common(ctx, args, NULL, gsp_submit_respond, &a);
+}
+
+/**
+ * gsp_job_submit_common - queue a job: SUBMIT, or DRM_SUBMIT's drm job
+ * @ctx: the tenant
+ * @args: the validated-size argument, copied in (DRM_SUBMIT makes one)
+ * @dj: a drm job's part, taken over whatever happens, or NULL
+ * @respond: copies the answer out
+ * @arg: for @respond
  *
  * The answer is copied out before the job is published, so a fault
  * leaves nothing behind.
  */
-int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
-		   void __user *ubuf, u32 user_size)
+int gsp_job_submit_common(struct gsp_ctx *ctx, struct gspace_submit *args,
+			  struct gsp_drm_job *dj,
+			  gsp_submit_respond_t respond, void *arg)
 {
 	struct gspace *gsp = gsp_drv;
 	struct dma_fence *in_fence = NULL;
@@ -280,11 +332,13 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 
 	ret = gsp_submit_validate(args);
 	if (ret)
-		return ret;
+		goto out_free_drm;
 	if (args->flags & GSPACE_SUBMIT_FENCE_IN) {
 		in_fence = sync_file_get_fence(args->in_fence_fd);
-		if (!in_fence)
-			return -EINVAL;
+		if (!in_fence) {
+			ret = -EINVAL;
+			goto out_free_drm;
+		}
 	}
 
 	down_read(&gsp->cfg_rwsem);
@@ -318,11 +372,12 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 		goto out_unlock;
 	}
 
-	job = gsp_job_alloc(ctx, args);
+	job = gsp_job_alloc(ctx, args, dj);
 	if (!job) {
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
+	dj = NULL;	/* the job's now */
 	/* Reserve the handle; lookups see nothing until it is published. */
 	ret = xa_alloc_cyclic(&ctx->jobs, &handle, NULL, xa_limit_32b,
 			      &ctx->next_handle, GFP_KERNEL);
@@ -343,12 +398,9 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 		}
 	}
 
-	args->handle = handle;
-	args->out_fence_fd = fd;
-	if (copy_to_user(ubuf, args, min_t(u32, user_size, sizeof(*args)))) {
-		ret = -EFAULT;
+	ret = respond(arg, handle, fd);
+	if (ret)
 		goto out_put_sync;
-	}
 
 	/* Nothing can fail after this point: publish the job. */
 	if (sync) {
@@ -401,6 +453,9 @@ out_unlock:
 	up_read(&gsp->cfg_rwsem);
 	if (in_fence)
 		dma_fence_put(in_fence);
+out_free_drm:
+	if (dj)
+		gsp_drm_job_free(dj);
 	return ret;
 }
 
@@ -471,7 +526,8 @@ void gsp_ctx_cancel_all(struct gsp_ctx *ctx)
 		if (job->state == GSP_AJOB_RUNNING)
 			gsp_job_end_locked(job, -ECANCELED,
 					   gsp_ajob_abort_ns(&job->base,
-							     &job->acct, sim,
+							     &job->acct,
+							     sim && !job->drm,
 							     now), now);
 	gsp_sched_detach(&gdev->sched, &ctx->ent, now);
 	spin_unlock_bh(&gdev->lock);

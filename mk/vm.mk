@@ -3,7 +3,9 @@
 # The QEMU test VM (tools/vm/): the "vm-*" suites of make check, and make run.
 #
 #   make check-vm   for each kernel of VM_MATRIX (Debian's 6.1 and 6.12):
-#                   build gspace.ko against its headers (W=1, no warning
+#                   build gspace.ko (and, where the kernel has DRM,
+#                   gspace_drm.ko and the TEST DEVICE gsp_testdrm.ko)
+#                   against its headers (W=1, no warning
 #                   allowed), boot it under qemu (TCG), insmod, run each
 #                   selftest as root and then as the unprivileged user
 #                   tenant, rmmod, and fail on any WARNING/BUG/Oops/
@@ -81,6 +83,23 @@ VM_OUT := $(VM_BUILD)/$(VM_SERIES)
 # ships (DKMS_FILES, mk/install.mk), not in the source tree.
 VM_MOD := $(VM_OUT)/mod
 VM_KO := $(VM_MOD)/gspace.ko
+# The drm engine's modules (Documentation/drm.rst), where the VM's kernel
+# has DRM: gspace_drm.ko (built with gspace.ko, from Kbuild), the TEST
+# DEVICE gsp_testdrm.ko (kmod/testdrm/, built here only), and the
+# kernel's own drm.ko, which has no module dependency of its own on
+# either series (modinfo). init.sh loads them after gspace.ko, in this
+# order, and unloads them before it. Without DRM (the debug kernel's
+# tinyconfig) there are none, and gspace_drm_test skips.
+VM_HAS_DRM = $(shell grep -qsE '^CONFIG_DRM=(y|m)$$' \
+	$(VM_KDIR)/include/config/auto.conf && echo 1)
+VM_TESTDRM := $(VM_OUT)/testdrm
+VM_DRM_KO = $(if $(VM_HAS_DRM),$(shell modinfo -k $(VM_RELEASE) -n drm 2>/dev/null | \
+	grep -v '^(builtin)' | grep -v '^name:'))
+VM_EXTRA_MODS = $(if $(VM_HAS_DRM),$(VM_DRM_KO) $(VM_TESTDRM)/gsp_testdrm.ko \
+	$(VM_MOD)/gspace_drm.ko)
+VM_TESTDRM_FILES := kmod/testdrm/Kbuild kmod/testdrm/gsp_testdrm.c \
+	kmod/gsp_kcompat.h kmod/gsp_testdrm.h
+
 # uid and gid of the user "tenant" that init.sh creates
 VM_TENANT := 1000 1000
 VM_STATIC_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iuapi -static
@@ -123,6 +142,31 @@ vm-module:
 	[ "$$got" = "$$want" ] || { \
 		echo "vm: gspace.ko is built for '$$got', the VM boots '$$want'" >&2; \
 		exit 1; }
+	@$(if $(VM_HAS_DRM),$(MAKE) --no-print-directory vm-testdrm,\
+		rm -f $(VM_MOD)/gspace_drm.ko; \
+		echo "# vm: $(VM_KDIR) has no DRM: no gspace_drm.ko, no gsp_testdrm.ko")
+
+# gsp_testdrm.ko, the TEST DEVICE, W=1 and no warning, as gspace.ko.
+.PHONY: vm-testdrm
+vm-testdrm:
+	@[ -n '$(VM_DRM_KO)' ] && [ -f '$(VM_DRM_KO)' ] || { \
+		echo "vm: the $(VM_RELEASE) kernel has DRM but no drm.ko in /lib/modules/$(VM_RELEASE)" >&2; \
+		exit 1; }
+	@mkdir -p $(VM_TESTDRM)
+	@find $(VM_TESTDRM) -type l -delete
+	@for f in $(VM_TESTDRM_FILES); do \
+		ln -s $(CURDIR)/$$f $(VM_TESTDRM)/$$(basename $$f) || exit 1; \
+	done
+	@$(MAKE) -C $(VM_KDIR) M=$(abspath $(VM_TESTDRM)) W=1 modules \
+		>$(VM_OUT)/testdrm.log 2>&1 || { \
+		cat $(VM_OUT)/testdrm.log >&2; \
+		echo "vm: gsp_testdrm.ko does not build against $(VM_KDIR)" >&2; \
+		exit 1; }
+	@! grep -i 'warning' $(VM_OUT)/testdrm.log >&2 || { \
+		find $(VM_TESTDRM) -name '*.o' -type f -delete; \
+		rm -f $(VM_TESTDRM)/gsp_testdrm.ko; \
+		echo "vm: gsp_testdrm.ko has warnings (W=1) against $(VM_KDIR)" >&2; \
+		exit 1; }
 
 $(VM_BUILD)/runas: tools/vm/runas.c
 	@mkdir -p $(@D)
@@ -160,6 +204,7 @@ vm-check: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)
 		echo "vm: no kernel to boot: run tools/install-deps.sh" >&2; \
 		exit 1; }
 	@echo "ok - vm: gspace.ko builds without warnings (W=1) against $(VM_KDIR)"
+	@$(if $(VM_HAS_DRM),echo "ok - vm: gspace_drm.ko and gsp_testdrm.ko (TEST DEVICE) build without warnings (W=1) against $(VM_KDIR)")
 	@echo "# vm: booting $(VM_KERNEL) (series $(VM_SERIES))$(if $(VM_ENV), with $(VM_ENV))"
 	@for t in $(SELFTEST_BINS); do \
 		n=$$(basename $$t); \
@@ -169,6 +214,7 @@ vm-check: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)
 	@[ -s $(VM_OUT)/check.cmds ] || \
 		echo "# vm: SELFTEST_BINS is empty: only insmod and rmmod are tested"
 	@tools/vm/mkinitramfs.sh -o $(VM_OUT)/check.img -m $(VM_KO) \
+		$(foreach m,$(VM_EXTRA_MODS),-e $(m)) \
 		-r '$(VM_RELEASE)' -p '$(VM_MODPARAMS)' -c $(VM_OUT)/check.cmds \
 		-t $(VM_CMD_TIMEOUT) $(VM_BUILD)/runas $(SELFTEST_BINS)
 	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_OUT)/check.img \

@@ -455,7 +455,7 @@ TEST_F(abi, unknown_ioctl_enotty)
 {
 	struct gspace_stats st;
 	unsigned long reqs[] = {
-		_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_STATS + 1),
+		_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_DRM_SUBMIT + 1),
 		_IO(GSPACE_IOCTL_TYPE, 0x3f),
 		_IO(GSPACE_IOCTL_TYPE, 0xff),
 		_IO(GSPACE_IOCTL_TYPE + 1, GSPACE_CMD_VERSION),

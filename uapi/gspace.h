@@ -37,7 +37,7 @@ extern "C" {
  */
 
 #define GSPACE_ABI_MAJOR	1
-#define GSPACE_ABI_MINOR	5
+#define GSPACE_ABI_MINOR	6
 
 /* Not in Documentation/userspace-api/ioctl/ioctl-number.rst: out of tree. */
 #define GSPACE_IOCTL_TYPE	0xB9
@@ -51,6 +51,8 @@ enum gspace_ioctl_id {
 	GSPACE_CMD_COMPLETE,
 	GSPACE_CMD_CANCEL,
 	GSPACE_CMD_STATS,
+	GSPACE_CMD_DRM_BIND,		/* ABI 1.6 */
+	GSPACE_CMD_DRM_SUBMIT,		/* ABI 1.6 */
 };
 
 /* Feature bits reported by VERSION. */
@@ -68,6 +70,7 @@ enum gspace_ioctl_id {
 #define GSPACE_FEAT_LEASE_PROGRESS	(1ULL << 10)	/* ABI 1.3: renewals */
 #define GSPACE_FEAT_PREEMPT		(1ULL << 12)	/* ABI 1.4: waiting */
 #define GSPACE_FEAT_PART_AUTO		(1ULL << 13)	/* ABI 1.5: search, cell */
+#define GSPACE_FEAT_DRM			(1ULL << 14)	/* ABI 1.6: drm engine */
 
 /**
  * struct gspace_version - ABI version and features (GSPACE_IOCTL_VERSION)
@@ -574,6 +577,116 @@ struct gspace_board {
 	struct gspace_board_lc lc[GSPACE_BOARD_LC_SLOTS];
 };
 
+/**
+ * DOC: DRM engine (ABI 1.6, GSPACE_FEAT_DRM)
+ *
+ * A tenant binds a DRM render node, and a channel (context) of that
+ * node's driver, with DRM_BIND; from then on DRM_SUBMIT takes that
+ * driver's own submission (the payload: the argument of the driver's
+ * submit ioctl) as a COMPUTE job of the tenant's device. gspace
+ * validates the payload, queues the job under the device's policy, and
+ * when the job is granted forwards the payload to the driver from a
+ * kernel worker, then charges the time from the forward to the signal
+ * of the driver's out-fence. The job ends, and its gspace fence
+ * signals, when the driver's fence does (with its error, if any).
+ *
+ * VERSION reports GSPACE_FEAT_DRM while the drm engine is loaded
+ * (gspace_drm.ko on gspace.ko); without it DRM_BIND and DRM_SUBMIT fail
+ * with EOPNOTSUPP. Documentation/drm.rst describes the adapters and what
+ * each can see.
+ */
+
+/* struct gspace_drm_bind.adapter: the driver the payloads are for. */
+#define GSPACE_DRM_ADAPTER_TESTDRM	1	/* gsp-testdrm: TEST DEVICE */
+#define GSPACE_DRM_ADAPTER_NOUVEAU	2	/* nouveau: EXEC, else PUSHBUF */
+
+/* struct gspace_drm_bind.flags */
+#define GSPACE_DRM_BIND_UNBIND	(1U << 0) /* drop the binding; rest MBZ */
+#define GSPACE_DRM_BIND_FLAGS	(GSPACE_DRM_BIND_UNBIND)
+
+/**
+ * struct gspace_drm_bind - bind a DRM render node (GSPACE_IOCTL_DRM_BIND)
+ * @size: sizeof(struct gspace_drm_bind)
+ * @flags: GSPACE_DRM_BIND_*
+ * @drm_fd: an open DRM render node (/dev/dri/renderD*); MBZ with
+ *	GSPACE_DRM_BIND_UNBIND
+ * @adapter: GSPACE_DRM_ADAPTER_*; MBZ with GSPACE_DRM_BIND_UNBIND
+ * @channel: the driver's channel or context id that every payload must
+ *	name (gsp-testdrm: its context, 0..15; nouveau: the channel of
+ *	CHANNEL_ALLOC); MBZ with GSPACE_DRM_BIND_UNBIND
+ * @pad: MBZ
+ *
+ * gspace keeps a reference to the DRM file while bound, so closing
+ * @drm_fd does not end the binding; a new DRM_BIND replaces it, and
+ * GSPACE_DRM_BIND_UNBIND or the release of the gspace file ends it.
+ * A binding can change only while the tenant has no live DRM job:
+ * EBUSY. Errors: EBADF, @drm_fd is not open; ENOTTY, it is not a DRM
+ * device; EACCES, it is a DRM node but not a render node; ENXIO, its
+ * driver is not the one @adapter serves; EINVAL, @adapter unknown or
+ * @channel out of the adapter's range; EOPNOTSUPP, no drm engine loaded.
+ */
+struct gspace_drm_bind {
+	__u32 size;
+	__u32 flags;
+	__s32 drm_fd;
+	__u32 adapter;
+	__u32 channel;
+	__u32 pad;
+};
+
+/* struct gspace_drm_submit.flags: as GSPACE_SUBMIT_*, for the gspace job. */
+#define GSPACE_DRM_SUBMIT_FLAGS	(GSPACE_SUBMIT_FENCE_IN | \
+				 GSPACE_SUBMIT_FENCE_OUT | \
+				 GSPACE_SUBMIT_CHAIN)
+
+/* The largest payload: a driver's submit structure, not its arrays. */
+#define GSPACE_DRM_PAYLOAD_MAX	256
+
+/**
+ * struct gspace_drm_submit - queue a driver submission (GSPACE_IOCTL_DRM_SUBMIT)
+ * @size: sizeof(struct gspace_drm_submit)
+ * @flags: GSPACE_SUBMIT_FENCE_IN, GSPACE_SUBMIT_FENCE_OUT,
+ *	GSPACE_SUBMIT_CHAIN, as for SUBMIT
+ * @in_fence_fd: with GSPACE_SUBMIT_FENCE_IN, a sync_file fd, as for SUBMIT;
+ *	else MBZ
+ * @payload_size: bytes at @payload_ptr: the size of the driver's submit
+ *	structure as the adapter knows it (Documentation/drm.rst), at most
+ *	GSPACE_DRM_PAYLOAD_MAX (else E2BIG)
+ * @payload_ptr: the driver's submit structure, copied at DRM_SUBMIT. It
+ *	must name the bound channel and an out syncobj of the bound file.
+ *	Pointers inside it are read by the driver when the job is forwarded,
+ *	in the submitting process's address space
+ * @cost_ns: the expected GPU time, 0..GSPACE_COST_MAX_NS: a hint for the
+ *	policies, as for SUBMIT; what is charged is measured
+ * @user_tag: opaque, reported back in debugfs
+ * @handle: out: the job, for WAIT and CANCEL; never 0
+ * @out_fence_fd: out: with GSPACE_SUBMIT_FENCE_OUT, a new sync_file fd
+ *	that signals when the job ends; else -1
+ * @pad: MBZ
+ *
+ * The job is a COMPUTE job of the tenant's device, scheduled as any
+ * other. COMPLETE does not apply to it (EINVAL); CANCEL works until it is
+ * granted (then EBUSY). WAIT's gpu_ns is the time from the forward to the signal of
+ * the driver's out-fence. If the driver refuses the forwarded payload,
+ * the job ends with the driver's error. Errors at DRM_SUBMIT: ENOLINK,
+ * the tenant has no binding; EINVAL, the payload's layout is wrong (its
+ * own size field, unknown flags, nonzero padding, another channel);
+ * ENOENT, a handle in it does not exist in the bound file; E2BIG and
+ * EFAULT as above; then those of SUBMIT.
+ */
+struct gspace_drm_submit {
+	__u32 size;
+	__u32 flags;
+	__s32 in_fence_fd;
+	__u32 payload_size;
+	__aligned_u64 payload_ptr;
+	__aligned_u64 cost_ns;
+	__aligned_u64 user_tag;
+	__aligned_u64 handle;
+	__s32 out_fence_fd;
+	__u32 pad;
+};
+
 #define GSPACE_IOCTL_VERSION	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_VERSION)
 #define GSPACE_IOCTL_CTX_SET	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_CTX_SET)
 #define GSPACE_IOCTL_SUBMIT	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_SUBMIT)
@@ -581,6 +694,8 @@ struct gspace_board {
 #define GSPACE_IOCTL_COMPLETE	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_COMPLETE)
 #define GSPACE_IOCTL_CANCEL	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_CANCEL)
 #define GSPACE_IOCTL_STATS	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_STATS)
+#define GSPACE_IOCTL_DRM_BIND	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_DRM_BIND)
+#define GSPACE_IOCTL_DRM_SUBMIT	_IO(GSPACE_IOCTL_TYPE, GSPACE_CMD_DRM_SUBMIT)
 
 #if defined(__cplusplus)
 }

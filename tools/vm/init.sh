@@ -6,8 +6,11 @@
 # Mounts the pseudo filesystems, creates the users root and tenant (1000,
 # of the group gspace), checks uname -r against the KERNEL_RELEASE of
 # /etc/gspace-vm.conf, loads /gspace.ko with the parameters in
-# /etc/gspace-vm.conf, gives /dev/gspace the group gspace, runs each
-# line of /etc/gspace-vm.cmds, unloads the module, dumps the kernel log
+# /etc/gspace-vm.conf, gives /dev/gspace the group gspace, loads the
+# EXTRA_MODULES of /lib/gspace-vm (the drm engine's: drm, the TEST
+# DEVICE gsp_testdrm, gspace_drm) and gives their render nodes the group
+# gspace too, runs each line of /etc/gspace-vm.cmds, unloads the modules
+# in reverse order, dumps the kernel log
 # between markers, writes the exit marker and powers off. On a kernel
 # with kmemleak or lockdep (tools/vm/debug-kernel.sh) it also scans for
 # leaks after rmmod and checks that lockdep is still on.
@@ -48,6 +51,7 @@ exec <"$out" >"$out" 2>&1
 MODPARAMS=
 CMD_TIMEOUT=600
 KERNEL_RELEASE=
+EXTRA_MODULES=
 [ -r /etc/gspace-vm.conf ] && . /etc/gspace-vm.conf
 
 read -r up _ </proc/uptime
@@ -120,6 +124,25 @@ if [ -f /gspace.ko ]; then
 	fi
 fi
 
+# The drm engine's modules, after gspace.ko. The render nodes get the
+# group gspace, as a udev rule for the render group would give them.
+extra_loaded=
+if [ $loaded = 1 ]; then
+	for m in $EXTRA_MODULES; do
+		if insmod "/lib/gspace-vm/$m.ko"; then
+			echo "ok - vm: insmod $m.ko"
+			extra_loaded="$m $extra_loaded"
+		else
+			echo "not ok - vm: insmod $m.ko failed"
+			status=1
+		fi
+	done
+	for n in /dev/dri/renderD*; do
+		[ -c "$n" ] || continue
+		chgrp gspace "$n" && chmod 660 "$n"
+	done
+fi
+
 if [ -f /gspace.ko ] && [ $loaded = 0 ]; then
 	echo "# vm: module not loaded, commands not run"
 elif [ -r /etc/gspace-vm.cmds ]; then
@@ -143,6 +166,16 @@ elif [ -r /etc/gspace-vm.cmds ]; then
 	done </etc/gspace-vm.cmds
 fi
 
+# In reverse order; a selftest may have unloaded and reloaded one
+# (gspace_drm_test's unload test): it must be loaded again by now.
+for m in $extra_loaded; do
+	if rmmod "$m"; then
+		echo "ok - vm: rmmod $m"
+	else
+		echo "not ok - vm: rmmod $m failed"
+		status=1
+	fi
+done
 if [ $loaded = 1 ]; then
 	if rmmod gspace; then
 		echo "ok - vm: rmmod gspace"

@@ -4,12 +4,16 @@
 # Packs the gzip cpio initramfs of the gspace test VM.
 #
 #   tools/vm/mkinitramfs.sh -o OUT.img [-m gspace.ko] [-p "PARAMS"]
-#                           [-c CMDFILE] [-t CMD_TIMEOUT_S] [-r RELEASE]
-#                           [FILE...]
+#                           [-e MODULE.ko]... [-c CMDFILE]
+#                           [-t CMD_TIMEOUT_S] [-r RELEASE] [FILE...]
 #
 #   -o  the image to write
 #   -m  the module, packed as /gspace.ko and loaded with insmod by init
 #   -p  its parameters, e.g. "sim_devices=2 lease_devices=1"
+#   -e  a module init loads after gspace.ko, in the order given, and
+#       unloads before it (the drm engine's: drm.ko, gsp_testdrm.ko,
+#       gspace_drm.ko); packed as /lib/gspace-vm/NAME.ko, uncompressed
+#       if it is a .ko.xz or .ko.zst
 #   -c  the commands to run, one shell command line per line ('#' starts a
 #       comment line); each line becomes one TAP result
 #   -t  seconds each command may run before it is killed (default 600)
@@ -22,22 +26,23 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-out='' module='' params='' cmds='' cmd_timeout=600 release=''
+out='' module='' params='' cmds='' cmd_timeout=600 release='' extra=''
 
 die() {
 	echo "mkinitramfs: $*" >&2
 	exit 1
 }
 
-while getopts o:m:p:c:t:r: opt; do
+while getopts o:m:p:e:c:t:r: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	m) module=$OPTARG ;;
+	e) extra="$extra $OPTARG" ;;
 	p) params=$OPTARG ;;
 	c) cmds=$OPTARG ;;
 	t) cmd_timeout=$OPTARG ;;
 	r) release=$OPTARG ;;
-	*) die "usage: $0 -o OUT.img [-m MODULE.ko] [-p PARAMS] [-c CMDFILE] [-t SECS] [-r RELEASE] [FILE...]" ;;
+	*) die "usage: $0 -o OUT.img [-m MODULE.ko] [-p PARAMS] [-e MODULE.ko]... [-c CMDFILE] [-t SECS] [-r RELEASE] [FILE...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -54,6 +59,9 @@ fi
 command -v cpio >/dev/null || die "cpio not found: run tools/install-deps.sh (Debian package cpio)"
 [ -z "$module" ] || [ -f "$module" ] || die "module $module not found: build it first (make module)"
 [ -z "$cmds" ] || [ -f "$cmds" ] || die "command file $cmds not found"
+for f in $extra; do
+	[ -f "$f" ] || die "module $f not found: build it first (make vm-module)"
+done
 for f in "$@"; do
 	[ -f "$f" ] || die "file $f not found: build it first"
 done
@@ -79,10 +87,23 @@ chmod 755 "$root/init"
 if [ -n "$module" ]; then
 	cp "$module" "$root/gspace.ko"
 fi
+extra_names=''
+mkdir -p "$root/lib/gspace-vm"
+for f in $extra; do
+	name=$(basename "$f")
+	case $name in
+	*.ko.xz) name=${name%.xz}; xz -dc "$f" >"$root/lib/gspace-vm/$name" ;;
+	*.ko.zst) name=${name%.zst}; zstd -qdc "$f" >"$root/lib/gspace-vm/$name" ;;
+	*.ko) cp "$f" "$root/lib/gspace-vm/$name" ;;
+	*) die "-e wants a .ko, .ko.xz or .ko.zst, got $f" ;;
+	esac
+	extra_names="$extra_names ${name%.ko}"
+done
 {
 	printf 'MODPARAMS=%s\n' "'$params'"
 	printf 'CMD_TIMEOUT=%s\n' "$cmd_timeout"
 	printf 'KERNEL_RELEASE=%s\n' "'$release'"
+	printf 'EXTRA_MODULES=%s\n' "'${extra_names# }'"
 } >"$root/etc/gspace-vm.conf"
 if [ -n "$cmds" ]; then
 	cp "$cmds" "$root/etc/gspace-vm.cmds"
