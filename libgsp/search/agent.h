@@ -123,6 +123,7 @@ struct gsp_agent {
 	double chosen_lc;		/* the held cell's LC ratio when chosen */
 	unsigned int invocations, restarts, violations_done;
 	int retried;			/* restarted once: no cell met q, yet it did */
+	int resolo;			/* its own solo timed again: the top broke q */
 	/* done, the guard: the chosen cell, the window, the steps taken */
 	struct gsp_cell chosen;
 	unsigned int guard_n, guard_over, guard_clean, guard_wait;

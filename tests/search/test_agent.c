@@ -276,6 +276,39 @@ static void test_retry(void)
 }
 
 /*
+ * The solo the agent times itself from the LC's start-up: its first 5
+ * invocations (2 warm-up, 3 solo samples) at a tenth of a request. Every
+ * cell then breaks q and the guard ends at the top; the top breaking q
+ * times the solo again, once, and the search holds a cell below it.
+ */
+static void test_resolo(void)
+{
+	struct gsp_agent_rec rec;
+	uint64_t now = 0, next;
+	unsigned int i;
+
+	init(GSP_AGENT_NS, 2, 0, 0, NULL);
+	A.cfg.guard = 1;
+	for (i = 0; i < 400 && !(A.resolo && A.state == GSP_AGENT_DONE); i++) {
+		uint64_t t = (uint64_t)(SOLO * surface(A.cell) *
+					(i < 5 ? 0.1 : 1.0));
+
+		now += GAP;
+		gsp_agent_episode(&A, now, now + t, &rec);
+		gsp_agent_poll(&A, now + t + HOLD, 0, &rec, &next);
+		now += t;
+	}
+	tap_ok(A.resolo && A.solo_ns == SOLO && A.state == GSP_AGENT_DONE &&
+	       A.chosen_lc <= 2 && A.cell.n * A.cell.k < N * GSP_AGENT_K,
+	       "a solo timed on start-up pieces: timed again once the top broke q, holds (%u, %u) at %.2f after %u invocations",
+	       A.cell.n, A.cell.k, A.chosen_lc, i);
+	for (i = 0; i < 100; i++)
+		drive(&now, 1);
+	tap_ok(A.resolo == 1 && A.solo_ns == SOLO && A.state == GSP_AGENT_DONE,
+	       "and stays: solo %.0f us after 100 more", A.solo_ns / 1e3);
+}
+
+/*
  * A noisy LC (x 0.8, 1.3, 1.0 in turn): judged by its median, ns holds a
  * cell whose slow invocations break q; judged by its greatest sample,
  * one where even those meet it.
@@ -454,6 +487,7 @@ int main(void)
 	test_model_and_phase();
 	test_tail();
 	test_retry();
+	test_resolo();
 	test_guard();
 	return tap_done();
 }
