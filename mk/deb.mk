@@ -24,7 +24,8 @@
 #                    scripts as an upgrade runs them), and apt-get purge
 #                    leaving nothing of ours; root and, the first time,
 #                    the archive, else "# SKIP". About 3 minutes on 2
-#                    CPUs, 2.5 with the chroot cached.
+#                    CPUs; of that the chroot takes 40 s to make the
+#                    first time, 2 to 15 s from the cache.
 #   make check-deb-chroot  the chroot's part alone, on the .debs that
 #                    check-deb left in $(DEB_DIR)
 
