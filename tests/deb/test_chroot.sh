@@ -137,10 +137,15 @@ trap 'exit 1' INT TERM HUP
 in_chroot() {
 	(exec_chroot "$@")
 }
+# The host's proxy, if any, goes in with it.
+proxy=()
+for v in http_proxy https_proxy no_proxy; do
+	[ -z "${!v:-}" ] || proxy+=("$v=${!v}")
+done
 exec_chroot() {
 	exec chroot "$C" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
-		"$@"
+		"${proxy[@]}" "$@"
 }
 mount_proc() {
 	mountpoint -q "$C/proc" || mount -t proc proc "$C/proc"
@@ -233,10 +238,13 @@ else
 		skip_all "no network: $mirror/dists/$SUITE/Release unreachable, and no cached chroot"
 	fi
 	rm -f "$probe"
+	# An https mirror: the chroot's apt needs the CA certificates.
+	inc=()
+	[[ "$sources" != *https://* ]] || inc=(--include=ca-certificates)
 	{
 		new_chroot_dir &&
-		debootstrap --variant=minbase --arch "$arch" "$SUITE" "$C" \
-			"$mirror" &&
+		debootstrap --variant=minbase --arch "$arch" "${inc[@]}" \
+			"$SUITE" "$C" "$mirror" &&
 		awk '{ print "deb " $1 " " $2 " main" }' <<<"$sources" \
 			>"$C/etc/apt/sources.list" &&
 		# No service starts in the chroot (gspace-tools starts none
