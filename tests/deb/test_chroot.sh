@@ -11,7 +11,8 @@
 #
 # 1. The chroot: debootstrap --variant=minbase bookworm from the mirror
 #    this host's apt uses (its bookworm, bookworm-updates and
-#    bookworm-security lines become the chroot's sources.list), then
+#    bookworm-security lines become the chroot's sources.list; the
+#    environment's http_proxy, https_proxy and no_proxy go in), then
 #    apt-get update and apt-get install --download-only of the packages
 #    and EXTRA below. Cached as SCRATCH/chroot-bookworm.tar, keyed
 #    (SCRATCH/chroot-bookworm.key) by the sources, EXTRA and the
