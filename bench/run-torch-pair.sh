@@ -86,7 +86,7 @@ mkdir -p "$LOGS"
 build_or_die run-torch-pair "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" libgsp
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-gpu_env "$OUT/env.txt" "bench: run-torch-pair.sh rows=$rows be-batch=$be_batch" \
+gpu_env "$OUT/env.txt" "bench: run-torch-pair.sh rows=$rows be-batch=$be_batch self-solo=$self_solo" \
 	"torch: $(python3 -c 'import torch; print(torch.__version__)' 2>&1)"
 
 # shellcheck source=bench/mps.sh
