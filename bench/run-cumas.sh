@@ -9,7 +9,8 @@
 #
 #   bench/run-cumas.sh [--quick] [--dry-run] [--iters N] [--kernel spin|mem]
 #                      [--mixes LIST] [--procs LIST] [--configs REGEX]
-#                      [--quantum-us Q] [--start-delay-ms MS] OUT
+#                      [--quantum-us Q] [--start-delay-ms MS]
+#                      [--interposer-env 'GSP_X=V ...'] OUT
 #
 # Classes (each stage's length alone, ms: copy-in, kernel, copy-out;
 # xfer sizes the copies from the measured bandwidth and the kernel from
@@ -56,12 +57,20 @@
 # time estimate) and exits without a GPU. --mixes, --procs and
 # --configs narrow the run (space- or comma-separated lists; a regex
 # over the configuration names); --kernel mem makes the kernel a
-# memory-bound loop instead of a spin.
+# memory-bound loop instead of a spin. --interposer-env sets GSP_*
+# variables for every gspace process (env.txt records them): e.g.
+# 'GSP_LEASE_AHEAD=0 GSP_TASK_HEADS=0' runs the interposer as before task
+# heads and leases per engine (Documentation/interposer.rst), for a
+# before/after pair on one machine:
+#
+#   bench/run-cumas.sh --configs '^(fifo|fifo-r8|band|band-r8)$' \
+#       --interposer-env 'GSP_LEASE_AHEAD=0 GSP_TASK_HEADS=0' OUT/old
+#   bench/run-cumas.sh --configs '^(fifo|fifo-r8|band|band-r8)$' OUT/new
 set -uo pipefail
 iters=100 kernel=spin quick=0 dry=0 quantum=2000 delay=3000
-mixes="xfer balanced mixed" procs_list="2 4 8" cfg_re=.
+mixes="xfer balanced mixed" procs_list="2 4 8" cfg_re=. ienv=
 usage() {
-	echo "usage: $0 [--quick] [--dry-run] [--iters N] [--kernel spin|mem] [--mixes LIST] [--procs LIST] [--configs REGEX] [--quantum-us Q] [--start-delay-ms MS] OUT" >&2
+	echo "usage: $0 [--quick] [--dry-run] [--iters N] [--kernel spin|mem] [--mixes LIST] [--procs LIST] [--configs REGEX] [--quantum-us Q] [--start-delay-ms MS] [--interposer-env 'GSP_X=V ...'] OUT" >&2
 	exit 2
 }
 set_iters=
@@ -76,6 +85,7 @@ while [ $# -gt 1 ]; do
 	--configs) cfg_re=$2; shift ;;
 	--quantum-us) quantum=$2; shift ;;
 	--start-delay-ms) delay=$2; shift ;;
+	--interposer-env) ienv=$2; shift ;;
 	*) echo "run-cumas: unknown option $1 (see the comment at the top of $0)" >&2; exit 2 ;;
 	esac
 	shift
@@ -93,6 +103,10 @@ case $kernel in spin|mem) ;; *) echo "run-cumas: --kernel needs spin or mem, got
 	{ echo "run-cumas: --quantum-us needs a whole number of us (10..10000000), got '$quantum'" >&2; exit 2; }
 [[ $delay =~ ^[1-9][0-9]{2,5}$ ]] ||
 	{ echo "run-cumas: --start-delay-ms needs a whole number of ms (100..999999), got '$delay'" >&2; exit 2; }
+for kv in $ienv; do
+	[[ $kv =~ ^GSP_[A-Z0-9_]+=[A-Za-z0-9_.,:-]*$ ]] ||
+		{ echo "run-cumas: --interposer-env needs GSP_NAME=VALUE words, got '$kv'" >&2; exit 2; }
+done
 for m in $mixes; do
 	case $m in xfer|balanced|mixed) ;; *) echo "run-cumas: unknown mix '$m' (xfer, balanced, mixed)" >&2; exit 2 ;; esac
 done
@@ -164,7 +178,7 @@ plan() {
 	done
 	est=$(awk -v a="$est" -v i="$iters" 'BEGIN { print a + 4 * (3 + i * 0.006) + 5 + 4 }')
 	echo "# ${#CELLS[@]} cells; estimated wall time $(awk -v e="$est" 'BEGIN { printf "%d s (%.1f min)", e, e / 60 }')"
-	echo "# gspace cells: $BUILD/gsp-run --arbiter daemon --socket SOCK --class be --no-spatial --quantum-us $quantum -- $XFER ... --start-ms T"
+	echo "# gspace cells: ${ienv:+env $ienv }$BUILD/gsp-run --arbiter daemon --socket SOCK --class be --no-spatial --quantum-us $quantum -- $XFER ... --start-ms T"
 	echo "#   before each cell: gspctl set policy fifo|band; gspctl set reorder 0|1; gspctl set window W"
 }
 
@@ -194,7 +208,8 @@ GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 gpu_env "$OUT/env.txt" "bench: run-cumas.sh iters=$iters kernel=$kernel quick=$quick mixes=$mixes procs=$procs_list configs=$cfg_re quantum_us=$quantum start_delay_ms=$delay" \
 	"classes: h2d=${SHAPE[h2d]// /,} compute=${SHAPE[compute]// /,} d2h=${SHAPE[d2h]// /,} balanced=${SHAPE[balanced]// /,} (us)" \
 	"stream: one cudaStreamCreate stream per process, a stream synchronise per iteration" \
-	"gspace: gsp-run --class be --no-spatial, one gspaced, no MPS"
+	"gspace: gsp-run --class be --no-spatial, one gspaced, no MPS" \
+	"interposer env: ${ienv:-(none: GSP_LEASE_AHEAD and GSP_TASK_HEADS at their defaults, 1)}"
 TMO=(timeout -k 5 120)
 T_START=$(date +%s)
 
@@ -207,7 +222,7 @@ finish() {
 		"$BUILD/gspctl" mps stop >/dev/null 2>&1
 		rm -rf "$CUDA_MPS_PIPE_DIRECTORY"
 	fi
-	outdir_scrub
+	outdir_scrub "${sockdir:-}:SOCKDIR"
 	tar czf "$OUT/logs.tgz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
 }
 # gspaced's own uid may set its knobs.
@@ -244,7 +259,7 @@ for c in h2d compute d2h balanced; do
 done
 
 echo "# CELL MIX PROCS POLICY REORDER WINDOW" >"$LOGS/cells.txt"
-G="$BUILD/gsp-run --arbiter daemon --socket $sockdir/s --class be --no-spatial --quantum-us $quantum"
+G="${ienv:+$ienv }$BUILD/gsp-run --arbiter daemon --socket $sockdir/s --class be --no-spatial --quantum-us $quantum"
 for cell in "${CELLS[@]}"; do
 	m=${cell%%.*} n=${cell#*.n}; n=${n%%.*} cfg=${cell##*.}
 	pre= policy=$cfg reorder=0 window=0

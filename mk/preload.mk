@@ -73,7 +73,8 @@ $(PRELOAD_TEST_DIR)/fake_gsp/libgsp.so.1: tests/preload/fake_gsp.c
 # The programs run against the fakes, linked with -lcuda (the fake) like
 # a program that calls the driver directly; UBSan only (see above).
 PRELOAD_FAKE_TESTS := $(addprefix $(PRELOAD_TEST_DIR)/,test_preload \
-	test_protect test_modes test_lcprio test_faults test_arbiter)
+	test_protect test_modes test_lcprio test_faults test_arbiter \
+	test_task_heads)
 $(PRELOAD_FAKE_TESTS): $(PRELOAD_TEST_DIR)/%: tests/preload/%.c \
 		$(PRELOAD_TEST_DIR)/cuda/libcuda.so.1
 	@mkdir -p $(@D)

@@ -99,6 +99,9 @@ struct gsp_tenant {
 	uint32_t device, cls, weight;
 	uint64_t lc_target_ns, quantum_ns;
 	int overlap;	/* GSP_OVERLAP: hand leases over with ops in flight */
+	int ahead;	/* GSP_LEASE_AHEAD: one lease per engine, the next asked early */
+	uint64_t ahead_lead_ns;	/* GSP_AHEAD_US: ask that long before it is due */
+	int task_heads;	/* GSP_TASK_HEADS: copy-ins as task heads, stage costs */
 	int spatial;	/* GSP_SPATIAL: SPATIAL_* */
 	struct gsp_spatial_cfg sp;
 	unsigned int depth;
@@ -201,6 +204,13 @@ GSP_HIDDEN int load_libgsp(void);
 GSP_HIDDEN int read_config(void);
 GSP_HIDDEN int rejoin(enum gsp_rejoin_why why, const char *what, int err);
 GSP_HIDDEN void tight_timers(void);
+
+/* dispatch_task.c (dispatcher thread) */
+GSP_HIDDEN uint64_t op_bytes(const struct gsp_op *op);
+GSP_HIDDEN uint64_t op_est(const struct gsp_op *op);
+GSP_HIDDEN void bw_put(uint32_t engine, uint64_t bytes, uint64_t ns);
+GSP_HIDDEN void task_note(const struct gsp_op *op);
+GSP_HIDDEN void task_submit(const struct gsp_op *op, struct gspace_submit *sub);
 
 /* dispatch_lease.c */
 GSP_HIDDEN void *dispatcher_main(void *arg);

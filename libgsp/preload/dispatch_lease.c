@@ -17,15 +17,28 @@
 /* BE leases (dispatcher thread only) ------------------------------------ */
 
 #define RING	(MAX_DEPTH + 2)
+#define CLOSE_POLL_NS	20000ULL	/* a closing lease's look, once overdue */
 
-static struct {
+/*
+ * One lease: an arbiter job on one engine and the ops issued under it.
+ * With GSP_LEASE_AHEAD=1 (the default) there is one per engine: when the
+ * next op needs another engine of the same context, the open lease is
+ * *closing* (it takes no more ops, and is COMPLETEd as soon as its ops
+ * are done on the GPU) while the next engine's is asked for and its op
+ * issued behind it in stream order. With GSP_LEASE_AHEAD=0 only slots[0]
+ * is used: one lease at a time, as before.
+ */
+struct lease {
 	int open;
+	int closing;		/* takes no more ops; ended once they are done */
 	uint32_t engine;
 	CUcontext ctx;
 	uint64_t handle, t0, est_ns, host_ns;
 	uint64_t renewed;		/* grant or last renewal, host time */
 	int renew_err;			/* a renewal failed: stop trying */
 	int preempted;			/* resumed after lease_preempt(): host-timed */
+	unsigned long rejoins;		/* gsp_ctr.rejoins at the grant */
+	uint64_t due_ns;		/* host time its ops should be done by */
 	CUcontext ev_ctx;		/* events below belong to it */
 	/*
 	 * End events of the ops in flight, oldest at head. A ring of
@@ -35,6 +48,7 @@ static struct {
 	CUevent start, ring[RING];
 	const void *rkey[RING];
 	uint64_t rcost[RING];		/* estimate of each, for ahead_ns */
+	uint64_t rbytes[RING];		/* a copy's bytes, for its rate */
 	unsigned int rgen[RING];	/* the lease (gen) that issued each */
 	char rskip[RING];		/* in flight across a preemption: untimed */
 	unsigned int gen;		/* this lease */
@@ -44,9 +58,20 @@ static struct {
 	int started;
 	CUevent prev;			/* last retired marker */
 	unsigned int nops;
-} lease;
+};
 
-static void retire_one(void);
+static struct lease slots[GSPACE_ENGINE_COUNT];
+static struct lease *cur = &slots[0];	/* the lease that takes ops */
+
+static void retire_one(struct lease *L);
+static void lease_end(struct lease *L, int wait_all);
+
+/* The slot of a lease on @engine. */
+static struct lease *slot_for(uint32_t engine)
+{
+	return tenant.ahead && engine < GSPACE_ENGINE_COUNT ? &slots[engine] :
+							      &slots[0];
+}
 
 /* How often a lease that waits on the GPU is renewed; 0: never. */
 static uint64_t renew_every(void)
@@ -62,8 +87,8 @@ static uint64_t renew_every(void)
 }
 
 /*
- * While the dispatcher waits on the GPU for the open lease's work (or a
- * gated call), it renews the lease every renew_every(), so the watchdog
+ * While the dispatcher waits on the GPU for a lease's work (or a gated
+ * call), it renews each open lease every renew_every(), so the watchdog
  * tells a long kernel from a stuck process: a renewal says the holder is
  * alive (GSPACE_COMPLETE_PROGRESS). The GPU time so far it reports is
  * the host time since the grant, which for a lease held by a long kernel
@@ -71,89 +96,158 @@ static uint64_t renew_every(void)
  * span adds. A failed renewal is left to lease_end(), whose COMPLETE
  * fails the same way.
  */
-static void lease_renew(void)
+static void lease_renew(struct lease *L)
 {
 	struct gspace_complete c = { .size = sizeof(c) };
 	uint64_t now, every;
 	int err;
 
-	if (!lease.open || lease.renew_err)
+	if (!L->open || L->renew_err)
 		return;
 	every = renew_every();
 	now = now_ns();
-	if (!every || now - lease.renewed < every)
+	if (!every || now - L->renewed < every)
 		return;
-	lease.renewed = now;
+	L->renewed = now;
 	c.flags = GSPACE_COMPLETE_PROGRESS;
-	c.handle = lease.handle;
-	c.gpu_ns = now - lease.t0 < GSPACE_COST_MAX_NS ? now - lease.t0 :
-						     GSPACE_COST_MAX_NS;
+	c.handle = L->handle;
+	c.gpu_ns = now - L->t0 < GSPACE_COST_MAX_NS ? now - L->t0 :
+						 GSPACE_COST_MAX_NS;
 	err = tenant.api.complete(tenant.g, &c);
 	if (err) {
-		lease.renew_err = err;
+		L->renew_err = err;
 		return;
 	}
 	atomic_fetch_add(&gsp_ctr.renewals, 1);
-	gsp_log(2, "lease %" PRIu64 " renewed, %llu ns so far", lease.handle,
+	gsp_log(2, "lease %" PRIu64 " renewed, %llu ns so far", L->handle,
 		(unsigned long long)c.gpu_ns);
 }
 
 static void lease_preempt(void);
 
-/* While the dispatcher waits on the GPU for the open lease's work. */
-static void lease_tick(void)
+/* Is any lease closing (open, no more ops, not yet COMPLETEd)? */
+static int closing_any(void)
 {
-	lease_preempt();
-	lease_renew();
+	unsigned int i;
+
+	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
+		if (slots[i].open && slots[i].closing)
+			return 1;
+	return 0;
 }
 
-/* ev_wait() for an op of the open lease: renews it meanwhile. */
+/*
+ * When to look at the closing leases next: when the first is due, and
+ * every CLOSE_POLL_NS once one is overdue. UINT64_MAX if none.
+ */
+static uint64_t closing_wake(void)
+{
+	uint64_t w = UINT64_MAX, now = now_ns();
+	unsigned int i;
+
+	for (i = 0; i < GSPACE_ENGINE_COUNT; i++) {
+		const struct lease *L = &slots[i];
+
+		if (!L->open || !L->closing)
+			continue;
+		if (L->due_ns < w)
+			w = L->due_ns;
+	}
+	if (w != UINT64_MAX && w < now + CLOSE_POLL_NS)
+		w = now + CLOSE_POLL_NS;
+	return w;
+}
+
+/*
+ * Retires what the closing leases have done, and ends (COMPLETEs) those
+ * whose ops are all done: the engine is free for others as soon as our
+ * work on it is, not when the dispatcher next waits for it.
+ */
+static void poll_closing(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < GSPACE_ENGINE_COUNT; i++) {
+		struct lease *L = &slots[i];
+
+		if (!L->open || !L->closing)
+			continue;
+		while (L->count &&
+		       cudrv.ev_query(L->ring[L->head]) != CUDA_ERROR_NOT_READY)
+			retire_one(L);
+		if (!L->count)
+			lease_end(L, 1);
+	}
+}
+
+/* While the dispatcher waits on the GPU for a lease's work. */
+static void lease_tick(void)
+{
+	static int ticking;
+	unsigned int i;
+
+	if (ticking)
+		return;
+	ticking = 1;
+	lease_preempt();
+	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
+		lease_renew(&slots[i]);
+	poll_closing();
+	ticking = 0;
+}
+
+/* ev_wait() for an op of an open lease: renews them meanwhile. */
 static void lease_ev_wait(CUevent ev)
 {
 	ev_wait_then(ev, lease_tick);
 }
 
-static void lease_events(CUcontext ctx)
+static void lease_events(struct lease *L, CUcontext ctx)
 {
 	unsigned int i, n = RING;
 
-	if (lease.ev_ctx == ctx)
+	if (L->ev_ctx == ctx)
 		return;
-	while (lease.count)
-		retire_one();
-	lease.prev = NULL;
-	if (lease.ev_ctx) {
-		cudrv.ev_destroy(lease.start);
+	while (L->count)
+		retire_one(L);
+	L->prev = NULL;
+	if (L->ev_ctx) {
+		cudrv.ev_destroy(L->start);
 		for (i = 0; i < n; i++)
-			cudrv.ev_destroy(lease.ring[i]);
+			cudrv.ev_destroy(L->ring[i]);
 	}
-	lease.ev_ctx = NULL;
-	if (cudrv.ev_create(&lease.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+	L->ev_ctx = NULL;
+	if (cudrv.ev_create(&L->start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
 		return;
 	for (i = 0; i < n; i++)
-		if (cudrv.ev_create(&lease.ring[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+		if (cudrv.ev_create(&L->ring[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
 			while (i--)
-				cudrv.ev_destroy(lease.ring[i]);
-			cudrv.ev_destroy(lease.start);
+				cudrv.ev_destroy(L->ring[i]);
+			cudrv.ev_destroy(L->start);
 			return;
 		}
-	lease.ev_ctx = ctx;
+	L->ev_ctx = ctx;
 }
 
 /* Retires the oldest outstanding op: waits for it, learns its cost. */
-static void retire_one(void)
+static void retire_one(struct lease *L)
 {
-	CUevent ev = lease.ring[lease.head];
+	CUevent ev = L->ring[L->head];
 
 	lease_ev_wait(ev);
-	if (lease.prev && lease.rkey[lease.head] && !lease.rskip[lease.head])
-		gsp_cost_put(lease.rkey[lease.head], elapsed_ns(lease.prev, ev));
-	lease.prev = ev;
-	if (lease.rgen[lease.head] == lease.gen)
-		lease.lprev = ev;
-	lease.ahead_ns -= lease.rcost[lease.head];
-	lease.head = (lease.head + 1) % RING;
-	lease.count--;
+	if (L->prev && L->rkey[L->head] && !L->rskip[L->head]) {
+		uint64_t ns = elapsed_ns(L->prev, ev);
+
+		gsp_cost_put(L->rkey[L->head], ns);
+		if (L->rbytes[L->head])
+			bw_put(L->engine, L->rbytes[L->head], ns);
+	}
+	L->prev = ev;
+	if (L->rgen[L->head] == L->gen)
+		L->lprev = ev;
+	L->ahead_ns -= L->rcost[L->head];
+	L->head = (L->head + 1) % RING;
+	L->count--;
 }
 
 /*
@@ -163,49 +257,57 @@ static void retire_one(void)
  * work queued on the GPU is still bounded in time. An op never measured
  * counts as AHEAD_NS.
  */
-static CUevent next_end_event(const void *key)
+static CUevent next_end_event(struct lease *L, const void *key,
+			      uint64_t bytes)
 {
 	uint64_t c = key ? cost_get(key) : 0;
 	unsigned int slot;
 
 	if (!c)
 		c = AHEAD_NS;
-	while (lease.count >= tenant.depth &&
-	       (lease.count >= MAX_DEPTH || lease.ahead_ns + c > AHEAD_NS))
-		retire_one();
-	slot = (lease.head + lease.count) % RING;
-	lease.rkey[slot] = key;
-	lease.rcost[slot] = c;
-	lease.rgen[slot] = lease.gen;
-	lease.rskip[slot] = 0;
-	lease.ahead_ns += c;
-	lease.count++;
-	return lease.ring[slot];
+	while (L->count >= tenant.depth &&
+	       (L->count >= MAX_DEPTH || L->ahead_ns + c > AHEAD_NS))
+		retire_one(L);
+	slot = (L->head + L->count) % RING;
+	L->rkey[slot] = key;
+	L->rcost[slot] = c;
+	L->rbytes[slot] = bytes;
+	L->rgen[slot] = L->gen;
+	L->rskip[slot] = 0;
+	L->ahead_ns += c;
+	L->count++;
+	return L->ring[slot];
 }
 
 /* Gives back the slot next_end_event() just handed out: nothing recorded. */
-static void forget_last(void)
+static void forget_last(struct lease *L)
 {
-	lease.count--;
-	lease.ahead_ns -= lease.rcost[(lease.head + lease.count) % RING];
+	L->count--;
+	L->ahead_ns -= L->rcost[(L->head + L->count) % RING];
 }
 
-/* COMPLETEs the lease's handle with @gpu ns; rejoins if the arbiter lost it. */
-static void lease_complete(uint64_t gpu)
+/* COMPLETEs @L's handle with @gpu ns; rejoins if the arbiter lost it. */
+static void lease_complete(struct lease *L, uint64_t gpu)
 {
 	struct gspace_complete c = { .size = sizeof(c) };
 	int err;
 
+	if (L->rejoins != atomic_load(&gsp_ctr.rejoins)) {
+		/* Granted to the tenant we were before a rejoin: gone with it. */
+		gsp_log(2, "lease %" PRIu64 " engine %u: dropped with the tenant that held it",
+			L->handle, L->engine);
+		return;
+	}
 	if (gpu > GSPACE_COST_MAX_NS)
 		gpu = GSPACE_COST_MAX_NS;
-	c.handle = lease.handle;
+	c.handle = L->handle;
 	c.gpu_ns = gpu;
 	err = tenant.api.complete(tenant.g, &c);
 	gsp_log(2, "lease %" PRIu64 " engine %u: %u ops, %" PRIu64 " ns",
-		lease.handle, lease.engine, lease.nops, gpu);
+		L->handle, L->engine, L->nops, gpu);
 	if (err == -EALREADY) {
 		gsp_log(1, "lease %" PRIu64 " had already ended (watchdog)",
-			lease.handle);
+			L->handle);
 		rejoin(GSP_REJOIN_WATCHDOG, "COMPLETE", err);
 	} else if (err) {
 		rejoin(GSP_REJOIN_LOST, "COMPLETE", err);
@@ -221,45 +323,50 @@ static void lease_complete(uint64_t gpu)
  * ops in flight, charged at their EWMA, so the GPU does not idle for the
  * arbiter round trips at the boundary: better for one tenant alone.
  */
-static void lease_end(int wait_all)
+static void lease_end(struct lease *L, int wait_all)
 {
-	uint64_t gpu = lease.host_ns;
+	uint64_t gpu = L->host_ns;
 	unsigned int i;
 
-	if (!lease.open)
+	if (!L->open)
 		return;
+	/* Ours now: poll_closing() (from the waits below) must not end it. */
+	L->closing = 0;
 	if (wait_all)
-		while (lease.count)
-			retire_one();
-	if (lease.started && lease.lprev)
-		gpu += elapsed_ns(lease.start, lease.lprev);
-	for (i = 0; i < lease.count; i++) {
-		unsigned int slot = (lease.head + i) % RING;
+		while (L->count)
+			retire_one(L);
+	if (L->started && L->lprev)
+		gpu += elapsed_ns(L->start, L->lprev);
+	for (i = 0; i < L->count; i++) {
+		unsigned int slot = (L->head + i) % RING;
 
-		if (lease.rgen[slot] == lease.gen && lease.rkey[slot])
-			gpu += cost_get(lease.rkey[slot]);
+		if (L->rgen[slot] == L->gen && L->rkey[slot])
+			gpu += cost_get(L->rkey[slot]);
 	}
 	/* Its events also span the time the engine was another's. */
-	if (lease.preempted)
-		gpu = now_ns() - lease.t0;
-	lease.open = 0;
-	lease_complete(gpu);
+	if (L->preempted)
+		gpu = now_ns() - L->t0;
+	L->open = 0;
+	lease_complete(L, gpu);
 }
 
 /*
- * Submits a job of @cost_ns on @engine and waits until it is granted,
- * rejoining the arbiter first if it marked us hung or went away. 0 and
+ * Submits @sub (engine, cost and task set) and waits until it is
+ * granted, rejoining the arbiter first if it marked us hung or went
+ * away. With @poll (the dispatcher), the closing leases are looked at
+ * while it waits: each is COMPLETEd once its work is done, so a lease
+ * held while the next is asked for never waits on another tenant. 0 and
  * *@handle, or <0 once the interposer passes through (reported).
  */
-int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
+static int submit_granted(const struct gspace_submit *req, uint64_t *handle,
+			  int poll)
 {
 	for (;;) {
-		struct gspace_submit sub = { .size = sizeof(sub) };
+		struct gspace_submit sub = *req;
 		struct gspace_wait w = { .size = sizeof(w) };
 		int err;
 
-		sub.engine = engine;
-		sub.cost_ns = cost_ns;
+		sub.size = sizeof(sub);
 		err = tenant.api.submit(tenant.g, &sub);
 		if (err) {
 			if (rejoin(err == -EBUSY ? GSP_REJOIN_HUNG :
@@ -270,8 +377,18 @@ int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 		w.flags = GSPACE_WAIT_GRANTED;
 		w.handle = sub.handle;
 		do {
-			w.deadline_ns = now_ns() + 100000000ULL;
+			uint64_t now = now_ns(), until = now + 100000000ULL;
+
+			if (poll) {
+				uint64_t c = closing_wake();
+
+				if (c < until)
+					until = c;
+			}
+			w.deadline_ns = until;
 			err = tenant.api.wait(tenant.g, &w);
+			if (poll && (err == -ETIME || err == -EINTR))
+				lease_tick();
 		} while (err == -ETIME || err == -EINTR);
 		if (err || w.status) {
 			if (rejoin(!err && w.status == -ETIMEDOUT ?
@@ -288,6 +405,20 @@ int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
 }
 
 /*
+ * Submits a job of @cost_ns on @engine and waits until it is granted,
+ * rejoining the arbiter first if it marked us hung or went away. 0 and
+ * *@handle, or <0 once the interposer passes through (reported).
+ */
+int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
+{
+	struct gspace_submit sub = { .size = sizeof(sub) };
+
+	sub.engine = engine;
+	sub.cost_ns = cost_ns;
+	return submit_granted(&sub, handle, 0);
+}
+
+/*
  * Takes a lease for @op's engine in its context; 0, or <0 if the arbiter
  * is lost. A *@spatial op (a transformed launch, or one confined to a
  * green context) does not wait for LC work: it runs beside it. Another
@@ -296,15 +427,18 @@ int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
  */
 static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 {
+	struct gspace_submit sub = { .size = sizeof(sub) };
 	uint32_t engine = op->engine;
 	CUcontext ctx = op->ctx;
 	uint64_t handle, t0 = 0;
+	struct lease *L;
 	int err;
 
 	while (!*spatial && lc_active()) {
 		if (!t0)
 			t0 = now_ns();
 		sleep_ns(BOARD_POLL_NS);
+		poll_closing();
 		*spatial = gsp_sp_on() && gsp_sp_green(op, why);
 	}
 	if (t0) {
@@ -313,26 +447,36 @@ static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 			atomic_fetch_add(&gsp_ctr.lc_waits_sync, 1);
 		atomic_fetch_add(&gsp_ctr.lc_wait_us, (now_ns() - t0) / 1000);
 	}
-	err = job_granted(engine, tenant.quantum_ns, &handle);
+	L = slot_for(engine);
+	/* Our last lease on this engine, still closing: its work first. */
+	lease_end(L, 1);
+	cur = L;
+	task_submit(op, &sub);
+	err = submit_granted(&sub, &handle, 1);
 	if (err)
 		return err;
+	if (sub.flags & GSPACE_SUBMIT_TASK_HEAD)
+		atomic_fetch_add(&gsp_ctr.task_heads, 1);
 	atomic_fetch_add(&gsp_ctr.leases, 1);
 	atomic_fetch_add(&gsp_ctr.jobs, 1);
 	/* Ops of the last lease may still be in flight: keep the ring. */
-	lease.nops = 0;
-	lease.gen++;
-	lease.lprev = NULL;
-	lease.started = 0;
-	lease.est_ns = lease.host_ns = 0;
-	lease.open = 1;
-	lease.engine = engine;
-	lease.ctx = ctx;
-	lease.handle = handle;
-	lease.t0 = now_ns();
-	lease.renewed = lease.t0;
-	lease.renew_err = 0;
-	lease.preempted = 0;
-	lease_events(ctx);
+	L->nops = 0;
+	L->gen++;
+	L->lprev = NULL;
+	L->started = 0;
+	L->est_ns = L->host_ns = 0;
+	L->open = 1;
+	L->closing = 0;
+	L->engine = engine;
+	L->ctx = ctx;
+	L->handle = handle;
+	L->t0 = now_ns();
+	L->renewed = L->t0;
+	L->renew_err = 0;
+	L->preempted = 0;
+	L->rejoins = atomic_load(&gsp_ctr.rejoins);
+	L->due_ns = L->t0;
+	lease_events(L, ctx);
 	return 0;
 }
 
@@ -346,10 +490,11 @@ static int lease_preemptible(void)
 {
 	const struct gsp_board *b = tenant.board;
 
-	return lease.open && lease.engine == GSPACE_ENGINE_COMPUTE && b &&
+	return cur->open && !cur->closing &&
+	       cur->engine == GSPACE_ENGINE_COMPUTE && b &&
 	       gsp_sp_on() &&
 	       gsp_board_protect(b, tenant.device) == GSP_PROTECT_PREEMPTIVE &&
-	       now_ns() - lease.t0 >= tenant.quantum_ns &&
+	       now_ns() - cur->t0 >= tenant.quantum_ns &&
 	       gsp_board_waiting(b, tenant.device) &&
 	       gsp_sp_preemptible();
 }
@@ -366,6 +511,7 @@ static int lease_preemptible(void)
  */
 static void lease_preempt(void)
 {
+	struct lease *L = cur;
 	uint64_t handle, t0;
 	unsigned int i;
 	int err;
@@ -377,30 +523,31 @@ static void lease_preempt(void)
 	while (!gsp_sp_drained() && gsp_sp_preemptible() &&
 	       now_ns() - t0 < tenant.quantum_ns) {
 		sleep_ns(POLL_NS);
-		lease_renew();
+		lease_renew(L);
 	}
 	if (!gsp_sp_drained())
 		atomic_fetch_add(&gsp_ctr.preempt_unseen, 1);
 	gsp_sp_drain_end();
-	lease_complete(now_ns() - lease.t0);
-	err = job_granted(lease.engine, tenant.quantum_ns, &handle);
+	lease_complete(L, now_ns() - L->t0);
+	err = job_granted(L->engine, tenant.quantum_ns, &handle);
 	gsp_sp_preempt(0);
 	if (err) {
 		/* Passing through from now on: nothing to resume under. */
-		lease.open = 0;
+		L->open = 0;
 		return;
 	}
-	for (i = 0; i < lease.count; i++)
-		lease.rskip[(lease.head + i) % RING] = 1;
-	lease.handle = handle;
-	lease.t0 = now_ns();
-	lease.renewed = lease.t0;
-	lease.renew_err = 0;
-	lease.preempted = 1;
+	for (i = 0; i < L->count; i++)
+		L->rskip[(L->head + i) % RING] = 1;
+	L->handle = handle;
+	L->t0 = now_ns();
+	L->renewed = L->t0;
+	L->renew_err = 0;
+	L->preempted = 1;
+	L->rejoins = atomic_load(&gsp_ctr.rejoins);
 	atomic_fetch_add(&gsp_ctr.leases, 1);
 	atomic_fetch_add(&gsp_ctr.preemptions, 1);
 	gsp_log(2, "lease preempted: the engine was another's for %" PRIu64 " ns; now lease %" PRIu64,
-		lease.t0 - t0, handle);
+		L->t0 - t0, handle);
 }
 
 /* Does @op (@spatial: a transformed launch) fit in the open lease? */
@@ -408,32 +555,84 @@ static int lease_fits(const struct gsp_op *op, int spatial)
 {
 	uint64_t c;
 
-	if (!lease.open || lease.engine != op->engine || lease.ctx != op->ctx)
+	if (!cur->open || cur->closing || cur->engine != op->engine ||
+	    cur->ctx != op->ctx)
 		return 0;
-	if (now_ns() - lease.t0 >= tenant.quantum_ns)
+	if (now_ns() - cur->t0 >= tenant.quantum_ns)
 		return 0;
 	c = op->key ? cost_get(op->key) : 0;
-	if (lease.nops && lease.est_ns + c > tenant.quantum_ns)
+	if (cur->nops && cur->est_ns + c > tenant.quantum_ns)
 		return 0;
 	return spatial || !lc_active();
 }
 
 /*
+ * May the open lease close while @op's engine is asked for, with its ops
+ * still in flight (GSP_LEASE_AHEAD)? Only for a deferred op on another
+ * engine of the same context, with no spatial sharing (its transformed
+ * kernels, green contexts and preemption hand one lease over at a time)
+ * and no LC work active (which a new lease must wait for anyway). The
+ * op then goes on the GPU behind the closing lease's ops in its stream's
+ * order, as the program issued it.
+ */
+static int ahead_ok(const struct gsp_op *op)
+{
+	return tenant.ahead && cur->open && !cur->closing &&
+	       op->kind != OP_GATE && op->engine != cur->engine &&
+	       op->ctx == cur->ctx && cur->ev_ctx == op->ctx &&
+	       !gsp_sp_on() && !lc_active();
+}
+
+/*
+ * Before the next engine's lease is asked for ahead: waits until
+ * GSP_AHEAD_US before @prev, the lease just closed, is expected to be
+ * done (its due_ns), or until it is done, whichever comes first. Asked
+ * for at once, a lease would hold its engine idle while our work before
+ * it runs (a 4 ms copy-in before a 1 ms kernel), ahead of other tenants
+ * whose work is ready; asked for after, the GPU idles for the round
+ * trips. An op never measured is due at once: asked for at once.
+ */
+static void ahead_hold(const struct lease *prev)
+{
+	/* Done already: the engine goes back before we wait for the next. */
+	poll_closing();
+	for (;;) {
+		uint64_t now = now_ns(), until, c;
+
+		if (!prev->open || prev->due_ns <= now + tenant.ahead_lead_ns)
+			return;
+		until = prev->due_ns - tenant.ahead_lead_ns;
+		c = closing_wake();
+		if (c < until)
+			until = c;
+		if (until > now + 1000000ULL)
+			until = now + 1000000ULL;
+		if (until > now)
+			sleep_ns(until - now);
+		lease_tick();
+	}
+}
+
+/*
  * One wait of the dispatcher for a gated call (tenant.mu held): a synchronous
  * call can take long, and the lease is renewed as for GPU work, and under
- * the preemptive time plane looked at every PREEMPT_POLL_NS.
+ * the preemptive time plane looked at every PREEMPT_POLL_NS; closing
+ * leases are looked at when due.
  */
 static void gate_wait_renewing(void)
 {
-	uint64_t every = renew_every(), until = UINT64_MAX;
+	uint64_t every = renew_every(), until = UINT64_MAX, c;
 	struct timespec ts;
 
-	if (lease.open && !lease.renew_err && every)
-		until = lease.renewed + every;
-	if (lease.open && tenant.board &&
+	if (cur->open && !cur->renew_err && every)
+		until = cur->renewed + every;
+	if (cur->open && tenant.board &&
 	    gsp_board_protect(tenant.board, tenant.device) == GSP_PROTECT_PREEMPTIVE &&
 	    until > now_ns() + PREEMPT_POLL_NS)
 		until = now_ns() + PREEMPT_POLL_NS;
+	c = closing_wake();
+	if (c < until)
+		until = c;
 	if (until == UINT64_MAX) {
 		pthread_cond_wait(&tenant.cv, &tenant.mu);
 		return;
@@ -447,26 +646,43 @@ static void gate_wait_renewing(void)
 	}
 }
 
+/* When the work of every open lease should be done: after it, @op's. */
+static uint64_t due_after(uint64_t now)
+{
+	uint64_t t = now;
+	unsigned int i;
+
+	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
+		if (slots[i].open && slots[i].due_ns > t)
+			t = slots[i].due_ns;
+	return t;
+}
+
 /* Issues one op under the lease, with events around it. */
 static CUresult issue_leased(struct gsp_op *op)
 {
+	struct lease *L = cur;
 	CUstream evs = op->stream;
-	int timed = lease.ev_ctx == op->ctx;
+	int timed = L->ev_ctx == op->ctx;
+	uint64_t bytes = 0;
 	CUresult r;
 
+	if (op->engine == GSPACE_ENGINE_COPY_H2D ||
+	    op->engine == GSPACE_ENGINE_COPY_D2H)
+		bytes = op_bytes(op);
 	if (op->kind == OP_GATE) {
 		struct gsp_gate *gt = op->u.gate;
 
 		gt->start = NULL;
 		gt->end = NULL;
 		if (timed && gt->stream) {
-			if (!lease.started) {
-				gt->start = lease.start;
-				lease.started = 1;
-				if (!lease.count)
-					lease.prev = lease.start;
+			if (!L->started) {
+				gt->start = L->start;
+				L->started = 1;
+				if (!L->count)
+					L->prev = L->start;
 			}
-			gt->end = next_end_event(op->key);
+			gt->end = next_end_event(L, op->key, 0);
 		}
 		pthread_mutex_lock(&tenant.mu);
 		gt->state = 1;
@@ -475,26 +691,27 @@ static CUresult issue_leased(struct gsp_op *op)
 			gate_wait_renewing();
 		pthread_mutex_unlock(&tenant.mu);
 		if (gt->end && !gt->issued_ok)
-			forget_last();
-		lease.host_ns += gt->host_ns;
+			forget_last(L);
+		L->host_ns += gt->host_ns;
 		return CUDA_SUCCESS;
 	}
-	if (timed && !lease.started) {
-		if (cudrv.ev_record[0](lease.start, evs) == CUDA_SUCCESS) {
-			lease.started = 1;
+	if (timed && !L->started) {
+		if (cudrv.ev_record[0](L->start, evs) == CUDA_SUCCESS) {
+			L->started = 1;
 			/* Else an op in flight would be timed from it. */
-			if (!lease.count)
-				lease.prev = lease.start;
+			if (!L->count)
+				L->prev = L->start;
 		}
 	}
 	r = gsp_op_issue(op);
-	if (r == CUDA_SUCCESS && timed && lease.started) {
-		CUevent e = next_end_event(op->key);
+	if (r == CUDA_SUCCESS && timed && L->started) {
+		CUevent e = next_end_event(L, op->key, bytes);
 
 		if (cudrv.ev_record[0](e, evs) != CUDA_SUCCESS)
-			forget_last();
+			forget_last(L);
 	}
-	lease.est_ns += op->key ? cost_get(op->key) : 0;
+	L->est_ns += op->key ? cost_get(op->key) : 0;
+	L->due_ns = due_after(now_ns()) + op_est(op);
 	return r;
 }
 
@@ -517,16 +734,25 @@ static void dispatch_one(struct gsp_op *op)
 		spatial = gsp_sp_on() && gsp_sp_prepare(op);
 		if (!spatial && gsp_sp_on() && lc_confine())
 			spatial = gsp_sp_green(op, &why);
-		if (lease.open && !lease_fits(op, spatial))
-			lease_end(!tenant.overlap);
-		if (!lease.open && atomic_load(&tenant.mode) == GSP_MODE_BE)
+		task_note(op);
+		if (cur->open && !lease_fits(op, spatial)) {
+			if (ahead_ok(op)) {
+				cur->closing = 1;	/* poll_closing() ends it */
+				atomic_fetch_add(&gsp_ctr.lease_ahead, 1);
+				ahead_hold(cur);
+			} else {
+				lease_end(cur, !tenant.overlap);
+			}
+		}
+		if ((!cur->open || cur->closing) &&
+		    atomic_load(&tenant.mode) == GSP_MODE_BE)
 			lease_begin(op, &spatial, &why);
 		if (!spatial)
 			gsp_sp_gated(why);
 	}
-	if (lease.open) {
+	if (cur->open && !cur->closing) {
 		r = issue_leased(op);
-		lease.nops++;
+		cur->nops++;
 	} else if (op->kind != OP_GATE &&
 		   atomic_load(&tenant.mode) == GSP_MODE_REFUSED) {
 		r = gsp_refused();
@@ -563,32 +789,56 @@ done:
 	pthread_mutex_unlock(&tenant.mu);
 }
 
+/*
+ * The dispatcher's wait for work (tenant.mu held): an open lease is kept
+ * IDLE_LEASE_NS after the FIFO empties, then ended; closing leases are
+ * ended as their work is done.
+ */
+static void idle_wait(uint64_t *idle_at)
+{
+	uint64_t until = UINT64_MAX, c;
+	struct timespec ts;
+
+	if (!cur->open || cur->closing) {
+		if (!closing_any()) {
+			pthread_cond_wait(&tenant.work, &tenant.mu);
+			return;
+		}
+	} else {
+		if (!*idle_at)
+			*idle_at = now_ns();
+		until = *idle_at + IDLE_LEASE_NS;
+	}
+	c = closing_wake();
+	if (c < until)
+		until = c;
+	ts.tv_sec = (time_t)(until / 1000000000ULL);
+	ts.tv_nsec = (long)(until % 1000000000ULL);
+	if (pthread_cond_timedwait(&tenant.work, &tenant.mu, &ts) != ETIMEDOUT ||
+	    tenant.head)
+		return;
+	tenant.dispatcher_idle = 0;
+	pthread_mutex_unlock(&tenant.mu);
+	poll_closing();
+	if (cur->open && !cur->closing && now_ns() >= *idle_at + IDLE_LEASE_NS)
+		lease_end(cur, 1);
+	pthread_mutex_lock(&tenant.mu);
+}
+
 void *dispatcher_main(void *arg)
 {
+	unsigned int i;
+
 	(void)arg;
 	tight_timers();
 	pthread_mutex_lock(&tenant.mu);
 	for (;;) {
 		struct gsp_op *op;
+		uint64_t idle_at = 0;
 
 		while (!tenant.head && !tenant.stop) {
 			tenant.dispatcher_idle = 1;
-			if (lease.open) {
-				struct timespec ts;
-				uint64_t until = now_ns() + IDLE_LEASE_NS;
-
-				ts.tv_sec = (time_t)(until / 1000000000ULL);
-				ts.tv_nsec = (long)(until % 1000000000ULL);
-				if (pthread_cond_timedwait(&tenant.work, &tenant.mu, &ts) ==
-				    ETIMEDOUT && !tenant.head) {
-					tenant.dispatcher_idle = 0;
-					pthread_mutex_unlock(&tenant.mu);
-					lease_end(1);
-					pthread_mutex_lock(&tenant.mu);
-				}
-			} else {
-				pthread_cond_wait(&tenant.work, &tenant.mu);
-			}
+			idle_wait(&idle_at);
 		}
 		tenant.dispatcher_idle = 0;
 		if (!tenant.head)
@@ -607,7 +857,8 @@ void *dispatcher_main(void *arg)
 		pthread_mutex_lock(&tenant.mu);
 	}
 	pthread_mutex_unlock(&tenant.mu);
-	lease_end(1);
+	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
+		lease_end(&slots[i], 1);
 	return NULL;
 }
 

@@ -79,6 +79,15 @@ int read_config(void)
 	v = 0;
 	bad |= env_u64("GSP_OVERLAP", 0, 1, &v) < 0;
 	tenant.overlap = (int)v;
+	v = 1;
+	bad |= env_u64("GSP_LEASE_AHEAD", 0, 1, &v) < 0;
+	tenant.ahead = (int)v;
+	v = 250;
+	bad |= env_u64("GSP_AHEAD_US", 0, 10000000, &v) < 0;
+	tenant.ahead_lead_ns = v * 1000;
+	v = 1;
+	bad |= env_u64("GSP_TASK_HEADS", 0, 1, &v) < 0;
+	tenant.task_heads = (int)v;
 	tenant.spatial = SPATIAL_AUTO;
 	if (sp && !strcmp(sp, "0"))
 		tenant.spatial = SPATIAL_OFF;

@@ -83,6 +83,9 @@ struct gsp_stats_ctr {
 	atomic_ulong preempt_unseen;	/* ... whose drain no look saw in a quantum */
 	/* ops that waited for LC work before their lease; those synchronous */
 	atomic_ulong lc_waits, lc_waits_sync, lc_wait_us;
+	/* leases asked for while another engine's still had work in flight */
+	atomic_ulong lease_ahead;
+	atomic_ulong task_heads;	/* copy-ins submitted as CuMAS task heads */
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;

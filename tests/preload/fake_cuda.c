@@ -132,6 +132,7 @@ static uint64_t done_at;		/* when the queue is empty, under mu */
 static uint64_t qdone[FAKE_QUEUE];	/* completion of recent ops, under mu */
 static uint64_t nops;
 static int hold;		/* see fake_hold() */
+static int hold_copies;		/* see fake_hold_copies() */
 static uintptr_t held_streams[32];	/* launched on while held, under mu */
 static unsigned int nheld;
 static struct { uintptr_t lo, hi; } allocs[256];	/* device memory */
@@ -409,6 +410,11 @@ EXPORT void fake_hold(int on)
 	__atomic_store_n(&hold, on, __ATOMIC_SEQ_CST);
 }
 
+EXPORT void fake_hold_copies(int on)
+{
+	__atomic_store_n(&hold_copies, on, __ATOMIC_SEQ_CST);
+}
+
 /* Under mu: whether @s had a launch since fake_hold(1). */
 static int stream_held(uintptr_t s)
 {
@@ -418,6 +424,18 @@ static int stream_held(uintptr_t s)
 		if (held_streams[i] == s)
 			return 1;
 	return 0;
+}
+
+/* An async copy in or out on @s: held too under fake_hold_copies(1). */
+static void copy_held(CUstream s)
+{
+	pthread_mutex_lock(&mu);
+	if (__atomic_load_n(&hold, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&hold_copies, __ATOMIC_SEQ_CST) &&
+	    !stream_held((uintptr_t)s) &&
+	    nheld < sizeof(held_streams) / sizeof(held_streams[0]))
+		held_streams[nheld++] = (uintptr_t)s;
+	pthread_mutex_unlock(&mu);
 }
 EXPORT void fake_set_version(int v) { driver_version = v; }
 
@@ -1015,6 +1033,7 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n,
 {
 	INJECT(CUDA_ERROR_INVALID_VALUE, n);
 	rec("cuMemcpyHtoDAsync_v2", s, n, 1);
+	copy_held(s);
 	if (is_alloc(d, n))
 		memcpy((void *)(uintptr_t)d, h, n);
 	return CUDA_SUCCESS;
@@ -1026,6 +1045,7 @@ EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n,
 	INJECT(CUDA_ERROR_INVALID_VALUE, n);
 	struct fake_call *c = rec("cuMemcpyDtoHAsync_v2", s, n, 1);
 
+	copy_held(s);
 	if (c) {
 		c->src = d;
 		c->count = n;

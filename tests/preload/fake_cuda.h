@@ -52,6 +52,11 @@ struct CUfunc_st *fake_function(int nparams, const size_t *sizes);
  */
 void fake_hold(int on);
 /*
+ * 1: under fake_hold(1), cuMemcpyHtoDAsync_v2 and cuMemcpyDtoHAsync_v2
+ * hold their stream too, as a launch does; 0 (the default): they do not.
+ */
+void fake_hold_copies(int on);
+/*
  * Module variable @name is not found from now on in modules whose PTX has
  * (@in_gsp 1) or lacks (0) a transformed kernel (a "__gsp" name).
  */

@@ -13,8 +13,8 @@
  * FAKE_GSP_PROTECT=MODE its protection mode (reactive, reserved or
  * predictive) and FAKE_GSP_LEAD_US the board's predict_lead_ns;
  * FAKE_GSP_MOVED=1 makes a reopen say the board moved to a new page, and
- * FAKE_GSP_REFUSE=1 makes it refuse the tenant (EPERM). No arbiter is
- * involved.
+ * FAKE_GSP_REFUSE=1 makes it refuse the tenant (EPERM). A SUBMIT's
+ * record has its flags and task costs. No arbiter is involved.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,10 +46,13 @@ static struct gsp_board board __attribute__((aligned(GSP_BOARD_SIZE))) = {
 	.predict_lead_ns = 500000,
 };
 
-static void add(int op, uint32_t engine, uint64_t handle, uint64_t ns)
+static struct fake_gsp_rec *add(int op, uint32_t engine, uint64_t handle,
+				uint64_t ns)
 {
-	if (nlog < sizeof(log_) / sizeof(*log_))
-		log_[nlog++] = (struct fake_gsp_rec){ op, engine, handle, ns };
+	if (nlog >= sizeof(log_) / sizeof(*log_))
+		return NULL;
+	log_[nlog] = (struct fake_gsp_rec){ op, engine, handle, ns, 0, 0, 0 };
+	return &log_[nlog++];
 }
 
 EXPORT unsigned int fake_gsp_len(void) { return nlog; }
@@ -138,6 +141,8 @@ EXPORT int gsp_ctx_set(struct gsp *g, struct gspace_ctx_set *a)
 
 EXPORT int gsp_submit(struct gsp *g, struct gspace_submit *a)
 {
+	struct fake_gsp_rec *r;
+
 	(void)g;
 	if (fail())
 		return fail();
@@ -145,7 +150,12 @@ EXPORT int gsp_submit(struct gsp *g, struct gspace_submit *a)
 		return -EBUSY;
 	pthread_mutex_lock(&mu);
 	a->handle = next_handle++;
-	add(FAKE_SUBMIT, a->engine, a->handle, a->cost_ns);
+	r = add(FAKE_SUBMIT, a->engine, a->handle, a->cost_ns);
+	if (r) {
+		r->flags = a->flags;
+		r->task_compute_ns = a->task_compute_ns;
+		r->task_d2h_ns = a->task_d2h_ns;
+	}
 	pthread_mutex_unlock(&mu);
 	return 0;
 }

@@ -15,6 +15,9 @@ struct fake_gsp_rec {
 	uint32_t engine;	/* SUBMIT only */
 	uint64_t handle;
 	uint64_t ns;		/* SUBMIT: cost_ns; COMPLETE: gpu_ns */
+	/* SUBMIT: its flags and, with GSPACE_SUBMIT_TASK_HEAD, the task */
+	uint32_t flags;
+	uint64_t task_compute_ns, task_d2h_ns;
 };
 
 #endif /* FAKE_GSP_H */

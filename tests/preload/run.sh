@@ -56,6 +56,21 @@ else
 	echo "not ok - preload: GSP_STATS_FILE has the 40 launches, all deferred"
 fi
 scenario lc arb GSP_CLASS=lc
+# CuMAS task heads and one lease per engine (test_task_heads.c).
+prog=$T/test_task_heads scenario heads arb GSP_STATS_FILE="$tmp/stats"
+th=$(sed -n 's/^task_heads //p' "$tmp/stats" 2>/dev/null)
+la=$(sed -n 's/^lease_ahead //p' "$tmp/stats" 2>/dev/null)
+[ "${th:-0}" -ge 3 ] && [ "${th:-0}" -le 4 ] && [ "${la:-0}" -ge 12 ] &&
+	echo "ok - preload: heads: GSP_STATS_FILE counts $th task heads, $la leases asked for ahead" ||
+	{ echo "not ok - preload: heads: GSP_STATS_FILE counts 3 or 4 task heads, 12 or more leases ahead (saw ${th:-none}, ${la:-none})"; sed 's/^/# /' "$tmp/stats"; }
+prog=$T/test_task_heads scenario heads arb GSP_TASK_HEADS=0 HEADS_WANT=0
+prog=$T/test_task_heads scenario ahead arb
+prog=$T/test_task_heads scenario ahead arb GSP_LEASE_AHEAD=0 AHEAD_WANT=0
+prog=$T/test_task_heads scenario order arb
+prog=$T/test_task_heads scenario order arb GSP_LEASE_AHEAD=0 GSP_TASK_HEADS=0
+# ... in real time (ops take their time: closing leases polled, the
+# next lease asked for GSP_AHEAD_US before the last is due): the order.
+prog=$T/test_task_heads scenario order arb FAKE_CUDA_REALTIME=1 TH_E2E=1
 # stat NAME: a counter of the last GSP_STATS_FILE
 stat() { sed -n "s/^$1 //p" "$tmp/stats" 2>/dev/null; }
 # stats_are NAME=VALUE...: every counter as given
@@ -119,7 +134,7 @@ e2e() {
 		LD_PRELOAD="$B/lib/libgsp_preload.so" GSP_ARBITER=daemon \
 		GSP_SOCKET="$tmp/gspaced.sock" GSP_DEVICE=1 \
 		GSP_STATS_FILE="$tmp/stats" \
-		timeout 60 "$T/test_preload" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
+		timeout 60 "${prog:-$T/test_preload}" "$s" 2>"$tmp/err" | grep -v '^1\.\.'
 }
 start_gspaced() {
 	cat >"$tmp/gspaced.conf" <<CONF
@@ -155,6 +170,17 @@ else
 		{ echo "not ok - preload: e2e: LC launches reported to gspaced (jobs ${j:-none})"; sed 's/^/# /' "$tmp/err"; }
 	e2e flood FAKE_CUDA_REALTIME=1
 	grep -q . "$tmp/err" && { echo "not ok - preload: flood: no warning"; sed 's/^/# /' "$tmp/err"; }
+	# Task heads and leases per engine against the core's CuMAS pick
+	# (fifo, reorder on), in real time: driver order, no warning.
+	env GSP_ARBITER=daemon GSP_SOCKET="$tmp/gspaced.sock" "$B/gspctl" set reorder 1 >/dev/null 2>&1 ||
+		echo "not ok - preload: gspctl set reorder 1"
+	prog=$T/test_task_heads e2e order FAKE_CUDA_REALTIME=1 TH_E2E=1
+	th=$(stat task_heads) la=$(stat lease_ahead)
+	[ "${th:-0}" -ge 4 ] && [ "${la:-0}" -ge 8 ] && stats_are rejoins=0 passthroughs=0 &&
+		! grep -q . "$tmp/err" &&
+		echo "ok - preload: e2e: copy, kernel, copy on two streams under gspaced with reorder: $th task heads, $la leases ahead, no warning" ||
+		{ echo "not ok - preload: e2e: task heads under gspaced with reorder (heads ${th:-none}, ahead ${la:-none})"; sed 's/^/# /' "$tmp/err" "$tmp/stats"; }
+	env GSP_ARBITER=daemon GSP_SOCKET="$tmp/gspaced.sock" "$B/gspctl" set reorder 0 >/dev/null 2>&1
 
 	# Kernels longer than the watchdog (50 ms): 300 ms each, one a lease.
 	GSPCTL=(env GSP_ARBITER=daemon GSP_SOCKET="$tmp/gspaced.sock" "$B/gspctl")
