@@ -643,8 +643,10 @@ TEST_F_TIMEOUT(drm, drm_fd_closed_and_unbound, 60)
  * A tenant dies with a job in the driver and more queued: its queued jobs
  * never reach the driver, the engine stays held until the driver is done
  * with the running one (never two jobs in the driver at once), and
- * another tenant's job then runs. As root, gspace's objects and bindings
- * go back to where they were.
+ * another tenant's job then runs. Then tenants are killed anywhere in a
+ * loop of requests. As root, gspace's objects go back to where they were
+ * (the bindings' release is checked by the modules' unload: each pins
+ * gspace_drm.ko and the driver).
  */
 TEST_F_TIMEOUT(drm, tenant_dies_mid_submission, 180)
 {
@@ -725,6 +727,53 @@ TEST_F_TIMEOUT(drm, tenant_dies_mid_submission, 180)
 		ASSERT_EQ(0xf00 + round,
 			  i1.log[(i1.submitted - 1) % GSP_TESTDRM_LOG]);
 		ASSERT_EQ(1, i1.max_inflight);
+	}
+	/*
+	 * Tenants killed anywhere in a loop of DRM_BIND, DRM_SUBMIT and WAIT
+	 * (inside the ioctls too): the survivor is still served.
+	 */
+	for (round = 0; round < 10; round++) {
+		uint64_t h;
+		pid_t pid;
+		int status;
+
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct drm_gsp_testdrm_submit p;
+			struct gspace_drm_submit s;
+			struct t_drm_syncobj_create cc = { 0 };
+			int fd, drm;
+
+			for (;;) {
+				fd = gsp_open();
+				drm = open_render();
+				if (fd < 0 || drm < 0 ||
+				    ctx_set_raw(fd, 0, 0, 100, 0) ||
+				    bind_raw(fd, drm, GSPACE_DRM_ADAPTER_TESTDRM,
+					     7) ||
+				    ioctl(drm, T_DRM_IOCTL_SYNCOBJ_CREATE, &cc))
+					_exit(2);
+				payload_init(&p, 7, cc.handle, 200, 0xd00);
+				dsubmit_init(&s, &p, sizeof(p), 0);
+				if (dsubmit_raw(fd, &s) ||
+				    wait_raw(fd, s.handle, 0,
+					     now_ns() + 5 * NSEC_PER_SEC, NULL))
+					_exit(3);
+				dsubmit_raw(fd, &s);	/* left queued */
+				close(drm);
+				gsp_close(fd);
+			}
+		}
+		sleep_ms(10 + 7 * round);
+		ASSERT_OK(kill(pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFSIGNALED(status));
+		h = t_dsubmit(_metadata, self->fd[2], 6,
+			      syncobj_new(_metadata, self->drm[2]), 1000,
+			      0xf80 + round);
+		ASSERT_EQ(0, t_wait_end(_metadata, self->fd[2], h,
+					10 * NSEC_PER_SEC, NULL));
 	}
 	if (have_objects) {
 		if (!objects_settle(&base, &now, 5000))
