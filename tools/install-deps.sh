@@ -7,7 +7,9 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed';
 # groff-base renders the man pages and dkms builds the module from its
 # DKMS folder in make check-ship (tests/ship/); both are small.
 # python3-prometheus-client parses gspctl metrics (check-libgsp),
-# python3-yaml reads the Kubernetes manifests (check-deploy).
+# python3-yaml reads the Kubernetes manifests (check-deploy), and
+# python3-kubernetes, the official client, gives the OpenAPI models they
+# are validated against (tests/deploy/k8s_openapi.py).
 # linux-image-6.12-amd64 and linux-headers-6.12-amd64, from
 # bookworm-security, are the meta-packages of Debian 12's newest 6.12:
 # the second kernel of the VM's matrix (mk/vm.mk), beside 6.1's
@@ -22,7 +24,7 @@ for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 gnuplot-nox pkgconf groff-base dkms python3-prometheus-client \
 	 python3-yaml linux-image-6.12-amd64 linux-headers-6.12-amd64 \
 	 debhelper dh-dkms lintian debootstrap flex bison bc libelf-dev \
-	 libssl-dev; do
+	 libssl-dev python3-kubernetes; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make check-deploy: a STRUCTURAL check of deploy/kubernetes.
+"""make check-deploy: a structural and a schema check of deploy/kubernetes.
 
-This is not the Kubernetes API server's validation, nor an OpenAPI
-schema check (no API server or kubeconform is available offline). It
-reads every manifest with PyYAML (Debian's python3-yaml) and checks what
-a broken manifest gets wrong and what the pieces must agree on:
+This is not the Kubernetes API server's validation (no API server is
+available offline). It reads every manifest with PyYAML (Debian's
+python3-yaml) and checks what a broken manifest gets wrong and what the
+pieces must agree on:
 
   * every document parses, is a mapping, and has a known kind with the
     apiVersion (group and version) of that kind;
@@ -34,7 +34,14 @@ a broken manifest gets wrong and what the pieces must agree on:
     none is "latest", COPY --from names a stage, and it installs with
     make install PREFIX=/usr;
   * where kubectl is installed, kubectl kustomize renders each
-    kustomization to the objects of its files (skipped otherwise).
+    kustomization to the objects of its files (skipped otherwise);
+  * the schema: every API object (not the kustomization.yaml files,
+    kustomize's own config) against the OpenAPI models of Debian's
+    python3-kubernetes (k8s_openapi.py: Kubernetes 1.22's models,
+    strict: unknown fields, JSON types, required fields, duplicate
+    keys); the kinds above against the client's API table; and the
+    check's self-test on broken manifests, so it can fail. Skipped
+    without python3-kubernetes.
 
 TAP on stdout, unnumbered (tools/check.sh numbers it); exit 1 if a test
 failed, 2 on bad usage.
@@ -652,6 +659,64 @@ def check_kustomize(docs, sets):
         "its files", why)
 
 
+def check_openapi(docs):
+    """The manifests against the Kubernetes OpenAPI models of Debian's
+    python3-kubernetes (k8s_openapi.py), the table of known kinds against
+    the client's, and the check's self-test (so it can fail)."""
+    import yaml
+    import k8s_openapi
+    what = "every API object validates strictly against the OpenAPI models"
+    try:
+        checker = k8s_openapi.Checker()
+    except ImportError as e:
+        skip(what, "no Kubernetes client for %s (%s): install Debian's "
+             "python3-kubernetes (tools/install-deps.sh)" % (sys.executable, e))
+        return
+    why, n, kusts = [], 0, []
+    for root, _dirs, _files in sorted(os.walk(lib.DEPLOY)):
+        for path in yaml_files(root):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            try:
+                objs = k8s_openapi.load_text(yaml, text)
+            except yaml.YAMLError as e:
+                why.append("%s: %s" % (rel(path), str(e).replace("\n", " ")))
+                continue
+            for i, o in enumerate(objs):
+                if k8s_openapi.is_kustomization(o):
+                    kusts.append(rel(path))
+                    continue
+                if o is None:
+                    continue
+                n += 1
+                d = lib.Doc(path, i, o) if isinstance(o, dict) else None
+                where = d.where() if d else "%s#%d" % (rel(path), i)
+                why += ["%s: %s: %s" % (where, p or ".", m)
+                        for p, m in checker.check(o)]
+    tap(n and not why, "%s of Kubernetes %s (python3-kubernetes %s; unknown "
+        "fields, JSON types, required fields, duplicate keys): %d documents"
+        % (what, checker.api_release, checker.package_version, n), why)
+    if kusts:
+        skip("the OpenAPI check of %s" % ", ".join(kusts),
+             "kustomize's own config (kustomize.config.k8s.io), not a "
+             "Kubernetes API object: checked by the kustomization test above "
+             "and by kubectl kustomize")
+    why = []
+    for kind, api_version in sorted(KINDS.items()):
+        if api_version.startswith("kustomize.config.k8s.io/"):
+            continue
+        hit = checker.kinds.get((api_version, kind))
+        if not hit:
+            why.append("%s %s: not in the client" % (api_version, kind))
+        elif hit[1] == (kind in CLUSTER_SCOPED):
+            why.append("%s %s: %s in the client" % (
+                api_version, kind, "namespaced" if hit[1] else "cluster-scoped"))
+    tap(not why, "the known kinds (%d) are served at their apiVersions, with "
+        "their scopes, in the client's API table" % (len(KINDS) - 1), why)
+    for ok, w, reasons in k8s_openapi.self_test(checker, yaml):
+        tap(ok, "the OpenAPI check: " + w, reasons)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gspaced", default=os.path.join(os.environ.get("BUILD", "build"),
@@ -662,7 +727,8 @@ def main():
     a = ap.parse_args()
     if a.deploy:
         lib.DEPLOY = os.path.abspath(a.deploy)
-    print("# a structural check of deploy/kubernetes, not the API server's validation")
+    print("# a structural and an OpenAPI schema check of deploy/kubernetes, "
+          "not the API server's validation")
     try:
         import yaml
     except ImportError:
@@ -687,6 +753,7 @@ def main():
     check_gspaced(docs, text, a.gspaced, a.gspctl)
     check_dockerfile()
     check_kustomize(docs, sets)
+    check_openapi(docs)
     return 1 if lib.failed else 0
 
 
