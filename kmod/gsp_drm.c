@@ -124,8 +124,9 @@ static const struct gsp_drm_adapter *gsp_drm_adapter_get(u32 id)
 /*
  * A DRM file: a character device of DRM_MAJOR, whose open gave it a
  * struct drm_file. (Drivers wrap drm_ioctl() in their own unlocked_ioctl,
- * nouveau among them, so the fops cannot tell.) The accel nodes of newer
- * kernels have another major.
+ * nouveau among them, so comparing it with drm_ioctl cannot tell; the
+ * caller then checks that the file has its driver's fops.) The accel
+ * nodes of newer kernels have another major.
  */
 static bool gsp_drm_is_drm_file(struct file *file)
 {
@@ -146,6 +147,9 @@ static void *gsp_drm_bind(struct file *file, u32 adapter, u32 channel)
 	if (!gsp_drm_is_drm_file(file))
 		return ERR_PTR(-ENOTTY);
 	file_priv = file->private_data;
+	/* drm_stub_open() gave every DRM file its driver's fops. */
+	if (file->f_op != file_priv->minor->dev->driver->fops)
+		return ERR_PTR(-ENOTTY);
 	if (!drm_is_render_client(file_priv))
 		return ERR_PTR(-EACCES);
 	if (strcmp(file_priv->minor->dev->driver->name, ad->driver))
