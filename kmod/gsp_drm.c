@@ -189,6 +189,23 @@ static int gsp_drm_validate(void *priv, void *payload, u32 size)
 	return b->ad->validate(b, payload, size);
 }
 
+/* The adapter's forward, then its out-fence. */
+static int gsp_drm_forward_fence(struct gsp_drm_binding *b, void *payload,
+				 u32 size, struct dma_fence **fence)
+{
+	struct dma_fence *f;
+	int ret;
+
+	ret = b->ad->forward(b, payload, size);
+	if (ret)
+		return ret;
+	f = b->ad->out_fence(b, payload, size);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	*fence = f;
+	return 0;
+}
+
 static int gsp_drm_forward(void *priv, void *payload, u32 size,
 			   struct dma_fence **fence)
 {
@@ -196,13 +213,13 @@ static int gsp_drm_forward(void *priv, void *payload, u32 size,
 	int ret;
 
 	if (!b->mm)
-		return b->ad->forward(b, payload, size, fence);
+		return gsp_drm_forward_fence(b, payload, size, fence);
 
 	/* The binder's address space, if it still has one. */
 	if (!mmget_not_zero(b->mm))
 		return -ESRCH;
 	kthread_use_mm(b->mm);
-	ret = b->ad->forward(b, payload, size, fence);
+	ret = gsp_drm_forward_fence(b, payload, size, fence);
 	kthread_unuse_mm(b->mm);
 	mmput(b->mm);
 	return ret;

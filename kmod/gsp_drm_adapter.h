@@ -44,9 +44,11 @@ struct gsp_drm_binding {
  *	forward runs in the binder's address space
  * @validate: checks a payload copied from the submitter, in its context:
  *	layout, channel, handles. 0 or -EINVAL, -ENOENT, -EFAULT.
- * @forward: calls the driver's ioctl on the payload (gsp_drm_call())
- *	and returns a reference to its out-fence in @fence. Process context,
- *	in the binder's mm if @needs_mm.
+ * @forward: calls the driver's ioctl on the payload (gsp_drm_call()).
+ *	Process context, in the binder's mm if @needs_mm.
+ * @out_fence: right after a successful @forward, in the same context: a
+ *	reference to the driver's out-fence for that payload, or an
+ *	ERR_PTR().
  */
 struct gsp_drm_adapter {
 	u32 id;
@@ -54,8 +56,9 @@ struct gsp_drm_adapter {
 	u32 nr_channels;
 	bool needs_mm;
 	int (*validate)(struct gsp_drm_binding *b, void *payload, u32 size);
-	int (*forward)(struct gsp_drm_binding *b, void *payload, u32 size,
-		       struct dma_fence **fence);
+	int (*forward)(struct gsp_drm_binding *b, void *payload, u32 size);
+	struct dma_fence *(*out_fence)(struct gsp_drm_binding *b,
+				       void *payload, u32 size);
 };
 
 /* gsp_drm.c */

@@ -15,6 +15,7 @@
 
 #include <linux/dma-fence.h>
 #include <linux/dma-resv.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/pm_runtime.h>
 #include <linux/uaccess.h>
@@ -55,21 +56,20 @@ static int gsp_drm_nouveau_exec_validate(struct gsp_drm_binding *b,
 	return gsp_drm_syncobj_check(b, sig.handle);
 }
 
-static int gsp_drm_nouveau_exec_forward(struct gsp_drm_binding *b,
-					struct drm_nouveau_exec *e,
-					struct dma_fence **fence)
+/* The first signal syncobj's fence, which EXEC has just replaced. */
+static struct dma_fence *
+gsp_drm_nouveau_exec_out_fence(struct gsp_drm_binding *b,
+			       struct drm_nouveau_exec *e)
 {
 	struct drm_nouveau_sync sig;
+	struct dma_fence *f;
 	int ret;
 
-	ret = gsp_drm_call(b, DRM_IOCTL_NOUVEAU_EXEC, e, sizeof(*e));
-	if (ret)
-		return ret;
 	ret = gsp_drm_nouveau_exec_sig(e, &sig);
 	if (ret)
-		return ret;
-	*fence = gsp_drm_syncobj_fence(b, sig.handle);
-	return *fence ? 0 : -ENOENT;
+		return ERR_PTR(ret);
+	f = gsp_drm_syncobj_fence(b, sig.handle);
+	return f ? f : ERR_PTR(-ENOENT);
 }
 #endif
 
@@ -107,29 +107,30 @@ static int gsp_drm_nouveau_pushbuf_validate(struct gsp_drm_binding *b,
 	return 0;
 }
 
-static int gsp_drm_nouveau_pushbuf_forward(struct gsp_drm_binding *b,
-					   struct drm_nouveau_gem_pushbuf *p,
-					   struct dma_fence **fence)
+/*
+ * PUSHBUF returns no fence: every fence on the push's first buffer after
+ * it, this push's and any other user's of that buffer.
+ */
+static struct dma_fence *
+gsp_drm_nouveau_pushbuf_out_fence(struct gsp_drm_binding *b,
+				  struct drm_nouveau_gem_pushbuf *p)
 {
 	struct drm_gem_object *obj;
+	struct dma_fence *f = NULL;
 	u32 handle;
 	int ret;
 
-	ret = gsp_drm_call(b, DRM_IOCTL_NOUVEAU_GEM_PUSHBUF, p, sizeof(*p));
-	if (ret)
-		return ret;
 	ret = gsp_drm_nouveau_pushbuf_bo(p, &handle);
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
 	obj = drm_gem_object_lookup(b->file_priv, handle);
 	if (!obj)
-		return -ENOENT;
-	/* Every fence on the buffer: this push's, and any other user's. */
-	ret = dma_resv_get_singleton(obj->resv, DMA_RESV_USAGE_BOOKKEEP, fence);
+		return ERR_PTR(-ENOENT);
+	ret = dma_resv_get_singleton(obj->resv, DMA_RESV_USAGE_BOOKKEEP, &f);
 	drm_gem_object_put(obj);
-	if (!ret && !*fence)
-		*fence = dma_fence_get_stub();	/* all done already */
-	return ret;
+	if (ret)
+		return ERR_PTR(ret);
+	return f ? f : dma_fence_get_stub();	/* all done already */
 }
 
 static int gsp_drm_nouveau_validate(struct gsp_drm_binding *b, void *payload,
@@ -146,7 +147,7 @@ static int gsp_drm_nouveau_validate(struct gsp_drm_binding *b, void *payload,
 
 /* As nouveau's own ioctl entry: the GPU awake while the ioctl runs. */
 static int gsp_drm_nouveau_forward(struct gsp_drm_binding *b, void *payload,
-				   u32 size, struct dma_fence **fence)
+				   u32 size)
 {
 	struct device *dev = b->dev->dev;
 	int ret;
@@ -158,13 +159,24 @@ static int gsp_drm_nouveau_forward(struct gsp_drm_binding *b, void *payload,
 	}
 #ifdef DRM_IOCTL_NOUVEAU_EXEC
 	if (size == sizeof(struct drm_nouveau_exec))
-		ret = gsp_drm_nouveau_exec_forward(b, payload, fence);
+		ret = gsp_drm_call(b, DRM_IOCTL_NOUVEAU_EXEC, payload, size);
 	else
 #endif
-		ret = gsp_drm_nouveau_pushbuf_forward(b, payload, fence);
+		ret = gsp_drm_call(b, DRM_IOCTL_NOUVEAU_GEM_PUSHBUF, payload,
+				   size);
 	pm_runtime_mark_last_busy(dev);
 	pm_runtime_put_autosuspend(dev);
 	return ret;
+}
+
+static struct dma_fence *gsp_drm_nouveau_out_fence(struct gsp_drm_binding *b,
+						   void *payload, u32 size)
+{
+#ifdef DRM_IOCTL_NOUVEAU_EXEC
+	if (size == sizeof(struct drm_nouveau_exec))
+		return gsp_drm_nouveau_exec_out_fence(b, payload);
+#endif
+	return gsp_drm_nouveau_pushbuf_out_fence(b, payload);
 }
 
 const struct gsp_drm_adapter gsp_drm_nouveau_adapter = {
@@ -174,4 +186,5 @@ const struct gsp_drm_adapter gsp_drm_nouveau_adapter = {
 	.needs_mm = true,
 	.validate = gsp_drm_nouveau_validate,
 	.forward = gsp_drm_nouveau_forward,
+	.out_fence = gsp_drm_nouveau_out_fence,
 };

@@ -5,6 +5,7 @@
  */
 
 #include <linux/dma-fence.h>
+#include <linux/err.h>
 #include <linux/errno.h>
 
 #include "gspace.h"
@@ -28,17 +29,19 @@ static int gsp_drm_testdrm_validate(struct gsp_drm_binding *b, void *payload,
 }
 
 static int gsp_drm_testdrm_forward(struct gsp_drm_binding *b, void *payload,
-				   u32 size, struct dma_fence **fence)
+				   u32 size)
+{
+	return gsp_drm_call(b, DRM_IOCTL_GSP_TESTDRM_SUBMIT, payload, size);
+}
+
+/* The syncobj now holds the job's fence (unless its owner raced). */
+static struct dma_fence *gsp_drm_testdrm_out_fence(struct gsp_drm_binding *b,
+						   void *payload, u32 size)
 {
 	struct drm_gsp_testdrm_submit *s = payload;
-	int ret;
+	struct dma_fence *f = gsp_drm_syncobj_fence(b, s->out_syncobj);
 
-	ret = gsp_drm_call(b, DRM_IOCTL_GSP_TESTDRM_SUBMIT, payload, size);
-	if (ret)
-		return ret;
-	/* The syncobj now holds the job's fence (unless the owner raced). */
-	*fence = gsp_drm_syncobj_fence(b, s->out_syncobj);
-	return *fence ? 0 : -ENOENT;
+	return f ? f : ERR_PTR(-ENOENT);
 }
 
 const struct gsp_drm_adapter gsp_drm_testdrm_adapter = {
@@ -48,4 +51,5 @@ const struct gsp_drm_adapter gsp_drm_testdrm_adapter = {
 	.needs_mm = false,
 	.validate = gsp_drm_testdrm_validate,
 	.forward = gsp_drm_testdrm_forward,
+	.out_fence = gsp_drm_testdrm_out_fence,
 };

@@ -6,6 +6,7 @@
 #ifndef _GSP_KCOMPAT_H
 #define _GSP_KCOMPAT_H
 
+#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 
@@ -39,6 +40,19 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 {
 	vma->vm_flags &= ~flags;
 }
+#endif
+
+/*
+ * v6.12 "fs: add FOP_UNSIGNED_OFFSET" (struct file_operations.fop_flags):
+ * drm_open() then refuses, with a warning, a DRM file whose fops lack it.
+ * GSP_FOPS_UNSIGNED_OFFSET, comma included, ends a DRM driver's
+ * file_operations initializer (the TEST DEVICE's); before 6.12 there is
+ * no such field, and it is empty.
+ */
+#ifdef FOP_UNSIGNED_OFFSET
+#define GSP_FOPS_UNSIGNED_OFFSET	.fop_flags = FOP_UNSIGNED_OFFSET,
+#else
+#define GSP_FOPS_UNSIGNED_OFFSET
 #endif
 
 #endif /* _GSP_KCOMPAT_H */

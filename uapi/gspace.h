@@ -655,7 +655,7 @@ struct gspace_drm_bind {
  * @payload_ptr: the driver's submit structure, copied at DRM_SUBMIT. It
  *	must name the bound channel and an out syncobj of the bound file.
  *	Pointers inside it are read by the driver when the job is forwarded,
- *	in the submitting process's address space
+ *	in the address space of the process that made the binding
  * @cost_ns: the expected GPU time, 0..GSPACE_COST_MAX_NS: a hint for the
  *	policies, as for SUBMIT; what is charged is measured
  * @user_tag: opaque, reported back in debugfs

@@ -233,10 +233,7 @@ static const struct file_operations gsp_testdrm_fops = {
 	.poll = drm_poll,
 	.read = drm_read,
 	.llseek = noop_llseek,
-#ifdef FOP_UNSIGNED_OFFSET
-	/* v6.12 "fs: add FOP_UNSIGNED_OFFSET": drm_open() requires it. */
-	.fop_flags = FOP_UNSIGNED_OFFSET,
-#endif
+	GSP_FOPS_UNSIGNED_OFFSET	/* gsp_kcompat.h: 6.12 */
 };
 
 static const struct drm_driver gsp_testdrm_driver = {
