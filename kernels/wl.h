@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Common interface of the gspace benchmark workloads. Every workload (the
- * eleven application kernels and the micro-benchmark family) is hosted by
- * one runner, gsp-wl, behind these four calls:
+ * eleven application kernels, the micro-benchmark family, and stream and
+ * fma, a bandwidth-bound and a compute-bound kernel for STM's saturating
+ * sets) is hosted by one runner, gsp-wl, behind these four calls:
  *
  *   setup      allocate device memory, generate the input deterministically,
  *              upload it (small != 0: the small input of the CPU check)
@@ -48,6 +49,7 @@ struct wl_ops {
 };
 
 extern const struct wl_ops wl_mm, wl_nn, wl_cfd, wl_md, wl_bp, wl_lbm,
-	wl_hotspot, wl_pathfinder, wl_streamcluster, wl_spmv, wl_lud, wl_micro;
+	wl_hotspot, wl_pathfinder, wl_streamcluster, wl_spmv, wl_lud, wl_micro,
+	wl_stream, wl_fma;
 
 #endif

@@ -6,7 +6,9 @@
 #
 #   make $(BUILD)/gsp-wl $(BUILD)/gsp-bench
 #   make check-kernels   TAP: every .cu compiles for CUDA_SM, the CPU
-#                        references (ASan/UBSan), the scenario parser,
+#                        references (ASan/UBSan), each workload's
+#                        registration (tests/kernels/test_wl_registry.sh:
+#                        wl.h, gsp-wl's lists, stm's), the scenario parser,
 #                        gsp-bench's dry run and a run against simulated
 #                        tools (tests/bench/test_bench.sh, ASan/UBSan)
 
@@ -74,6 +76,8 @@ check-kernels:
 	   $(BUILD)/kernels/test_ref >/dev/null 2>&1 || echo "not ok - ref: test program exited with an error"; \
 	   $(BUILD)/kernels/test_scn 2>&1 | sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - scenario: /p'; \
 	   $(BUILD)/kernels/test_scn >/dev/null 2>&1 || echo "not ok - scenario: test program exited with an error"; \
+	   bash tests/kernels/test_wl_registry.sh 2>&1 || \
+		echo "not ok - registry: test_wl_registry.sh exited with an error"; \
 	   tests/bench/test_bench.sh $(BUILD)/kernels/gsp-bench-san >$(BUILD)/kernels/ci/bench.tap 2>&1; \
 	   rc=$$?; sed -n 's/^\(not ok\|ok\) [0-9]* - /\1 - gsp-bench: /p' $(BUILD)/kernels/ci/bench.tap; \
 	   grep '^#' $(BUILD)/kernels/ci/bench.tap >&2; \
