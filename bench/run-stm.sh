@@ -7,17 +7,20 @@
 #   bench/run-stm.sh [--no-ncu] [--est drr|pinned] [--reps R] [--sets S] OUT
 #
 # --est defaults to pinned, the estimator of green-context partitions
-# (Documentation/plan.rst, "Numbers")
+# (Documentation/plan.rst, "Numbers"); --sets is stm's (default, pairs,
+# saturating or a list: the comment at the top of bench/gpu/stm.cu).
 #
 # 1. unless --no-ncu, and if ncu is there (NCU, else PATH, else
-#    $CUDA_HOME/bin/ncu): the DRAM bytes of one unit of each of the 11
-#    workloads, dram__bytes.sum summed over the unit's kernels under gsp-wl
-#    digest (about a minute); else stm takes each job's footprint instead
-#    and profile.csv says so (bytes_from);
+#    $CUDA_HOME/bin/ncu): the DRAM bytes of one unit of each workload the
+#    sets use (stm --list-wls), dram__bytes.sum summed over the unit's
+#    kernels under gsp-wl digest (about 5 s a workload, a minute for the
+#    default's 11); else stm takes each job's footprint instead and
+#    profile.csv says so (bytes_from);
 # 2. build/gpu/stm --out OUT (Documentation/plan.rst): profiles each job
-#    on every number of green-context groups, then runs the 76 default
-#    sets sequentially, with plain streams and by the STM plan (about 3
-#    minutes of GPU time on an H100);
+#    on every number of green-context groups, then runs the sets
+#    sequentially, with plain streams and by the STM plan (the 76 default
+#    sets: about 3 minutes of GPU time on an H100; `build/gpu/stm
+#    --list-sets --sets S` prints a bound for any sets);
 # 3. bench/gpu/stm-eval.py OUT: summary.csv and summary.txt.
 #
 # Writes into OUT: stm.csv, profile.csv, bytes.csv (if ncu ran), ncu/,
@@ -45,6 +48,9 @@ BUILD=${BUILD:-build}
 . bench/outdir.sh
 outdir_init run-stm "$1"
 build_or_die run-stm "$BUILD/gpu/stm" "$BUILD/gsp-wl"
+# the workloads of the sets; a bad --sets ends the run here (stm says why)
+wls=$("$BUILD/gpu/stm" --list-wls --sets "$sets") || exit 2
+wl_names=${wls//$'\n'/ }
 # streams beyond 8 would share hardware queues and falsely serialise
 export CUDA_DEVICE_MAX_CONNECTIONS=32
 cuda=${CUDA_HOME:-/usr/local/cuda}
@@ -53,7 +59,7 @@ bytes_opt=()
 if [ -n "$ncu_on" ] && [ -x "$NCU" ]; then
 	mkdir -p "$OUT/ncu"
 	echo "wl,bytes_per_unit" >"$OUT/bytes.csv"
-	for w in mm nn cfd md bp lbm hotspot pathfinder streamcluster spmv lud; do
+	for w in $wls; do
 		# digest: setup (input made on the host, uploaded by copies,
 		# which ncu does not profile), a memset, one unit; so the
 		# kernels ncu sees should be the unit's (unchecked: plan.rst)
@@ -91,6 +97,8 @@ cat >"$OUT/README.md" <<MD
 Made by \`bench/run-stm.sh\` (commands.txt, env.txt); Documentation/plan.rst
 says what each column means and how the runs differ from the paper's.
 
+- sets: \`$sets\` (the comment at the top of bench/gpu/stm.cu says what
+  each family is); workloads: $wl_names
 - stm.csv: per set, the medians of $reps runs of each mode, the model's
   STM and optimum latencies, and the plan (NAME:GROUPS, phases split by |)
 - profile.csv: each job alone on every number of green-context groups

@@ -4,18 +4,23 @@
  * on the GPU, against running the jobs one after another and against
  * plain stream concurrency (Documentation/plan.rst).
  *
- *   stm --out DIR [--sets default|pairs|LIST] [--wls LIST] [--reps R]
- *       [--prof-reps P] [--target-ms T] [--group-sms G] [--est drr|pinned]
- *       [--compensate] [--model-blocks B] [--bytes FILE] [--pb-gbs X]
- *   stm --list-sets [--sets ...] [--wls LIST]   the sets, no GPU used
+ *   stm --out DIR [--sets default|pairs|saturating|LIST] [--wls LIST]
+ *       [--reps R] [--prof-reps P] [--target-ms T] [--group-sms G]
+ *       [--est drr|pinned] [--compensate] [--model-blocks B] [--bytes FILE]
+ *       [--pb-gbs X]
+ *   stm --list-sets [--sets ...] [--wls LIST]   the sets, one a line, and
+ *                        on stderr a bound on the run's GPU time; no GPU
+ *   stm --list-wls [--sets ...] [--wls LIST]    the workloads those sets
+ *                        use, one a line (run-stm.sh's ncu pass); no GPU
  *
  * A job is one gsp-wl workload (mm nn cfd md bp lbm hotspot pathfinder
- * streamcluster spmv lud) run for U units back to back, U chosen so that
- * the job takes about T ms (default 30) alone on the whole GPU. The
- * device is cut into green-context groups of G SMs (default the
- * device's minimum, 8 on an H100: 16 groups and 4 SMs left over), the
- * planner's unit. Each job is profiled alone on m groups for every m
- * (R[m], the median of P runs); its DRAM bytes per unit come from FILE
+ * streamcluster spmv lud, and stream and fma) run for U units back to
+ * back, U chosen so that the job takes about T ms (default 30) alone on
+ * the whole GPU. The device is cut into green-context groups of G SMs
+ * (default the device's minimum, 8 on an H100: 16 groups and 4 SMs left
+ * over; 15 groups on an H200), the planner's unit. Each job is profiled
+ * alone on m groups for every m (R[m], the median of P runs); its DRAM
+ * bytes per unit come from FILE
  * ("wl,bytes_per_unit" lines, an ncu pass: bench/run-stm.sh), else are
  * taken as its device footprint (a rough stand-in, marked in the
  * profile), and B[m] = bytes / R[m]. Then each set runs, R times after
@@ -34,11 +39,31 @@
  * groups,sms,r_ms,b_gbs,g_bytes,bytes_per_unit,bytes_from). Progress
  * and the device's facts go to stdout.
  *
+ * The sets (--sets):
+ *
+ *   default     every pair of the --wls list (default: the 11 application
+ *               workloads, not stream and fma), then triples, quads and
+ *               quints at fixed strides: 76 sets
+ *   pairs       only the pairs
+ *   saturating  the paper's premise, where it holds: a job that stops
+ *               scaling well before the whole GPU because a shared
+ *               resource saturates (stream: DRAM bandwidth, with about
+ *               half the SMs; cfd: measured to stop at about 64 SMs on
+ *               an H200) beside jobs that scale with SMs (fma: pure
+ *               FMAs; mm: compute-bound; md), each pair of the two kinds
+ *               and each triple of one saturating and two scaling: 6
+ *               pairs and 6 triples; --wls keeps only the sets all of
+ *               whose workloads it names
+ *   LIST        "mm+lbm,cfd+md+nn": sets of 2 to 5 distinct workloads
+ *
  * GPU time of the default run (76 sets of 11 jobs of 30 ms, R = 5,
  * P = 3) on an H100, estimated: profiling about 55 s (a job that scales
  * with SMs costs 16 * H(16) = 54 times its full-GPU time per pass over
  * m), the sets about 100 s (187 jobs, three ways, six passes), setup,
- * calibration and contexts about 20 s: 3 minutes, under 6.
+ * calibration and contexts about 20 s: 3 minutes, under 6. The
+ * saturating sets (12 sets, 30 jobs, R = 5): profiling 5 workloads at
+ * most 25 s, the sets at most 16 s, setup and contexts about 20 s: about
+ * a minute.
  */
 #include <math.h>
 #include <stdint.h>
@@ -53,15 +78,19 @@
 static const struct wl_ops *const stm_wls[] = {
 	&wl_mm, &wl_nn, &wl_cfd, &wl_md, &wl_bp, &wl_lbm, &wl_hotspot,
 	&wl_pathfinder, &wl_streamcluster, &wl_spmv, &wl_lud,
+	&wl_stream, &wl_fma,
 };
 #define NWLS	(int)(sizeof(stm_wls) / sizeof(stm_wls[0]))
+#define NDEF_WLS	11	/* --wls's default: stm_wls up to lud */
 #define SET_MAX	5	/* jobs in a set: the optimum's limit is 6 */
 #define SETS_MAX	512
 
 struct opts {
 	const char *out, *sets, *bytes;
 	int wl[NWLS], nwl;		/* --wls, in order */
-	int reps, prof_reps, group_sms, model_blocks, list_only, compensate;
+	int wls_given;			/* --wls was given */
+	int reps, prof_reps, group_sms, model_blocks, compensate;
+	int list_only;			/* 1: --list-sets, 2: --list-wls */
 	double target_ms, pb_gbs;
 	enum gsp_stm_est est;
 };
@@ -83,10 +112,11 @@ struct job {
 static void usage(const char *why)
 {
 	fprintf(stderr, "stm: %s\n"
-		"usage: stm --out DIR [--sets default|pairs|LIST] [--wls LIST] [--reps R]\n"
-		"           [--prof-reps P] [--target-ms T] [--group-sms G] [--est drr|pinned]\n"
-		"           [--compensate] [--model-blocks B] [--bytes FILE] [--pb-gbs X]\n"
-		"       stm --list-sets [--sets ...] [--wls LIST]\n"
+		"usage: stm --out DIR [--sets default|pairs|saturating|LIST] [--wls LIST]\n"
+		"           [--reps R] [--prof-reps P] [--target-ms T] [--group-sms G]\n"
+		"           [--est drr|pinned] [--compensate] [--model-blocks B]\n"
+		"           [--bytes FILE] [--pb-gbs X]\n"
+		"       stm --list-sets|--list-wls [--sets ...] [--wls LIST]\n"
 		"(the comment at the top of bench/gpu/stm.cu says more)\n", why);
 	exit(2);
 }
@@ -208,6 +238,58 @@ static int default_sets(const struct opts *o, struct set *sets, int pairs_only)
 	return n;
 }
 
+/* Whether workload @w is in the --wls list. */
+static int in_wls(const struct opts *o, int w)
+{
+	for (int k = 0; k < o->nwl; k++)
+		if (o->wl[k] == w)
+			return 1;
+	return 0;
+}
+
+/* add_set() for workloads named @names, if --wls (when given) has them all */
+static int add_named(const struct opts *o, struct set *sets, int n,
+		     const char *const *names, int k)
+{
+	int w[SET_MAX];
+
+	for (int i = 0; i < k; i++) {
+		w[i] = wl_index(names[i], strlen(names[i]));
+		if (o->wls_given && !in_wls(o, w[i]))
+			return n;
+	}
+	return add_set(sets, n, w, k);
+}
+
+/*
+ * saturating: each workload that stops scaling on part of the GPU for a
+ * shared resource with each that scales with SMs (pairs), then with each
+ * two of them (triples); the saturating job first.
+ */
+static int saturating_sets(const struct opts *o, struct set *sets)
+{
+	static const char *const sat[] = { "stream", "cfd" };
+	static const char *const scal[] = { "fma", "mm", "md" };
+	const int ns = (int)(sizeof(sat) / sizeof(sat[0]));
+	const int nc = (int)(sizeof(scal) / sizeof(scal[0]));
+	int n = 0;
+
+	for (int a = 0; a < ns; a++)
+		for (int i = 0; i < nc; i++) {
+			const char *t[] = { sat[a], scal[i] };
+
+			n = add_named(o, sets, n, t, 2);
+		}
+	for (int a = 0; a < ns; a++)
+		for (int i = 0; i < nc; i++)
+			for (int j = i + 1; j < nc; j++) {
+				const char *t[] = { sat[a], scal[i], scal[j] };
+
+				n = add_named(o, sets, n, t, 3);
+			}
+	return n;
+}
+
 static void parse(int argc, char **argv, struct opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -216,13 +298,13 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->prof_reps = 3;
 	o->target_ms = 30;
 	o->est = GSP_STM_EST_DRR;
-	for (int i = 0; i < NWLS; i++)
+	for (int i = 0; i < NDEF_WLS; i++)
 		o->wl[o->nwl++] = i;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "--list-sets")) {
-			o->list_only = 1;
+		if (!strcmp(a, "--list-sets") || !strcmp(a, "--list-wls")) {
+			o->list_only = !strcmp(a, "--list-sets") ? 1 : 2;
 			continue;
 		}
 		if (!strcmp(a, "--compensate")) {
@@ -259,6 +341,7 @@ static void parse(int argc, char **argv, struct opts *o)
 				usage("--est is drr or pinned");
 		} else if (!strcmp(a, "--wls")) {
 			o->nwl = 0;
+			o->wls_given = 1;
 			for (const char *s = v; *s;) {
 				size_t len = strcspn(s, ",");
 				int w = wl_index(s, len);
@@ -578,6 +661,40 @@ static int run_set(const struct opts *o, int idx, const struct set *t,
 	return 0;
 }
 
+/*
+ * For --list-sets, on stderr: a bound on the run's GPU time before any
+ * GPU is seen, on an H200's split (132 SMs, 15 groups of 8; with
+ * --group-sms G, 120 / G groups), every job taking its T ms on all SMs
+ * and scaling linearly with SMs (one that stops scaling profiles
+ * faster), STM and concurrency no slower than sequential. Profiling: per
+ * workload, P runs alone on all SMs and on m groups for each m, R[m] =
+ * T * 132 / (G * m); the sets: R + 1 passes (one warm-up) of three ways,
+ * each the sum of the set's jobs. Setup, calibration and contexts (about
+ * 20 s on the default run) are not in it.
+ */
+static void estimate(const struct opts *o, const struct set *sets, int nsets,
+		     const struct job *jobs)
+{
+	int g = o->group_sms ? o->group_sms : 8;
+	int M = 120 / g > 1 ? 120 / g : 1, nw = 0, njobs = 0;
+	double T = o->target_ms / 1e3, per_wl = 1, prof, run = 0;
+
+	for (int m = 1; m <= M; m++)
+		per_wl += 132.0 / (g * m);
+	for (int w = 0; w < NWLS; w++)
+		nw += jobs[w].used;
+	prof = nw * o->prof_reps * T * per_wl;
+	for (int i = 0; i < nsets; i++) {
+		njobs += sets[i].n;
+		run += (o->reps + 1) * 3 * sets[i].n * T;
+	}
+	fprintf(stderr, "stm: %d set%s, %d jobs of %g ms over %d workloads; GPU "
+		"time at most about %.0f s (profiling %.0f s, sets %.0f s; jobs "
+		"scaling linearly on 132 SMs in %d groups of %d; plus setup)\n",
+		nsets, nsets == 1 ? "" : "s", njobs, o->target_ms, nw,
+		prof + run, prof, run, M, g);
+}
+
 int main(int argc, char **argv)
 {
 	static struct set sets[SETS_MAX];
@@ -595,18 +712,29 @@ int main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (!strcmp(o.sets, "default") || !strcmp(o.sets, "pairs"))
 		nsets = default_sets(&o, sets, !strcmp(o.sets, "pairs"));
+	else if (!strcmp(o.sets, "saturating"))
+		nsets = saturating_sets(&o, sets);
 	else
 		nsets = parse_sets(o.sets, sets);
-	if (o.list_only) {
+	if (!nsets)
+		usage("--sets: no set (--wls leaves none of the family?)");
+	for (int i = 0; i < nsets; i++)
+		for (int k = 0; k < sets[i].n; k++)
+			jobs[sets[i].wl[k]].used = 1;
+	if (o.list_only == 1) {
 		for (int i = 0; i < nsets; i++)
 			for (int k = 0; k < sets[i].n; k++)
 				printf("%s%s", stm_wls[sets[i].wl[k]]->name,
 				       k + 1 < sets[i].n ? "+" : "\n");
+		estimate(&o, sets, nsets, jobs);
 		return 0;
 	}
-	for (int i = 0; i < nsets; i++)
-		for (int k = 0; k < sets[i].n; k++)
-			jobs[sets[i].wl[k]].used = 1;
+	if (o.list_only == 2) {
+		for (int w = 0; w < NWLS; w++)
+			if (jobs[w].used)
+				printf("%s\n", stm_wls[w]->name);
+		return 0;
+	}
 	if (o.bytes && read_bytes(o.bytes, jobs))
 		return 2;
 

@@ -64,6 +64,28 @@ else
 	echo "not ok - cli: stm --list-sets"
 	sed 's/^/# /' "$err"
 fi
+# the saturating family: 6 pairs and 6 triples, each one of stream or cfd
+# (stop scaling on part of the GPU) with fma, mm or md (scale with SMs)
+sat="stream+fma stream+mm stream+md cfd+fma cfd+mm cfd+md stream+fma+mm stream+fma+md stream+mm+md cfd+fma+mm cfd+fma+md cfd+mm+md "
+if [ "$("$S" --list-sets --sets saturating 2>"$err" | tr '\n' ' ')" = "$sat" ] &&
+   grep -q '^stm: 12 sets, 30 jobs of 30 ms over 5 workloads; GPU time at most about [0-9]* s' "$err"; then
+	echo "ok - cli: stm --list-sets --sets saturating: the 12 sets, and a bound on the GPU time"
+else
+	echo "not ok - cli: stm --list-sets --sets saturating"
+	sed 's/^/# /' "$err"
+fi
+if [ "$("$S" --list-sets --sets saturating --wls stream,fma,mm 2>"$err" | tr '\n' ' ')" = "stream+fma stream+mm stream+fma+mm " ] &&
+   [ "$("$S" --list-wls --sets saturating 2>"$err" | tr '\n' ' ')" = "mm cfd md stream fma " ] &&
+   [ "$("$S" --list-wls 2>"$err" | tr '\n' ' ')" = "mm nn cfd md bp lbm hotspot pathfinder streamcluster spmv lud " ] &&
+   [ "$("$S" --list-sets --sets pairs --wls stream,fma,lbm 2>"$err" | tr '\n' ' ')" = "stream+fma stream+lbm fma+lbm " ] &&
+   [ "$("$S" --list-sets --sets fma+stream+md 2>"$err")" = "fma+stream+md" ]; then
+	echo "ok - cli: stm: --wls narrows saturating; --list-wls; stream and fma in --wls and --sets, not in the default"
+else
+	echo "not ok - cli: stm: --wls with saturating, --list-wls, stream and fma"
+	sed 's/^/# /' "$err"
+fi
+expect2 "stm --sets saturating with --wls that leaves no set" "$S" --sets saturating --wls mm,md --list-sets
+expect2 "stm --list-wls with a bad --sets" "$S" --list-wls --sets stream+bogus
 expect2 "run-stm.sh without OUT" bash bench/run-stm.sh
 expect2 "run-stm.sh unknown option" bash bench/run-stm.sh --bogus /nonexistent/x
 R=bench/gpu/run-experiment.sh
