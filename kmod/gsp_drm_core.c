@@ -27,7 +27,10 @@
  * gsp_drm_wq and, in process context, hands the payload to the provider,
  * which calls the driver's ioctl. The driver's out-fence's callback runs
  * under a foreign lock, so it only queues @done_work, which ends the job
- * under &gsp_device.lock, charged from the forward to the signal.
+ * under &gsp_device.lock, charged from the forward to the signal. A job
+ * that ends while the driver may still run it (its tenant died) leaves
+ * its engine held (&gsp_dev_engine.held) until @done_work or the
+ * watchdog releases it.
  *
  * Locking: gsp_drm_prov_lock (mutex) guards the provider pointer; it is
  * taken alone, never inside another gspace lock. A binding pins the
