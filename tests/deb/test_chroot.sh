@@ -367,28 +367,7 @@ if [[ " $pkgs " == *" gspace-tools "* ]]; then
 fi
 
 if [[ " $pkgs " == *" libgsp-dev "* ]] && [ -n "$gpid" ]; then
-	cat >"$C/tmp/t_libgsp.c" <<'EOF'
-#include <stdio.h>
-#include <gsp.h>
-
-int main(void)
-{
-	struct gspace_version v = { .size = sizeof(v) };
-	struct gsp *g;
-	int rc = gsp_open(&g, NULL);
-
-	if (rc) {
-		fprintf(stderr, "gsp_open: %d\n", rc);
-		return 1;
-	}
-	rc = gsp_version(g, &v);
-	printf("arbiter %s, gsp_version %d, ABI %u.%u, %u devices\n",
-	       gsp_arbiter_name(g), rc, v.abi_major, v.abi_minor,
-	       v.num_devices);
-	gsp_close(g);
-	return rc ? 1 : 0;
-}
-EOF
+	cp tests/deb/t_libgsp.c "$C/tmp/t_libgsp.c"
 	ma=$(in_chroot dpkg-architecture -q DEB_HOST_MULTIARCH 2>/dev/null)
 	# shellcheck disable=SC2016 # the chroot's shell expands it
 	in_chroot sh -c 'cd /tmp && flags=$(pkg-config --cflags --libs libgsp) &&

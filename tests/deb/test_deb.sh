@@ -309,28 +309,7 @@ check $? "the installed gspctl status answers through it" "$S/gspctl.log"
 
 # libgsp-dev and libgsp1: a client built as a user of the packages
 # would, through pkg-config, run against the packaged libgsp.so.1.
-cat >"$S/t_libgsp.c" <<'EOF'
-#include <stdio.h>
-#include <gsp.h>
-
-int main(void)
-{
-	struct gspace_version v = { .size = sizeof(v) };
-	struct gsp *g;
-	int rc = gsp_open(&g, NULL);
-
-	if (rc) {
-		fprintf(stderr, "gsp_open: %d\n", rc);
-		return 1;
-	}
-	rc = gsp_version(g, &v);
-	printf("arbiter %s, gsp_version %d, ABI %u.%u, %u devices\n",
-	       gsp_arbiter_name(g), rc, v.abi_major, v.abi_minor,
-	       v.num_devices);
-	gsp_close(g);
-	return rc ? 1 : 0;
-}
-EOF
+cp tests/deb/t_libgsp.c "$S/t_libgsp.c"
 pcdir=$R/usr/lib/$ma/pkgconfig
 flags=$(PKG_CONFIG_PATH='' PKG_CONFIG_LIBDIR="$pcdir" \
 	PKG_CONFIG_SYSROOT_DIR="$R" pkg-config --cflags --libs libgsp 2>&1)

@@ -585,29 +585,13 @@ static void t_capture(void)
 
 /* LC charging --------------------------------------------------------------- */
 
-static void *gsp_sym(const char *name)
-{
-	void *h = dlopen("libgsp.so.1", RTLD_NOW | RTLD_NOLOAD);
-	Dl_info di;
-	char path[4096];
-
-	/* The interposer loaded it from its own directory. */
-	if (!h && dladdr(dlsym(RTLD_DEFAULT, "cuLaunchKernel"), &di)) {
-		snprintf(path, sizeof(path), "%s", di.dli_fname);
-		*strrchr(path, '/') = 0;
-		strncat(path, "/libgsp.so.1", sizeof(path) - strlen(path) - 1);
-		h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	}
-	return h ? dlsym(h, name) : NULL;
-}
-
 static void t_charge(void)
 {
-	unsigned int (*len)(void) = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
+	unsigned int (*len)(void) = (unsigned int (*)(void))fake_gsp_sym("fake_gsp_len");
 	struct fake_gsp_rec (*rec)(unsigned int) =
-		(struct fake_gsp_rec (*)(unsigned int))gsp_sym("fake_gsp_get");
+		(struct fake_gsp_rec (*)(unsigned int))fake_gsp_sym("fake_gsp_get");
 	struct gsp_board *(*board)(void) =
-		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+		(struct gsp_board *(*)(void))fake_gsp_sym("fake_gsp_board");
 	unsigned int i, nmoved = 0;
 	uint64_t sum = 0;
 	uintptr_t ps;

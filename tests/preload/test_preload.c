@@ -153,22 +153,6 @@ static unsigned int launches(uint64_t *out, pid_t *tids, unsigned int max)
 	return k;
 }
 
-static void *gsp_sym(const char *name)
-{
-	void *h = dlopen("libgsp.so.1", RTLD_NOW | RTLD_NOLOAD);
-	Dl_info di;
-	char path[4096];
-
-	/* The interposer loaded it from its own directory. */
-	if (!h && dladdr(dlsym(RTLD_DEFAULT, "cuLaunchKernel"), &di)) {
-		snprintf(path, sizeof(path), "%s", di.dli_fname);
-		*strrchr(path, '/') = 0;
-		strncat(path, "/libgsp.so.1", sizeof(path) - strlen(path) - 1);
-		h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	}
-	return h ? dlsym(h, name) : NULL;
-}
-
 static void t_table(void)
 {
 	static const struct { const char *api, *sym; int ver, ptds; } v[] = {
@@ -463,9 +447,9 @@ static void t_gate(void)
 
 static void t_lease(void)
 {
-	unsigned int (*len)(void) = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
+	unsigned int (*len)(void) = (unsigned int (*)(void))fake_gsp_sym("fake_gsp_len");
 	struct fake_gsp_rec (*get)(unsigned int) =
-		(struct fake_gsp_rec (*)(unsigned int))gsp_sym("fake_gsp_get");
+		(struct fake_gsp_rec (*)(unsigned int))fake_gsp_sym("fake_gsp_get");
 	uint64_t sum = 0, subs = 0, comps = 0;
 	unsigned int i;
 
@@ -499,11 +483,11 @@ static void t_lease(void)
 
 static void t_lc(void)
 {
-	unsigned int (*len)(void) = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
+	unsigned int (*len)(void) = (unsigned int (*)(void))fake_gsp_sym("fake_gsp_len");
 	struct fake_gsp_rec (*get)(unsigned int) =
-		(struct fake_gsp_rec (*)(unsigned int))gsp_sym("fake_gsp_get");
+		(struct fake_gsp_rec (*)(unsigned int))fake_gsp_sym("fake_gsp_get");
 	struct gsp_board *(*board)(void) =
-		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+		(struct gsp_board *(*)(void))fake_gsp_sym("fake_gsp_board");
 	uint64_t sum = 0, stamp;
 	unsigned int i;
 
@@ -544,9 +528,9 @@ static void t_lc(void)
 /* How many records of kind @op the fake libgsp logged, from @from on. */
 static unsigned int gsp_count(int op, unsigned int from)
 {
-	unsigned int (*len)(void) = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
+	unsigned int (*len)(void) = (unsigned int (*)(void))fake_gsp_sym("fake_gsp_len");
 	struct fake_gsp_rec (*get)(unsigned int) =
-		(struct fake_gsp_rec (*)(unsigned int))gsp_sym("fake_gsp_get");
+		(struct fake_gsp_rec (*)(unsigned int))fake_gsp_sym("fake_gsp_get");
 	unsigned int i, k = 0;
 
 	if (!len || !get)
@@ -558,7 +542,7 @@ static unsigned int gsp_count(int op, unsigned int from)
 
 static unsigned int gsp_len(void)
 {
-	unsigned int (*len)(void) = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
+	unsigned int (*len)(void) = (unsigned int (*)(void))fake_gsp_sym("fake_gsp_len");
 
 	return len ? len() : 0;
 }
@@ -585,8 +569,8 @@ static int launched_in_order(unsigned int n)
  */
 static void t_die(void)
 {
-	void (*fail)(void) = (void (*)(void))gsp_sym("fake_gsp_fail");
-	void (*recover)(void) = (void (*)(void))gsp_sym("fake_gsp_recover");
+	void (*fail)(void) = (void (*)(void))fake_gsp_sym("fake_gsp_fail");
+	void (*recover)(void) = (void (*)(void))fake_gsp_sym("fake_gsp_recover");
 	const char *fo = getenv("GSP_FAIL_OPEN");
 	int open = fo && !strcmp(fo, "1");
 	unsigned int i, held, mark;
@@ -637,7 +621,7 @@ static void t_die(void)
  */
 static void t_rejoin(const char *how)
 {
-	void (*hang)(void) = (void (*)(void))gsp_sym(
+	void (*hang)(void) = (void (*)(void))fake_gsp_sym(
 		!strcmp(how, "hung") ? "fake_gsp_hang" : "fake_gsp_expire");
 	unsigned int i, mark;
 
@@ -680,9 +664,9 @@ static void t_rejoin(const char *how)
  */
 static void t_lc_rejoin(void)
 {
-	void (*expire)(void) = (void (*)(void))gsp_sym("fake_gsp_expire");
+	void (*expire)(void) = (void (*)(void))fake_gsp_sym("fake_gsp_expire");
 	struct gsp_board *(*board)(void) =
-		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+		(struct gsp_board *(*)(void))fake_gsp_sym("fake_gsp_board");
 	unsigned int i;
 
 	if (!expire || !board) {
@@ -1045,7 +1029,7 @@ static void t_spatial_reserved(CUfunction k1, uint64_t *req, uint64_t e,
 static void t_spatial(void)
 {
 	struct gsp_board *(*board)(void) =
-		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+		(struct gsp_board *(*)(void))fake_gsp_sym("fake_gsp_board");
 	int local = getenv("FAKE_CUDA_NO_REGISTER") != NULL;
 	int fill = sp_shmem() != 128;
 	CUmodule m;
@@ -1677,8 +1661,8 @@ static void t_spvars(void)
 static void t_spmoved(void)
 {
 	struct gsp_board *(*board)(void) =
-		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
-	void (*expire)(void) = (void (*)(void))gsp_sym("fake_gsp_expire");
+		(struct gsp_board *(*)(void))fake_gsp_sym("fake_gsp_board");
+	void (*expire)(void) = (void (*)(void))fake_gsp_sym("fake_gsp_expire");
 	struct gsp_persist_job j1, j2;
 	CUfunction k1;
 	uint64_t *req;
@@ -1850,7 +1834,7 @@ static int gated_once(struct gsp_board *b)
 static void t_green(void)
 {
 	struct gsp_board *(*board)(void) =
-		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+		(struct gsp_board *(*)(void))fake_gsp_sym("fake_gsp_board");
 	struct gsp_board *b;
 	CUmodule m;
 	CUfunction k1, kgs;
@@ -2053,7 +2037,7 @@ static void t_green(void)
 static void t_greengate(void)
 {
 	struct gsp_board *(*board)(void) =
-		(struct gsp_board *(*)(void))gsp_sym("fake_gsp_board");
+		(struct gsp_board *(*)(void))fake_gsp_sym("fake_gsp_board");
 	const char *why = getenv("GSP_GREEN") ? "GSP_GREEN=0" :
 			  getenv("FAKE_CUDA_VERSION") ? "a 12.3 driver" :
 			  "green context creation failing";

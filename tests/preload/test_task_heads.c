@@ -60,22 +60,6 @@ static void launch(CUstream s, int arg)
 	cuLaunchKernel(fn1, 1, 1, 1, 1, 1, 1, 0, s, p, NULL);
 }
 
-static void *gsp_sym(const char *name)
-{
-	void *h = dlopen("libgsp.so.1", RTLD_NOW | RTLD_NOLOAD);
-	Dl_info di;
-	char path[4096];
-
-	/* The interposer loaded it from its own directory. */
-	if (!h && dladdr(dlsym(RTLD_DEFAULT, "cuLaunchKernel"), &di)) {
-		snprintf(path, sizeof(path), "%s", di.dli_fname);
-		*strrchr(path, '/') = 0;
-		strncat(path, "/libgsp.so.1", sizeof(path) - strlen(path) - 1);
-		h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	}
-	return h ? dlsym(h, name) : NULL;
-}
-
 static int e2e;		/* TH_E2E=1: a real arbiter, no fake log */
 static unsigned int (*glen)(void);
 static struct fake_gsp_rec (*gget)(unsigned int);
@@ -355,8 +339,8 @@ int main(int argc, char **argv)
 	fake_register(pinned, sizeof(pinned), CU_MEMORYTYPE_HOST);
 	fake_register((void *)(uintptr_t)DEV, 4 * MIB, CU_MEMORYTYPE_DEVICE);
 	fake_set_op_ns(OP_NS);
-	glen = (unsigned int (*)(void))gsp_sym("fake_gsp_len");
-	gget = (struct fake_gsp_rec (*)(unsigned int))gsp_sym("fake_gsp_get");
+	glen = (unsigned int (*)(void))fake_gsp_sym("fake_gsp_len");
+	gget = (struct fake_gsp_rec (*)(unsigned int))fake_gsp_sym("fake_gsp_get");
 	e2e = getenv("TH_E2E") && !strcmp(getenv("TH_E2E"), "1");
 	if ((!glen || !gget) && !(e2e && !strcmp(argv[1], "order"))) {
 		tap_ok(0, "%s: the fake libgsp is loaded", argv[1]);
