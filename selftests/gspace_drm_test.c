@@ -238,6 +238,7 @@ FIXTURE(drm) {
 	char policy[32];	/* saved knobs, restored in teardown */
 	char period[32];
 	char band_wait[32];
+	char watchdog[32];
 };
 
 FIXTURE_SETUP(drm)
@@ -283,6 +284,8 @@ FIXTURE_TEARDOWN(drm)
 		EXPECT_EQ(0, knob_write("band_wait_us", self->band_wait));
 	if (self->policy[0])
 		EXPECT_EQ(0, knob_write("policy", self->policy));
+	if (self->watchdog[0])
+		EXPECT_EQ(0, knob_write("watchdog_ms", self->watchdog));
 }
 
 /* FIFO for a test that needs it: as it is, or set by root. */
@@ -1010,6 +1013,98 @@ TEST_F_TIMEOUT(drm, lc_priority_over_be, 60)
 		else
 			ASSERT_EQ(8, pos);	/* FIFO: after every BE job */
 	}
+}
+
+/*
+ * The lease watchdog bounds a drm job whose driver is late: the job ends
+ * with ETIMEDOUT, the engine goes on and the tenant is not marked hung.
+ * It bounds the hold of a dead tenant's job too: the next tenant's job is
+ * forwarded a watchdog period after the grant, not when the driver ends.
+ */
+TEST_F_TIMEOUT(drm, watchdog_bounds_late_drivers, 60)
+{
+	struct drm_gsp_testdrm_info info;
+	struct gspace_stats st;
+	struct gspace_wait w;
+	uint32_t so;
+	uint64_t h1, h2, t0;
+	int go[2], status;
+	pid_t pid;
+	char c;
+
+	t_knob_save(_metadata, "watchdog_ms", self->watchdog,
+		    sizeof(self->watchdog));
+	ASSERT_EQ(0, knob_write("watchdog_ms", "300"));
+	ASSERT_OK(bind_raw(self->fd[0], self->drm[0],
+			   GSPACE_DRM_ADAPTER_TESTDRM, 4));
+	so = syncobj_new(_metadata, self->drm[0]);
+
+	/* 2 s in the driver, against a 300 ms watchdog. */
+	h1 = t_dsubmit(_metadata, self->fd[0], 4, so, 2000000, 0x400);
+	h2 = t_dsubmit(_metadata, self->fd[0], 4, so, 1000, 0x401);
+	ASSERT_EQ(-ETIMEDOUT, t_wait_end(_metadata, self->fd[0], h1,
+					 10 * NSEC_PER_SEC, &w));
+	ASSERT_LE(300 * MS, w.gpu_ns);
+	ASSERT_GT(2000 * MS, w.gpu_ns);
+	/* Forwarded at once, then queued in the driver behind the first. */
+	ASSERT_EQ(-ETIMEDOUT, t_wait_end(_metadata, self->fd[0], h2,
+					 10 * NSEC_PER_SEC, NULL));
+	t_stats(_metadata, self->fd[0], &st);
+	ASSERT_EQ(0, st.ctx_flags & GSPACE_CTX_F_HUNG);
+	testdrm_quiesce(_metadata, self->drm[0]);
+	ASSERT_EQ(0, t_wait_end(_metadata, self->fd[0],
+				t_dsubmit(_metadata, self->fd[0], 4, so, 1000,
+					  0x402),
+				GSP_SLOW_NS, NULL));
+
+	/* A dead tenant's 3 s job holds the engine for 300 ms, not 3 s. */
+	ASSERT_OK(pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = gsp_open(), drm = open_render();
+		struct t_drm_syncobj_create cc = { 0 };
+		struct drm_gsp_testdrm_submit p;
+		struct gspace_drm_submit s;
+
+		if (fd < 0 || drm < 0 || ctx_set_raw(fd, 0, 0, 100, 0) ||
+		    bind_raw(fd, drm, GSPACE_DRM_ADAPTER_TESTDRM, 5) ||
+		    ioctl(drm, T_DRM_IOCTL_SYNCOBJ_CREATE, &cc))
+			_exit(2);
+		payload_init(&p, 5, cc.handle, 3000000, 0x500);
+		dsubmit_init(&s, &p, sizeof(p), 0);
+		if (dsubmit_raw(fd, &s))
+			_exit(3);
+		if (write(go[1], "x", 1) != 1)
+			_exit(4);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	ASSERT_EQ(1, read(go[0], &c, 1));
+	close(go[0]);
+	/* The driver has it: the kill leaves the engine held. */
+	for (t0 = now_ns(); now_ns() < t0 + 5 * NSEC_PER_SEC; sleep_ms(5)) {
+		testdrm_info(_metadata, self->drm[0], &info, 0);
+		if (info.submitted &&
+		    info.log[(info.submitted - 1) % GSP_TESTDRM_LOG] == 0x500)
+			break;
+	}
+	ASSERT_EQ(0x500, info.log[(info.submitted - 1) % GSP_TESTDRM_LOG]);
+	t0 = now_ns();
+	ASSERT_OK(kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_OK(bind_raw(self->fd[1], self->drm[0],
+			   GSPACE_DRM_ADAPTER_TESTDRM, 6));
+	so = syncobj_new(_metadata, self->drm[0]);
+	h1 = t_dsubmit(_metadata, self->fd[1], 6, so, 1000, 0x403);
+	/* Granted once the hold ends, then late in the driver: ETIMEDOUT. */
+	ASSERT_EQ(-ETIMEDOUT, t_wait_end(_metadata, self->fd[1], h1,
+					 10 * NSEC_PER_SEC, &w));
+	gsp_diag("the next tenant's job ended %.0f ms after the kill",
+		 (now_ns() - t0) / 1e6);
+	ASSERT_GT(2500 * MS, now_ns() - t0);
+	testdrm_quiesce(_metadata, self->drm[0]);
 }
 
 static int finit_module_path(const char *path)
