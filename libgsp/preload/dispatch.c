@@ -10,9 +10,10 @@
  * This file holds the tenant state, logging, the per-key cost estimates,
  * stream capture, and set-up, exit and fork. The parts, one file each:
  * dispatch_tenant.c (configuration, the arbiter's and driver's functions,
- * rejoining), dispatch_lease.c (the BE FIFO, leases, the dispatcher and
- * gates), lc_report.c (the LC fast path, reporter and charger). What they
- * share is in dispatch_internal.h.
+ * rejoining), dispatch_loop.c (the BE FIFO, the dispatcher and gates),
+ * dispatch_lease.c (the BE leases), dispatch_task.c (CuMAS task shapes),
+ * lc_report.c (the LC fast path, reporter and charger). What they share
+ * is in dispatch_internal.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the parts of the process's tenant share (dispatch.c,
- * dispatch_tenant.c, dispatch_lease.c, lc_report.c): its limits and
+ * dispatch_tenant.c, dispatch_loop.c, dispatch_lease.c, dispatch_task.c,
+ * lc_report.c): its limits and
  * timings, the one tenant state (tenant) and the functions one part
  * calls in another; the real driver functions its threads call are
  * cudrv's (real.h).
@@ -212,9 +213,11 @@ GSP_HIDDEN void bw_put(uint32_t engine, uint64_t bytes, uint64_t ns);
 GSP_HIDDEN void task_note(const struct gsp_op *op);
 GSP_HIDDEN void task_submit(const struct gsp_op *op, struct gspace_submit *sub);
 
-/* dispatch_lease.c */
+/* dispatch_loop.c */
 GSP_HIDDEN void *dispatcher_main(void *arg);
 GSP_HIDDEN CUresult drain_for(uint64_t max_ns, int take_sticky);
+
+/* dispatch_lease.c (the leases themselves: dispatch_lease.h) */
 GSP_HIDDEN int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle);
 
 /* lc_report.c */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * BE scheduling: the FIFO of deferred ops in program order, the
- * dispatcher thread that issues them under leases from the arbiter (and
- * renews them), drains, and the synchronous gates. Apart from the rest
- * because its lease state is the dispatcher thread's alone.
+ * BE leases (dispatch_lease.h): each one's life, from the arbiter's grant
+ * through renewals, preemption and closing to its COMPLETE with the GPU
+ * time its ops' events measured. The dispatcher thread that takes ops
+ * from the FIFO and issues them under these is dispatch_loop.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,68 +13,25 @@
 #include <time.h>
 
 #include "dispatch_internal.h"
+#include "dispatch_lease.h"
 
-/* BE leases (dispatcher thread only) ------------------------------------ */
-
-#define RING	(MAX_DEPTH + 2)
 #define CLOSE_POLL_NS	20000ULL	/* a closing lease's look, once overdue */
 
-/*
- * One lease: an arbiter job on one engine and the ops issued under it.
- * With GSP_LEASE_AHEAD=1 (the default) there is one per engine: when the
- * next op needs another engine of the same context, the open lease is
- * *closing* (it takes no more ops, and is COMPLETEd as soon as its ops
- * are done on the GPU) while the next engine's is asked for and its op
- * issued behind it in stream order. With GSP_LEASE_AHEAD=0 only slots[0]
- * is used: one lease at a time, as before.
- */
-struct lease {
-	int open;
-	int closing;		/* takes no more ops; ended once they are done */
-	uint32_t engine;
-	CUcontext ctx;
-	uint64_t handle, t0, est_ns, host_ns;
-	uint64_t renewed;		/* grant or last renewal, host time */
-	int renew_err;			/* a renewal failed: stop trying */
-	int preempted;			/* resumed after lease_preempt(): host-timed */
-	unsigned long rejoins;		/* gsp_ctr.rejoins at the grant */
-	uint64_t due_ns;		/* host time its ops should be done by */
-	CUcontext ev_ctx;		/* events below belong to it */
-	/*
-	 * End events of the ops in flight, oldest at head. A ring of
-	 * MAX_DEPTH + 2 so that a new slot never reuses prev, created once
-	 * per context, never per op.
-	 */
-	CUevent start, ring[RING];
-	const void *rkey[RING];
-	uint64_t rcost[RING];		/* estimate of each, for ahead_ns */
-	uint64_t rbytes[RING];		/* a copy's bytes, for its rate */
-	unsigned int rgen[RING];	/* the lease (gen) that issued each */
-	char rskip[RING];		/* in flight across a preemption: untimed */
-	unsigned int gen;		/* this lease */
-	CUevent lprev;			/* last retired op of this lease */
-	uint64_t ahead_ns;		/* estimated GPU time in flight */
-	unsigned int head, count;	/* outstanding ops in ring */
-	int started;
-	CUevent prev;			/* last retired marker */
-	unsigned int nops;
-};
-
-static struct lease slots[GSPACE_ENGINE_COUNT];
-static struct lease *cur = &slots[0];	/* the lease that takes ops */
+/* The dispatcher thread's alone (dispatch_lease.h). */
+struct lease lease_slots[GSPACE_ENGINE_COUNT];
+struct lease *lease_cur = &lease_slots[0];
 
 static void retire_one(struct lease *L);
-static void lease_end(struct lease *L, int wait_all);
 
 /* The slot of a lease on @engine. */
 static struct lease *slot_for(uint32_t engine)
 {
-	return tenant.ahead && engine < GSPACE_ENGINE_COUNT ? &slots[engine] :
-							      &slots[0];
+	return tenant.ahead && engine < GSPACE_ENGINE_COUNT ? &lease_slots[engine] :
+							      &lease_slots[0];
 }
 
 /* How often a lease that waits on the GPU is renewed; 0: never. */
-static uint64_t renew_every(void)
+uint64_t renew_every(void)
 {
 	uint64_t wd;
 
@@ -126,12 +83,12 @@ static void lease_renew(struct lease *L)
 static void lease_preempt(void);
 
 /* Is any lease closing (open, no more ops, not yet COMPLETEd)? */
-static int closing_any(void)
+int closing_any(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
-		if (slots[i].open && slots[i].closing)
+		if (lease_slots[i].open && lease_slots[i].closing)
 			return 1;
 	return 0;
 }
@@ -140,13 +97,13 @@ static int closing_any(void)
  * When to look at the closing leases next: when the first is due, and
  * every CLOSE_POLL_NS once one is overdue. UINT64_MAX if none.
  */
-static uint64_t closing_wake(void)
+uint64_t closing_wake(void)
 {
 	uint64_t w = UINT64_MAX, now = now_ns();
 	unsigned int i;
 
 	for (i = 0; i < GSPACE_ENGINE_COUNT; i++) {
-		const struct lease *L = &slots[i];
+		const struct lease *L = &lease_slots[i];
 
 		if (!L->open || !L->closing)
 			continue;
@@ -163,12 +120,12 @@ static uint64_t closing_wake(void)
  * whose ops are all done: the engine is free for others as soon as our
  * work on it is, not when the dispatcher next waits for it.
  */
-static void poll_closing(void)
+void poll_closing(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < GSPACE_ENGINE_COUNT; i++) {
-		struct lease *L = &slots[i];
+		struct lease *L = &lease_slots[i];
 
 		if (!L->open || !L->closing)
 			continue;
@@ -181,7 +138,7 @@ static void poll_closing(void)
 }
 
 /* While the dispatcher waits on the GPU for a lease's work. */
-static void lease_tick(void)
+void lease_tick(void)
 {
 	static int ticking;
 	unsigned int i;
@@ -191,7 +148,7 @@ static void lease_tick(void)
 	ticking = 1;
 	lease_preempt();
 	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
-		lease_renew(&slots[i]);
+		lease_renew(&lease_slots[i]);
 	poll_closing();
 	ticking = 0;
 }
@@ -257,8 +214,7 @@ static void retire_one(struct lease *L)
  * work queued on the GPU is still bounded in time. An op never measured
  * counts as AHEAD_NS.
  */
-static CUevent next_end_event(struct lease *L, const void *key,
-			      uint64_t bytes)
+CUevent next_end_event(struct lease *L, const void *key, uint64_t bytes)
 {
 	uint64_t c = key ? cost_get(key) : 0;
 	unsigned int slot;
@@ -280,7 +236,7 @@ static CUevent next_end_event(struct lease *L, const void *key,
 }
 
 /* Gives back the slot next_end_event() just handed out: nothing recorded. */
-static void forget_last(struct lease *L)
+void forget_last(struct lease *L)
 {
 	L->count--;
 	L->ahead_ns -= L->rcost[(L->head + L->count) % RING];
@@ -323,7 +279,7 @@ static void lease_complete(struct lease *L, uint64_t gpu)
  * ops in flight, charged at their EWMA, so the GPU does not idle for the
  * arbiter round trips at the boundary: better for one tenant alone.
  */
-static void lease_end(struct lease *L, int wait_all)
+void lease_end(struct lease *L, int wait_all)
 {
 	uint64_t gpu = L->host_ns;
 	unsigned int i;
@@ -425,7 +381,7 @@ int job_granted(uint32_t engine, uint64_t cost_ns, uint64_t *handle)
  * waits, unless the LC's request comes to leave room for a green context
  * meanwhile (*@spatial then set; *@why: see gsp_sp_green()).
  */
-static int lease_begin(struct gsp_op *op, int *spatial, int *why)
+int lease_begin(struct gsp_op *op, int *spatial, int *why)
 {
 	struct gspace_submit sub = { .size = sizeof(sub) };
 	uint32_t engine = op->engine;
@@ -450,7 +406,7 @@ static int lease_begin(struct gsp_op *op, int *spatial, int *why)
 	L = slot_for(engine);
 	/* Our last lease on this engine, still closing: its work first. */
 	lease_end(L, 1);
-	cur = L;
+	lease_cur = L;
 	task_submit(op, &sub);
 	err = submit_granted(&sub, &handle, 1);
 	if (err)
@@ -484,17 +440,17 @@ static int lease_begin(struct gsp_op *op, int *spatial, int *why)
  * The preemptive time plane (protect preemptive): the open lease has run
  * its quantum on the compute engine, another job waits for that engine,
  * and transformed kernels of ours run. A plain kernel cannot give its
- * slots back, so a lease whose work is only plain kernels runs on.
+ * lease_slots back, so a lease whose work is only plain kernels runs on.
  */
 static int lease_preemptible(void)
 {
 	const struct gsp_board *b = tenant.board;
 
-	return cur->open && !cur->closing &&
-	       cur->engine == GSPACE_ENGINE_COMPUTE && b &&
+	return lease_cur->open && !lease_cur->closing &&
+	       lease_cur->engine == GSPACE_ENGINE_COMPUTE && b &&
 	       gsp_sp_on() &&
 	       gsp_board_protect(b, tenant.device) == GSP_PROTECT_PREEMPTIVE &&
-	       now_ns() - cur->t0 >= tenant.quantum_ns &&
+	       now_ns() - lease_cur->t0 >= tenant.quantum_ns &&
 	       gsp_board_waiting(b, tenant.device) &&
 	       gsp_sp_preemptible();
 }
@@ -511,7 +467,7 @@ static int lease_preemptible(void)
  */
 static void lease_preempt(void)
 {
-	struct lease *L = cur;
+	struct lease *L = lease_cur;
 	uint64_t handle, t0;
 	unsigned int i;
 	int err;
@@ -551,17 +507,17 @@ static void lease_preempt(void)
 }
 
 /* Does @op (@spatial: a transformed launch) fit in the open lease? */
-static int lease_fits(const struct gsp_op *op, int spatial)
+int lease_fits(const struct gsp_op *op, int spatial)
 {
 	uint64_t c;
 
-	if (!cur->open || cur->closing || cur->engine != op->engine ||
-	    cur->ctx != op->ctx)
+	if (!lease_cur->open || lease_cur->closing || lease_cur->engine != op->engine ||
+	    lease_cur->ctx != op->ctx)
 		return 0;
-	if (now_ns() - cur->t0 >= tenant.quantum_ns)
+	if (now_ns() - lease_cur->t0 >= tenant.quantum_ns)
 		return 0;
 	c = op->key ? cost_get(op->key) : 0;
-	if (cur->nops && cur->est_ns + c > tenant.quantum_ns)
+	if (lease_cur->nops && lease_cur->est_ns + c > tenant.quantum_ns)
 		return 0;
 	return spatial || !lc_active();
 }
@@ -575,11 +531,11 @@ static int lease_fits(const struct gsp_op *op, int spatial)
  * op then goes on the GPU behind the closing lease's ops in its stream's
  * order, as the program issued it.
  */
-static int ahead_ok(const struct gsp_op *op)
+int ahead_ok(const struct gsp_op *op)
 {
-	return tenant.ahead && cur->open && !cur->closing &&
-	       op->kind != OP_GATE && op->engine != cur->engine &&
-	       op->ctx == cur->ctx && cur->ev_ctx == op->ctx &&
+	return tenant.ahead && lease_cur->open && !lease_cur->closing &&
+	       op->kind != OP_GATE && op->engine != lease_cur->engine &&
+	       op->ctx == lease_cur->ctx && lease_cur->ev_ctx == op->ctx &&
 	       !gsp_sp_on() && !lc_active();
 }
 
@@ -592,7 +548,7 @@ static int ahead_ok(const struct gsp_op *op)
  * whose work is ready; asked for after, the GPU idles for the round
  * trips. An op never measured is due at once: asked for at once.
  */
-static void ahead_hold(const struct lease *prev)
+void ahead_hold(const struct lease *prev)
 {
 	/* Done already: the engine goes back before we wait for the next. */
 	poll_closing();
@@ -613,368 +569,3 @@ static void ahead_hold(const struct lease *prev)
 	}
 }
 
-/*
- * One wait of the dispatcher for a gated call (tenant.mu held): a synchronous
- * call can take long, and the lease is renewed as for GPU work, and under
- * the preemptive time plane looked at every PREEMPT_POLL_NS; closing
- * leases are looked at when due.
- */
-static void gate_wait_renewing(void)
-{
-	uint64_t every = renew_every(), until = UINT64_MAX, c;
-	struct timespec ts;
-
-	if (cur->open && !cur->renew_err && every)
-		until = cur->renewed + every;
-	if (cur->open && tenant.board &&
-	    gsp_board_protect(tenant.board, tenant.device) == GSP_PROTECT_PREEMPTIVE &&
-	    until > now_ns() + PREEMPT_POLL_NS)
-		until = now_ns() + PREEMPT_POLL_NS;
-	c = closing_wake();
-	if (c < until)
-		until = c;
-	if (until == UINT64_MAX) {
-		pthread_cond_wait(&tenant.cv, &tenant.mu);
-		return;
-	}
-	ts.tv_sec = (time_t)(until / 1000000000ULL);
-	ts.tv_nsec = (long)(until % 1000000000ULL);
-	if (pthread_cond_timedwait(&tenant.cv, &tenant.mu, &ts) == ETIMEDOUT) {
-		pthread_mutex_unlock(&tenant.mu);
-		lease_tick();
-		pthread_mutex_lock(&tenant.mu);
-	}
-}
-
-/* When the work of every open lease should be done: after it, @op's. */
-static uint64_t due_after(uint64_t now)
-{
-	uint64_t t = now;
-	unsigned int i;
-
-	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
-		if (slots[i].open && slots[i].due_ns > t)
-			t = slots[i].due_ns;
-	return t;
-}
-
-/* Issues one op under the lease, with events around it. */
-static CUresult issue_leased(struct gsp_op *op)
-{
-	struct lease *L = cur;
-	CUstream evs = op->stream;
-	int timed = L->ev_ctx == op->ctx;
-	uint64_t bytes = 0;
-	CUresult r;
-
-	if (op->engine == GSPACE_ENGINE_COPY_H2D ||
-	    op->engine == GSPACE_ENGINE_COPY_D2H)
-		bytes = op_bytes(op);
-	if (op->kind == OP_GATE) {
-		struct gsp_gate *gt = op->u.gate;
-
-		gt->start = NULL;
-		gt->end = NULL;
-		if (timed && gt->stream) {
-			if (!L->started) {
-				gt->start = L->start;
-				L->started = 1;
-				if (!L->count)
-					L->prev = L->start;
-			}
-			gt->end = next_end_event(L, op->key, 0);
-		}
-		pthread_mutex_lock(&tenant.mu);
-		gt->state = 1;
-		pthread_cond_broadcast(&tenant.cv);
-		while (gt->state != 2)
-			gate_wait_renewing();
-		pthread_mutex_unlock(&tenant.mu);
-		if (gt->end && !gt->issued_ok)
-			forget_last(L);
-		L->host_ns += gt->host_ns;
-		return CUDA_SUCCESS;
-	}
-	if (timed && !L->started) {
-		if (cudrv.ev_record[0](L->start, evs) == CUDA_SUCCESS) {
-			L->started = 1;
-			/* Else an op in flight would be timed from it. */
-			if (!L->count)
-				L->prev = L->start;
-		}
-	}
-	r = gsp_op_issue(op);
-	if (r == CUDA_SUCCESS && timed && L->started) {
-		CUevent e = next_end_event(L, op->key, bytes);
-
-		if (cudrv.ev_record[0](e, evs) != CUDA_SUCCESS)
-			forget_last(L);
-	}
-	L->est_ns += op->key ? cost_get(op->key) : 0;
-	L->due_ns = due_after(now_ns()) + op_est(op);
-	return r;
-}
-
-static void dispatch_one(struct gsp_op *op)
-{
-	int spatial = 0, why = 0;
-	CUresult r;
-
-	ensure_ctx(op->ctx);
-	if (op->engine >= GSPACE_ENGINE_COUNT) {
-		/* Event records and waits: no GPU time, no lease. */
-		r = gsp_op_issue(op);
-		goto done;
-	}
-	if (atomic_load(&tenant.mode) == GSP_MODE_BE) {
-		/*
-		 * Transformed, or confined to a green context while LC work
-		 * runs, is known before the time-plane gate.
-		 */
-		spatial = gsp_sp_on() && gsp_sp_prepare(op);
-		if (!spatial && gsp_sp_on() && lc_confine())
-			spatial = gsp_sp_green(op, &why);
-		task_note(op);
-		if (cur->open && !lease_fits(op, spatial)) {
-			if (ahead_ok(op)) {
-				cur->closing = 1;	/* poll_closing() ends it */
-				atomic_fetch_add(&gsp_ctr.lease_ahead, 1);
-				ahead_hold(cur);
-			} else {
-				lease_end(cur, !tenant.overlap);
-			}
-		}
-		if ((!cur->open || cur->closing) &&
-		    atomic_load(&tenant.mode) == GSP_MODE_BE)
-			lease_begin(op, &spatial, &why);
-		if (!spatial)
-			gsp_sp_gated(why);
-	}
-	if (cur->open && !cur->closing) {
-		r = issue_leased(op);
-		cur->nops++;
-	} else if (op->kind != OP_GATE &&
-		   atomic_load(&tenant.mode) == GSP_MODE_REFUSED) {
-		r = gsp_refused();
-	} else if (op->kind == OP_GATE) {
-		pthread_mutex_lock(&tenant.mu);
-		op->u.gate->start = op->u.gate->end = NULL;
-		op->u.gate->state = 1;
-		pthread_cond_broadcast(&tenant.cv);
-		while (op->u.gate->state != 2)
-			pthread_cond_wait(&tenant.cv, &tenant.mu);
-		pthread_mutex_unlock(&tenant.mu);
-		r = CUDA_SUCCESS;
-	} else {
-		r = gsp_op_issue(op);
-	}
-done:
-	if (r != CUDA_SUCCESS) {
-		gsp_log(1, "deferred call failed with error %d; reported at the next sync point",
-			(int)r);
-		atomic_fetch_add(&gsp_ctr.errors_sticky, 1);
-	}
-	pthread_mutex_lock(&tenant.mu);
-	if (r != CUDA_SUCCESS && tenant.sticky == CUDA_SUCCESS)
-		tenant.sticky = r;
-	tenant.issued++;
-	atomic_fetch_sub(&tenant.pending, 1);
-	/* Wake only whom this op concerns: a drain it ends, room it makes. */
-	if (tenant.issued >= tenant.drain_at) {
-		tenant.drain_at = UINT64_MAX;
-		pthread_cond_broadcast(&tenant.cv);
-	}
-	if (tenant.space_waiters && tenant.enq - tenant.issued <= FIFO_MAX / 2)
-		pthread_cond_broadcast(&tenant.space);
-	pthread_mutex_unlock(&tenant.mu);
-}
-
-/*
- * The dispatcher's wait for work (tenant.mu held): an open lease is kept
- * IDLE_LEASE_NS after the FIFO empties, then ended; closing leases are
- * ended as their work is done.
- */
-static void idle_wait(uint64_t *idle_at)
-{
-	uint64_t until = UINT64_MAX, c;
-	struct timespec ts;
-
-	if (!cur->open || cur->closing) {
-		if (!closing_any()) {
-			pthread_cond_wait(&tenant.work, &tenant.mu);
-			return;
-		}
-	} else {
-		if (!*idle_at)
-			*idle_at = now_ns();
-		until = *idle_at + IDLE_LEASE_NS;
-	}
-	c = closing_wake();
-	if (c < until)
-		until = c;
-	ts.tv_sec = (time_t)(until / 1000000000ULL);
-	ts.tv_nsec = (long)(until % 1000000000ULL);
-	if (pthread_cond_timedwait(&tenant.work, &tenant.mu, &ts) != ETIMEDOUT ||
-	    tenant.head)
-		return;
-	tenant.dispatcher_idle = 0;
-	pthread_mutex_unlock(&tenant.mu);
-	poll_closing();
-	if (cur->open && !cur->closing && now_ns() >= *idle_at + IDLE_LEASE_NS)
-		lease_end(cur, 1);
-	pthread_mutex_lock(&tenant.mu);
-}
-
-void *dispatcher_main(void *arg)
-{
-	unsigned int i;
-
-	(void)arg;
-	tight_timers();
-	pthread_mutex_lock(&tenant.mu);
-	for (;;) {
-		struct gsp_op *op;
-		uint64_t idle_at = 0;
-
-		while (!tenant.head && !tenant.stop) {
-			tenant.dispatcher_idle = 1;
-			idle_wait(&idle_at);
-		}
-		tenant.dispatcher_idle = 0;
-		if (!tenant.head)
-			break;
-		op = tenant.head;
-		tenant.head = op->next;
-		if (!tenant.head)
-			tenant.tail = NULL;
-		pthread_mutex_unlock(&tenant.mu);
-		dispatch_one(op);
-		if (op->kind == OP_GATE)
-			free(op->u.gate);
-		free(op->buf);
-		free(op->buf2);
-		free(op);
-		pthread_mutex_lock(&tenant.mu);
-	}
-	pthread_mutex_unlock(&tenant.mu);
-	for (i = 0; i < GSPACE_ENGINE_COUNT; i++)
-		lease_end(&slots[i], 1);
-	return NULL;
-}
-
-void gsp_enqueue(struct gsp_op *op)
-{
-	op->next = NULL;
-	atomic_fetch_add(&gsp_ctr.deferred, 1);
-	pthread_mutex_lock(&tenant.mu);
-	/*
-	 * Back-pressure, as the driver's own queue gives: without it a
-	 * program launching in a loop would queue minutes of GPU work that
-	 * its next sync then waits for.
-	 */
-	while (tenant.enq - tenant.issued >= FIFO_MAX && tenant.dispatcher_running) {
-		tenant.space_waiters++;
-		pthread_cond_wait(&tenant.space, &tenant.mu);
-		tenant.space_waiters--;
-	}
-	if (tenant.tail)
-		tenant.tail->next = op;
-	else
-		tenant.head = op;
-	tenant.tail = op;
-	tenant.enq++;
-	atomic_fetch_add(&tenant.pending, 1);
-	if (tenant.dispatcher_idle)
-		pthread_cond_signal(&tenant.work);
-	pthread_mutex_unlock(&tenant.mu);
-}
-
-/* Waits until everything enqueued so far is issued, for at most @max_ns. */
-CUresult drain_for(uint64_t max_ns, int take_sticky)
-{
-	uint64_t target, until = now_ns() + max_ns;
-	CUresult sticky;
-
-	if (!atomic_load(&tenant.pending) &&
-	    __atomic_load_n(&tenant.sticky, __ATOMIC_RELAXED) == CUDA_SUCCESS)
-		return CUDA_SUCCESS;
-	atomic_fetch_add(&gsp_ctr.drains, 1);
-	pthread_mutex_lock(&tenant.mu);
-	target = tenant.enq;
-	while (tenant.issued < target && tenant.dispatcher_running) {
-		struct timespec ts = { .tv_sec = (time_t)(until / 1000000000ULL),
-				       .tv_nsec = (long)(until % 1000000000ULL) };
-
-		if (target < tenant.drain_at)
-			tenant.drain_at = target;
-		if (pthread_cond_timedwait(&tenant.cv, &tenant.mu, &ts) == ETIMEDOUT)
-			break;
-	}
-	sticky = tenant.sticky;
-	if (take_sticky)
-		tenant.sticky = CUDA_SUCCESS;
-	pthread_mutex_unlock(&tenant.mu);
-	return sticky;
-}
-
-CUresult gsp_drain(void)
-{
-	return drain_for(UINT64_MAX / 2, 1);
-}
-
-/* Synchronous gates -------------------------------------------------------- */
-
-void gsp_gate_begin(struct gsp_gate_ticket *t, uint32_t engine, CUcontext ctx,
-		    CUstream stream, const void *key)
-{
-	struct gsp_gate *gt;
-	struct gsp_op *op;
-
-	t->gate = NULL;
-	t->sticky = gsp_drain();
-	t->t0 = now_ns();
-	if (gsp_mode() != GSP_MODE_BE || !ctx)
-		return;
-	gt = calloc(1, sizeof(*gt));
-	op = calloc(1, sizeof(*op));
-	if (!gt || !op) {
-		free(gt);
-		free(op);
-		return;
-	}
-	gt->engine = engine;
-	gt->stream = stream;
-	op->kind = OP_GATE;
-	op->engine = engine;
-	op->ctx = ctx;
-	op->stream = stream;
-	op->key = key;
-	op->u.gate = gt;
-	gsp_enqueue(op);
-	pthread_mutex_lock(&tenant.mu);
-	while (gt->state == 0)
-		pthread_cond_wait(&tenant.cv, &tenant.mu);
-	pthread_mutex_unlock(&tenant.mu);
-	t->gate = gt;
-	if (gt->start)
-		cudrv.ev_record[0](gt->start, stream);
-	t->t0 = now_ns();
-}
-
-void gsp_gate_end(struct gsp_gate_ticket *t, CUresult r)
-{
-	struct gsp_gate *gt = t->gate;
-
-	if (!gt)
-		return;
-	gt->issued_ok = 0;
-	if (gt->end && r == CUDA_SUCCESS)
-		gt->issued_ok = cudrv.ev_record[0](gt->end, gt->stream) == CUDA_SUCCESS;
-	if (!gt->stream)
-		gt->host_ns = now_ns() - t->t0;
-	pthread_mutex_lock(&tenant.mu);
-	gt->state = 2;
-	pthread_cond_broadcast(&tenant.cv);
-	/* From here on the gate is the dispatcher's; it frees it. */
-	pthread_mutex_unlock(&tenant.mu);
-}
