@@ -70,7 +70,7 @@ int gsp_lcsearch_config(void)
 		     "judge cells hopeless next to one far over q unmeasured",
 		     &lcs.bound) ||
 	    env_bool("GSP_SEARCH_LEARN_HOLD", "end requests at lc_hold_us",
-		     "learn where requests end from the first gaps",
+		     "learn where requests end from the gaps between episodes",
 		     &lcs.learn_hold))
 		return -1;
 	if (gs) {
