@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Kernel style: checkpatch over the module, the core, the uapi header,
-# the partition search and the admission predictor.
+# Kernel style: checkpatch over the module, its TEST DEVICE driver, the
+# core, the uapi header, the partition search and the admission predictor.
 
-STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch] libgsp/search/*.[ch] libgsp/csv/*.[ch] \
+STYLE_FILES = $(wildcard kmod/*.[ch] kmod/core/*.[ch] kmod/testdrm/*.[ch] \
+	libgsp/search/*.[ch] libgsp/csv/*.[ch] \
 	libgsp/admit/*.[ch]) uapi/gspace.h
 
 CHECK_SUITES += style

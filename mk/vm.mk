@@ -89,7 +89,7 @@ VM_KO := $(VM_MOD)/gspace.ko
 # kernel's own drm.ko, which has no module dependency of its own on
 # either series (modinfo). init.sh loads them after gspace.ko, in this
 # order, and unloads them before it. Without DRM (the debug kernel's
-# tinyconfig) there are none, and gspace_drm_test skips.
+# tinyconfig) there are none, and the gspace_drm tests skip.
 VM_HAS_DRM = $(shell grep -qsE '^CONFIG_DRM=(y|m)$$' \
 	$(VM_KDIR)/include/config/auto.conf && echo 1)
 VM_TESTDRM := $(VM_OUT)/testdrm

@@ -167,7 +167,7 @@ elif [ -r /etc/gspace-vm.cmds ]; then
 fi
 
 # In reverse order; a selftest may have unloaded and reloaded one
-# (gspace_drm_test's unload test): it must be loaded again by now.
+# (gspace_drm_sched_test's unload test): it must be loaded again by now.
 for m in $extra_loaded; do
 	if rmmod "$m"; then
 		echo "ok - vm: rmmod $m"
