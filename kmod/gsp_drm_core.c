@@ -345,24 +345,6 @@ bool gsp_drm_job_holds_locked(struct gsp_kjob *job)
 	return dj->forwarding && !dj->done && !dj->timed_out;
 }
 
-struct gsp_drm_answer {
-	struct gspace_drm_submit *args;
-	void __user *ubuf;
-	u32 user_size;
-};
-
-static int gsp_drm_submit_respond(void *arg, u64 handle, int fd)
-{
-	struct gsp_drm_answer *a = arg;
-
-	a->args->handle = handle;
-	a->args->out_fence_fd = fd;
-	if (copy_to_user(a->ubuf, a->args,
-			 min_t(u32, a->user_size, sizeof(*a->args))))
-		return -EFAULT;
-	return 0;
-}
-
 /* As SUBMIT's: @handle and @out_fence_fd are out, ignored on the way in. */
 static int gsp_drm_submit_validate(const struct gspace_drm_submit *args)
 {
@@ -389,8 +371,10 @@ static int gsp_drm_submit_validate(const struct gspace_drm_submit *args)
 int gsp_drm_ioctl_submit(struct gsp_ctx *ctx, struct gspace_drm_submit *args,
 			 void __user *ubuf, u32 user_size)
 {
-	struct gsp_drm_answer a = {
-		.args = args, .ubuf = ubuf, .user_size = user_size,
+	const struct gsp_submit_answer ans = {
+		.args = args, .args_size = sizeof(*args),
+		.handle = &args->handle, .out_fence_fd = &args->out_fence_fd,
+		.ubuf = ubuf, .user_size = user_size,
 	};
 	struct gspace_submit s = {
 		.size = sizeof(s),
@@ -435,7 +419,7 @@ int gsp_drm_ioctl_submit(struct gsp_ctx *ctx, struct gspace_drm_submit *args,
 		goto err_free_job;
 
 	/* Takes @dj over. */
-	return gsp_job_submit_common(ctx, &s, dj, gsp_drm_submit_respond, &a);
+	return gsp_job_submit_common(ctx, &s, dj, &ans);
 
 err_free_job:
 	gsp_drm_job_free(dj);

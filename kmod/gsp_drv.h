@@ -390,16 +390,30 @@ u32 gsp_nr_devices(struct gspace *gsp);
 long gsp_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* gsp_job.c */
-/*
- * Copies SUBMIT's answer (the handle and the out-fence fd) back before the
- * job is published: SUBMIT's and DRM_SUBMIT's structures differ.
+/**
+ * struct gsp_submit_answer - where SUBMIT's answer goes back
+ * @args: the structure copied in (SUBMIT's or DRM_SUBMIT's), answered in
+ *	place and copied back whole before the job is published
+ * @args_size: sizeof its type
+ * @handle: the answer's handle, within @args
+ * @out_fence_fd: the answer's out-fence fd, within @args
+ * @ubuf: userspace argument
+ * @user_size: its size
  */
-typedef int (*gsp_submit_respond_t)(void *arg, u64 handle, int fd);
+struct gsp_submit_answer {
+	void *args;
+	u32 args_size;
+	u64 *handle;
+	s32 *out_fence_fd;
+	void __user *ubuf;
+	u32 user_size;
+};
+
 int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 		   void __user *ubuf, u32 user_size);
 int gsp_job_submit_common(struct gsp_ctx *ctx, struct gspace_submit *args,
 			  struct gsp_drm_job *dj,
-			  gsp_submit_respond_t respond, void *arg);
+			  const struct gsp_submit_answer *ans);
 struct gsp_kjob *gsp_job_lookup(struct gsp_ctx *ctx, u64 handle);
 void gsp_job_put(struct gsp_kjob *job);
 bool gsp_job_reap(struct gsp_ctx *ctx, struct gsp_kjob *job);

@@ -270,20 +270,13 @@ static void gsp_job_add_dep(struct gsp_kjob *job, int slot,
 		gsp_dep_signalled(dep);	/* already signalled */
 }
 
-struct gsp_submit_answer {
-	struct gspace_submit *args;
-	void __user *ubuf;
-	u32 user_size;
-};
-
-static int gsp_submit_respond(void *arg, u64 handle, int fd)
+static int gsp_submit_answer_out(const struct gsp_submit_answer *ans,
+				 u64 handle, int fd)
 {
-	struct gsp_submit_answer *a = arg;
-
-	a->args->handle = handle;
-	a->args->out_fence_fd = fd;
-	if (copy_to_user(a->ubuf, a->args,
-			 min_t(u32, a->user_size, sizeof(*a->args))))
+	*ans->handle = handle;
+	*ans->out_fence_fd = fd;
+	if (copy_to_user(ans->ubuf, ans->args,
+			 min_t(u32, ans->user_size, ans->args_size)))
 		return -EFAULT;
 	return 0;
 }
@@ -298,11 +291,13 @@ static int gsp_submit_respond(void *arg, u64 handle, int fd)
 int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
 		   void __user *ubuf, u32 user_size)
 {
-	struct gsp_submit_answer a = {
-		.args = args, .ubuf = ubuf, .user_size = user_size,
+	const struct gsp_submit_answer ans = {
+		.args = args, .args_size = sizeof(*args),
+		.handle = &args->handle, .out_fence_fd = &args->out_fence_fd,
+		.ubuf = ubuf, .user_size = user_size,
 	};
 
-	return gsp_job_submit_common(ctx, args, NULL, gsp_submit_respond, &a);
+	return gsp_job_submit_common(ctx, args, NULL, &ans);
 }
 
 /**
@@ -310,15 +305,14 @@ int gsp_job_submit(struct gsp_ctx *ctx, struct gspace_submit *args,
  * @ctx: the tenant
  * @args: the validated-size argument, copied in (DRM_SUBMIT makes one)
  * @dj: a drm job's part, taken over whatever happens, or NULL
- * @respond: copies the answer out
- * @arg: for @respond
+ * @ans: where the answer goes back
  *
  * The answer is copied out before the job is published, so a fault
  * leaves nothing behind.
  */
 int gsp_job_submit_common(struct gsp_ctx *ctx, struct gspace_submit *args,
 			  struct gsp_drm_job *dj,
-			  gsp_submit_respond_t respond, void *arg)
+			  const struct gsp_submit_answer *ans)
 {
 	struct gspace *gsp = gsp_drv;
 	struct dma_fence *in_fence = NULL;
@@ -398,7 +392,7 @@ int gsp_job_submit_common(struct gsp_ctx *ctx, struct gspace_submit *args,
 		}
 	}
 
-	ret = respond(arg, handle, fd);
+	ret = gsp_submit_answer_out(ans, handle, fd);
 	if (ret)
 		goto out_put_sync;
 
