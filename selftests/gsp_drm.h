@@ -276,14 +276,8 @@ FIXTURE_TEARDOWN(drm)
 		if (self->drm[i] >= 0)
 			close(self->drm[i]);
 	}
-	if (self->band_wait[0])
-		EXPECT_EQ(0, knob_write("band_wait_us", "1"));
-	if (self->period[0])
-		EXPECT_EQ(0, knob_write("period_us", self->period));
-	if (self->band_wait[0])
-		EXPECT_EQ(0, knob_write("band_wait_us", self->band_wait));
-	if (self->policy[0])
-		EXPECT_EQ(0, knob_write("policy", self->policy));
+	EXPECT_EQ(0, knobs_restore_band(self->policy, self->period,
+					self->band_wait));
 	if (self->watchdog[0])
 		EXPECT_EQ(0, knob_write("watchdog_ms", self->watchdog));
 }

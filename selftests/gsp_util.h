@@ -67,6 +67,27 @@ static inline int knob_write(const char *knob, const char *val)
 	return t ? t->knob_write(knob, val) : -EPROTONOSUPPORT;
 }
 
+/*
+ * Puts back the BAND knobs a test saved (an empty string: not changed);
+ * 0, or how many writes failed. period_us and band_wait_us are validated
+ * together, so band_wait_us goes to 1 before period_us is restored.
+ */
+static inline int knobs_restore_band(const char *policy, const char *period,
+				     const char *band_wait)
+{
+	int bad = 0;
+
+	if (band_wait[0])
+		bad += knob_write("band_wait_us", "1") != 0;
+	if (period[0])
+		bad += knob_write("period_us", period) != 0;
+	if (band_wait[0])
+		bad += knob_write("band_wait_us", band_wait) != 0;
+	if (policy[0])
+		bad += knob_write("policy", policy) != 0;
+	return bad;
+}
+
 /* Where the knobs are, for messages: the sysfs folder or the socket. */
 static inline const char *knob_dir(void)
 {

@@ -78,15 +78,8 @@ FIXTURE_TEARDOWN(fair)
 	for (i = 0; i < self->nfd; i++)
 		if (self->fd[i] >= 0)
 			gsp_close(self->fd[i]);
-	/* period and band_wait are validated together: restore in order. */
-	if (self->band_wait[0])
-		EXPECT_EQ(0, knob_write("band_wait_us", "1"));
-	if (self->period[0])
-		EXPECT_EQ(0, knob_write("period_us", self->period));
-	if (self->band_wait[0])
-		EXPECT_EQ(0, knob_write("band_wait_us", self->band_wait));
-	if (self->policy[0])
-		EXPECT_EQ(0, knob_write("policy", self->policy));
+	EXPECT_EQ(0, knobs_restore_band(self->policy, self->period,
+					self->band_wait));
 }
 
 static void *fair_loop(void *arg)
