@@ -8,7 +8,7 @@
 #                    installs, under $(DESTDIR):
 #     $(BINDIR)        gspaced, gspctl, gsp-run, gsp-xform, gsp-select,
 #                      gsp-psim (INSTALL_BINS)
-#     $(LIBDIR)        libgsp.so.1.1 and its links, libgsp_preload.so
+#     $(LIBDIR)        libgsp.so.1.2 and its links, libgsp_preload.so
 #                      (where cuda.h is found), libgsp_trace.so (where
 #                      CUPTI is) (INSTALL_LIBS)
 #     $(INCLUDEDIR)    gsp.h, gsp_board.h, gspace.h (INSTALL_HEADERS)

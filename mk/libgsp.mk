@@ -2,8 +2,9 @@
 #
 # libgsp.so (the client library), gspctl and their tests.
 #
-#   $(LIBGSP_SO)        libgsp.so.1.1, soname libgsp.so.1, exports exactly
-#                       the gsp_* functions of gsp.h (libgsp/lib/libgsp.map)
+#   $(LIBGSP_SO)        libgsp.so.1.2, soname libgsp.so.1, exports exactly
+#                       the gsp_* functions of gsp.h (libgsp/lib/libgsp.map);
+#                       its drm engine path links libdrm
 #   $(GSPCTL)           status, top and knobs of the arbiter
 #   make check-libgsp   tests/libgsp/run.sh, TAP only
 #
@@ -12,7 +13,7 @@
 # INSTALL_HEADERS (to $(INCLUDEDIR)). See Documentation/libgsp.rst.
 
 LIBGSP_OUT := $(BUILD)/lib
-LIBGSP_VERSION := 1.1
+LIBGSP_VERSION := 1.2
 LIBGSP_SONAME := libgsp.so.1
 LIBGSP_SO := $(LIBGSP_OUT)/libgsp.so.$(LIBGSP_VERSION)
 LIBGSP_MAP := libgsp/lib/libgsp.map
@@ -21,10 +22,16 @@ LIBGSP_MAP := libgsp/lib/libgsp.map
 GSPD_PROTO := libgsp/proto/gspd_proto.c
 GSPD_CLIENT := libgsp/proto/gspd_client.c $(GSPD_PROTO)
 LIBGSP_SRCS := libgsp/lib/gsp.c $(GSPD_CLIENT)
-CFLAGS_libgsp/lib := -Ilibgsp/include -Ilibgsp/proto -pthread
+# The drm engine's path, apart: gspctl and gsp-run, built from
+# LIBGSP_SRCS, need no libdrm. Debian's libdrm-dev has the headers in
+# /usr/include/libdrm, and libdrm.a for the static selftests.
+LIBGSP_DRM_SRCS := libgsp/lib/gsp_drm.c
+LIBDRM_CFLAGS := $(or $(shell pkg-config --cflags libdrm 2>/dev/null),-I/usr/include/libdrm)
+LIBDRM_LIBS := -ldrm
+CFLAGS_libgsp/lib := -Ilibgsp/include -Ilibgsp/proto -pthread $(LIBDRM_CFLAGS)
 CFLAGS_libgsp/proto := -Ilibgsp/include
 CFLAGS_tests/libgsp := -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -Itests \
-	-pthread
+	-pthread $(LIBDRM_CFLAGS)
 # libgsp/tools: each fragment adds what its tool includes.
 CFLAGS_libgsp/tools += -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -pthread
 GSPCTL := $(BUILD)/gspctl
@@ -46,11 +53,11 @@ CHECK_SUITES += libgsp
 # bench scripts build it so).
 libgsp: $(LIBGSP_SO)
 
-$(LIBGSP_SO): $(call objs,pic,$(LIBGSP_SRCS)) $(LIBGSP_MAP)
+$(LIBGSP_SO): $(call objs,pic,$(LIBGSP_SRCS) $(LIBGSP_DRM_SRCS)) $(LIBGSP_MAP)
 	@mkdir -p $(@D)
 	$(CC) -pthread -shared -Wl,-soname,$(LIBGSP_SONAME) \
 		-Wl,--version-script=$(LIBGSP_MAP) -Wl,-z,defs -o $@ \
-		$(filter %.o,$^)
+		$(filter %.o,$^) $(LIBDRM_LIBS)
 	ln -sf $(notdir $@) $(@D)/$(LIBGSP_SONAME)
 	ln -sf $(LIBGSP_SONAME) $(@D)/libgsp.so
 
@@ -64,9 +71,10 @@ $(GSPCTL): $(call objs,plain,$(GSPCTL_SRCS) $(LIBGSP_SRCS) $(GSPCTL_CORE) \
 	$(CC) -pthread -o $@ $^ -lm
 
 # The tests: sanitized builds of the same sources.
-$(LIBGSP_TEST_DIR)/%: $(call objs,san,tests/libgsp/%.c $(LIBGSP_SRCS))
+$(LIBGSP_TEST_DIR)/%: $(call objs,san,tests/libgsp/%.c $(LIBGSP_SRCS) \
+		$(LIBGSP_DRM_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(SAN_FLAGS) -pthread -o $@ $^
+	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ $(LIBDRM_LIBS)
 
 $(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,$(GSPCTL_SRCS) $(LIBGSP_SRCS) \
 		$(GSPCTL_CORE) $(GSPCTL_ADMIT))
@@ -74,7 +82,8 @@ $(LIBGSP_TEST_DIR)/gspctl: $(call objs,san,$(GSPCTL_SRCS) $(LIBGSP_SRCS) \
 	$(CC) $(SAN_FLAGS) -pthread -o $@ $^ -lm
 
 LIBGSP_TESTS := $(LIBGSP_TEST_DIR)/test_api $(LIBGSP_TEST_DIR)/test_e2e \
-	$(LIBGSP_TEST_DIR)/test_board $(LIBGSP_TEST_DIR)/gspctl
+	$(LIBGSP_TEST_DIR)/test_board $(LIBGSP_TEST_DIR)/test_drm \
+	$(LIBGSP_TEST_DIR)/gspctl
 
 check-libgsp: $(LIBGSP_TESTS) $(LIBGSP_SO) $(GSPCTL) $(GSPACED)
 	@BUILD=$(BUILD) CC="$(CC)" SAN_FLAGS="$(SAN_FLAGS)" GSPACED=$(GSPACED) \

@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 #define GSP_LIB_MAJOR	1
-#define GSP_LIB_MINOR	1
+#define GSP_LIB_MINOR	2
 
 /* Default paths; the environment overrides them (see gsp_open()). */
 #define GSP_DEFAULT_DEV		"/dev/gspace"
@@ -123,6 +123,51 @@ struct gsp_board;
 const struct gsp_board *gsp_board(struct gsp *g);
 struct gsp_board *gsp_board_rw(struct gsp *g);
 int gsp_board_lc_slot(struct gsp *g);
+
+/*
+ * (libgsp 1.2) The drm engine: DRM submissions through the arbiter
+ * (Documentation/drm.rst). gspace.ko only: on gspaced every gsp_drm_*
+ * call that takes a struct gsp fails with -EOPNOTSUPP once its arguments
+ * pass, since the daemon cannot forward into a kernel driver.
+ *
+ * gsp_drm_adapter_of() is the GSPACE_DRM_ADAPTER_* for the driver of a
+ * DRM fd (drmGetVersion()'s name): -EBADF, not an open fd; -ENOTTY, not
+ * a DRM device; -ENXIO, a driver gspace has no adapter for.
+ *
+ * gsp_drm_bind() binds @drm_fd, a render node, and the driver's
+ * @channel to the tenant (DRM_BIND). @adapter GSP_DRM_ADAPTER_AUTO picks
+ * it with gsp_drm_adapter_of(). The library keeps a duplicate of
+ * @drm_fd for the syncobj calls below, so the caller may close its own.
+ * gsp_drm_unbind() ends the binding; gsp_close() and gsp_reopen() do too.
+ * Neither may run while another gsp_drm_* call is in flight on @g.
+ *
+ * gsp_drm_submit() queues the driver payload @arg->payload_ptr
+ * (DRM_SUBMIT): -ENOLINK without a binding, -EINVAL for a payload size of
+ * 0, -E2BIG past GSPACE_DRM_PAYLOAD_MAX, then the uapi's errors.
+ *
+ * The syncobj calls act on the bound DRM file, whose syncobjs a payload
+ * names as its out-fence. After the forward the syncobj holds the
+ * driver's fence, before it whatever it held: reset it (or use a new
+ * one) before the submission that gsp_drm_syncobj_wait() is to wait for.
+ * That wait returns once the syncobj holds a fence and the fence has
+ * signalled, or -ETIME at @deadline_ns (gsp_now_ns()'s clock).
+ * gsp_drm_syncobj_export() gives a sync_file of the fence it holds now
+ * (-EINVAL if none).
+ */
+#define GSP_DRM_ADAPTER_AUTO	0
+
+int gsp_drm_adapter_of(int drm_fd, uint32_t *adapter);
+int gsp_drm_bind(struct gsp *g, int drm_fd, uint32_t adapter,
+		 uint32_t channel);
+int gsp_drm_unbind(struct gsp *g);
+int gsp_drm_submit(struct gsp *g, struct gspace_drm_submit *arg);
+int gsp_drm_syncobj_create(struct gsp *g, uint32_t *handle);
+int gsp_drm_syncobj_destroy(struct gsp *g, uint32_t handle);
+int gsp_drm_syncobj_reset(struct gsp *g, uint32_t handle);
+int gsp_drm_syncobj_wait(struct gsp *g, uint32_t handle,
+			 uint64_t deadline_ns);
+int gsp_drm_syncobj_export(struct gsp *g, uint32_t handle,
+			   int *sync_file_fd);
 
 /* CLOCK_MONOTONIC now, in ns: the arbiter's clock for deadlines. */
 uint64_t gsp_now_ns(void);

@@ -64,6 +64,14 @@ struct gsp {
 	uint32_t cls, device;		/* as last set through CTX_SET */
 	bool ctx_valid;			/* @ctx holds a CTX_SET that worked */
 	struct gspace_ctx_set ctx;	/* the last one, replayed by reopen */
+
+	/*
+	 * The drm engine's binding (gsp_drm.c), under @lock. A function
+	 * pointer rather than a call, so that programs built without
+	 * gsp_drm.c (gspctl, gsp-run) need no libdrm.
+	 */
+	struct gsp_drm *drm;
+	void (*drm_release)(struct gsp_drm *drm);
 };
 
 static const char *const gsp_arbiter_names[] = {
@@ -129,7 +137,7 @@ static const char *gsp_env(const char *name)
 }
 
 /* The request on the tenant's transport: 0 or a result, or -errno. */
-static int gsp_request(struct gsp *g, unsigned long request, void *arg)
+int gspi_request(struct gsp *g, unsigned long request, void *arg)
 {
 	int saved = errno;
 	int ret;
@@ -159,7 +167,7 @@ static int gsp_check_version(struct gsp *g)
 	struct gspace_version v = { .size = sizeof(v) };
 	int ret;
 
-	ret = gsp_request(g, GSPACE_IOCTL_VERSION, &v);
+	ret = gspi_request(g, GSPACE_IOCTL_VERSION, &v);
 	if (ret == -ENOTTY)
 		return -EPROTO;
 	if (ret < 0)
@@ -347,6 +355,8 @@ GSP_API void gsp_close(struct gsp *g)
 		return;
 	/* Ends the tenant first: the daemon frees its LC slot on that. */
 	gsp_disconnect(g);
+	if (g->drm)
+		g->drm_release(g->drm);
 	gsp_unmap_all(g->board);
 	gsp_unmap_all(g->retired);
 	pthread_mutex_destroy(&g->lock);
@@ -357,7 +367,7 @@ GSP_API void gsp_close(struct gsp *g)
 
 GSP_API int gsp_version(struct gsp *g, struct gspace_version *arg)
 {
-	return gsp_request(g, GSPACE_IOCTL_VERSION, arg);
+	return gspi_request(g, GSPACE_IOCTL_VERSION, arg);
 }
 
 /*
@@ -384,7 +394,7 @@ static void gsp_note_ctx(struct gsp *g, uint32_t cls, uint32_t device)
 
 GSP_API int gsp_ctx_set(struct gsp *g, struct gspace_ctx_set *arg)
 {
-	int ret = gsp_request(g, GSPACE_IOCTL_CTX_SET, arg);
+	int ret = gspi_request(g, GSPACE_IOCTL_CTX_SET, arg);
 
 	if (!ret) {
 		gsp_note_ctx(g, arg->class, arg->device);
@@ -402,27 +412,27 @@ GSP_API int gsp_ctx_set(struct gsp *g, struct gspace_ctx_set *arg)
 
 GSP_API int gsp_submit(struct gsp *g, struct gspace_submit *arg)
 {
-	return gsp_request(g, GSPACE_IOCTL_SUBMIT, arg);
+	return gspi_request(g, GSPACE_IOCTL_SUBMIT, arg);
 }
 
 GSP_API int gsp_wait(struct gsp *g, struct gspace_wait *arg)
 {
-	return gsp_request(g, GSPACE_IOCTL_WAIT, arg);
+	return gspi_request(g, GSPACE_IOCTL_WAIT, arg);
 }
 
 GSP_API int gsp_complete(struct gsp *g, struct gspace_complete *arg)
 {
-	return gsp_request(g, GSPACE_IOCTL_COMPLETE, arg);
+	return gspi_request(g, GSPACE_IOCTL_COMPLETE, arg);
 }
 
 GSP_API int gsp_cancel(struct gsp *g, struct gspace_cancel *arg)
 {
-	return gsp_request(g, GSPACE_IOCTL_CANCEL, arg);
+	return gspi_request(g, GSPACE_IOCTL_CANCEL, arg);
 }
 
 GSP_API int gsp_stats(struct gsp *g, struct gspace_stats *arg)
 {
-	return gsp_request(g, GSPACE_IOCTL_STATS, arg);
+	return gspi_request(g, GSPACE_IOCTL_STATS, arg);
 }
 
 GSP_API int gsp_set_class(struct gsp *g, uint32_t cls, uint32_t weight,
@@ -451,7 +461,7 @@ static int gsp_board_map_kernel(struct gsp *g, struct gsp_map *m)
 
 	if (!(g->features & GSPACE_FEAT_BOARD))
 		return -ENOENT;
-	ret = gsp_request(g, GSPACE_IOCTL_STATS, &st);
+	ret = gspi_request(g, GSPACE_IOCTL_STATS, &st);
 	if (ret)
 		return ret;
 	m->lc_slot = st.lc_slot;
@@ -616,7 +626,7 @@ static int gsp_board_move(struct gsp *g, struct gsp *n)
 		struct gspace_stats st = { .size = sizeof(st) };
 
 		if (!(n->features & GSPACE_FEAT_BOARD) ||
-		    gsp_request(n, GSPACE_IOCTL_STATS, &st))
+		    gspi_request(n, GSPACE_IOCTL_STATS, &st))
 			goto out;
 		fd = n->fd;
 		slot = st.lc_slot;
@@ -670,7 +680,7 @@ GSP_API int gsp_reopen(struct gsp *g)
 	if (!ret && g->ctx_valid) {
 		struct gspace_ctx_set cs = g->ctx;
 
-		ret = gsp_request(&n, GSPACE_IOCTL_CTX_SET, &cs);
+		ret = gspi_request(&n, GSPACE_IOCTL_CTX_SET, &cs);
 	}
 	if (ret) {
 		pthread_mutex_unlock(&g->lock);
@@ -685,6 +695,10 @@ GSP_API int gsp_reopen(struct gsp *g)
 	g->fd = n.fd;
 	g->conn = n.conn;
 	g->features = n.features;
+	/* The new tenant has no binding: the old one ended with its file. */
+	if (g->drm)
+		g->drm_release(g->drm);
+	g->drm = NULL;
 	pthread_mutex_unlock(&g->lock);
 	errno = saved;
 	return ret;
@@ -693,4 +707,33 @@ GSP_API int gsp_reopen(struct gsp *g)
 struct gspd_conn *gspi_conn(struct gsp *g)
 {
 	return g && g->kind == GSP_ARBITER_DAEMON ? g->conn : NULL;
+}
+
+bool gspi_is_daemon(const struct gsp *g)
+{
+	return g && g->kind == GSP_ARBITER_DAEMON;
+}
+
+struct gsp_drm *gspi_drm_swap(struct gsp *g, struct gsp_drm *drm,
+			      void (*release)(struct gsp_drm *drm))
+{
+	struct gsp_drm *old;
+
+	pthread_mutex_lock(&g->lock);
+	old = g->drm;
+	g->drm = drm;
+	if (release)
+		g->drm_release = release;
+	pthread_mutex_unlock(&g->lock);
+	return old;
+}
+
+struct gsp_drm *gspi_drm(struct gsp *g)
+{
+	struct gsp_drm *drm;
+
+	pthread_mutex_lock(&g->lock);
+	drm = g->drm;
+	pthread_mutex_unlock(&g->lock);
+	return drm;
 }

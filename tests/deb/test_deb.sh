@@ -66,7 +66,7 @@ expect_files() {
 		;;
 	libgsp1)
 		echo ./usr/lib/MA/libgsp.so.1
-		echo ./usr/lib/MA/libgsp.so.1.1
+		echo ./usr/lib/MA/libgsp.so.1.2
 		;;
 	libgsp-dev)
 		echo ./usr/include/gsp.h

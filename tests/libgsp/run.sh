@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The libgsp suite (make check-libgsp), TAP on stdout and nothing else:
 #  1. test_api: parsers and gsp_open() without any arbiter; test_board:
-#     the board's rules (gsp_board.h) on a board in memory
+#     the board's rules (gsp_board.h) on a board in memory; test_drm:
+#     the drm engine calls' argument checks (again against gspaced in 5)
 #  2. libgsp.so exports exactly the functions gsp.h declares, versioned
 #  3. gspctl rejects bad command lines with exit 2 and a message;
 #     gspctl mps against a fake nvidia-cuda-mps-control (simulated: no
@@ -14,7 +15,7 @@
 set -u
 B=${BUILD:-build}
 T=$B/tests/libgsp
-SO=$B/lib/libgsp.so.1.1
+SO=$B/lib/libgsp.so.1.2
 GSPACED=${GSPACED:-$B/gspaced}
 CC=${CC:-cc}
 SAN_FLAGS=${SAN_FLAGS:-}
@@ -49,6 +50,7 @@ run_tap() {
 # 1
 run_tap "$T/test_api"
 run_tap "$T/test_board"
+(unset GSP_SOCKET; run_tap "$T/test_drm")
 
 # 2: the declared API, from gsp.h with its comments stripped.
 $CC -fpreprocessed -dD -E -P libgsp/include/gsp.h 2>/dev/null |
@@ -56,18 +58,21 @@ $CC -fpreprocessed -dD -E -P libgsp/include/gsp.h 2>/dev/null |
 	>"$tmp/declared"
 nm -D --defined-only "$SO" | awk '$2 != "A" { print $3 }' | sort \
 	>"$tmp/exported"
-sed 's/@@GSP_1\.[01]$//' "$tmp/exported" >"$tmp/exported.names"
+sed 's/@@GSP_1\.[012]$//' "$tmp/exported" >"$tmp/exported.names"
 if [ -s "$tmp/declared" ] && cmp -s "$tmp/declared" "$tmp/exported.names"; then
 	ok "libgsp.so exports exactly the $(wc -l <"$tmp/declared") functions of gsp.h"
 else
 	notok "libgsp.so exports differ from gsp.h (< declared, > exported)"
 	diff "$tmp/declared" "$tmp/exported.names" | sed 's/^/# /'
 fi
-# GSP_1.0, but for what libgsp 1.1 added.
+# GSP_1.0, but for what libgsp 1.1 and 1.2 added.
 if [ -s "$tmp/exported" ] &&
-   ! grep -v '^gsp_reopen@@GSP_1\.1$' "$tmp/exported" | grep -qv '@@GSP_1\.0$' &&
-   grep -qx 'gsp_reopen@@GSP_1\.1' "$tmp/exported"; then
-	ok "every export carries the version GSP_1.0, gsp_reopen GSP_1.1"
+   ! grep -v '^gsp_reopen@@GSP_1\.1$' "$tmp/exported" |
+	grep -v '^gsp_drm_[a-z_]*@@GSP_1\.2$' | grep -qv '@@GSP_1\.0$' &&
+   grep -qx 'gsp_reopen@@GSP_1\.1' "$tmp/exported" &&
+   [ "$(grep -c '^gsp_drm_[a-z_]*@@GSP_1\.2$' "$tmp/exported")" = \
+	"$(grep -c '^gsp_drm_' "$tmp/declared")" ]; then
+	ok "every export carries the version GSP_1.0, gsp_reopen GSP_1.1, gsp_drm_* GSP_1.2"
 else
 	notok "exports with other versions: $(grep -v '@@GSP_1\.0$' "$tmp/exported" | tr '\n' ' ')"
 fi
@@ -234,9 +239,9 @@ else
 	r=$tmp/stage/usr
 	check "$([ -x "$r/bin/gspctl" ] && [ -f "$r/include/gsp.h" ] &&
 		 [ -f "$r/include/gsp_board.h" ] && [ -f "$r/include/gspace.h" ] &&
-		 [ "$(readlink "$r/lib/libgsp.so.1")" = libgsp.so.1.1 ] &&
+		 [ "$(readlink "$r/lib/libgsp.so.1")" = libgsp.so.1.2 ] &&
 		 [ "$(readlink "$r/lib/libgsp.so")" = libgsp.so.1 ]; echo $?)" \
-		"make install: gspctl, headers, libgsp.so.1.1 and its links"
+		"make install: gspctl, headers, libgsp.so.1.2 and its links"
 	flags=$(PKG_CONFIG_SYSROOT_DIR=$tmp/stage \
 		PKG_CONFIG_LIBDIR=$r/lib/pkgconfig \
 		pkg-config --cflags --libs libgsp 2>"$tmp/err")
@@ -279,6 +284,7 @@ if [ ! -S "$sock" ]; then
 	exit 0
 fi
 GSP_SOCKET=$sock run_tap "$T/test_e2e"
+GSP_SOCKET=$sock run_tap "$T/test_drm"
 
 export GSP_SOCKET=$sock GSP_ARBITER=daemon
 "$GSPCTL" status >"$tmp/out" 2>"$tmp/err"

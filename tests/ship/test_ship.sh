@@ -54,7 +54,7 @@ fi
 m -j"$JOBS" BUILD="$B" CUDA_HOME="$S/nowhere" KVER="$REL" \
 	>"$S/make.log" 2>&1
 rc=$?
-for p in lib/libgsp.so.1.1 gspctl gsp-run gspaced gsp-xform gsp-select; do
+for p in lib/libgsp.so.1.2 gspctl gsp-run gspaced gsp-xform gsp-select; do
 	[ "$rc" = 0 ] && [ -x "$B/$p" ]
 	check $? "make with no nvcc, cuda.h or kernel headers succeeds and builds $p" \
 		"$S/make.log"
@@ -150,7 +150,7 @@ expect="$own
 .$P/bin/gsp-xform
 .$P/bin/gsp-select
 .$P/bin/gsp-psim
-.$P/lib/libgsp.so.1.1
+.$P/lib/libgsp.so.1.2
 .$P/lib/libgsp.so.1
 .$P/lib/libgsp.so
 .$P/include/gsp.h
