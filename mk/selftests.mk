@@ -72,3 +72,20 @@ $(DAEMON_TEST_DIR)/selftests/gspace_psim_test: selftests/gspace_psim_test.c \
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
 		-Ilibgsp/proto $(PSIM_INC) $(SAN_FLAGS) $(DEPFLAGS) -o $@ $^ \
 		-lpthread -lm
+
+# gspace_drm_lib_test drives the drm engine through libgsp (gsp_drm_*),
+# so it links libgsp's objects and Debian's libdrm.a (libdrm-dev).
+SELFTEST_LIBGSP := $(LIBGSP_SRCS) $(LIBGSP_DRM_SRCS)
+$(SELFTEST_DIR)/gspace_drm_lib_test: selftests/gspace_drm_lib_test.c \
+		$(call objs,plain,$(SELFTEST_LIBGSP))
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTEST_CFLAGS) -Ilibgsp/include $(LIBDRM_CFLAGS) \
+		$(DEPFLAGS) -o $@ $^ $(LIBDRM_LIBS) $(SELFTEST_LDLIBS)
+
+$(DAEMON_TEST_DIR)/selftests/gspace_drm_lib_test: \
+		selftests/gspace_drm_lib_test.c \
+		$(call objs,san,$(SELFTEST_LIBGSP))
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
+		-Ilibgsp/include $(LIBDRM_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) \
+		-o $@ $^ $(LIBDRM_LIBS) -lpthread
