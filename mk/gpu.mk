@@ -31,7 +31,7 @@ GPU_PROGS := $(GPU_OUT)/gsp-check $(GPU_OUT)/gsp-load $(GPU_OUT)/launch-overhead
 GPU_SCRIPTS := bench/gpu/run-experiment.sh bench/gpu/test_cli.sh \
 	bench/run-lcprotect.sh bench/gpu/profile.sh bench/gpu/test_corun.sh \
 	bench/run-prophet.sh bench/run-stm.sh bench/run-torch-pair.sh \
-	bench/run-cumas.sh
+	bench/run-cumas.sh bench/run-timeplane.sh
 GPU_PY := $(wildcard bench/gpu/*.py)
 
 # spin.ptx as a C string: the file has no quotes or backslashes, but
@@ -128,7 +128,7 @@ check-gpu-progs:
 	   then echo "ok - cc builds $(GPU_OUT)/flowshop"; \
 	   else echo "not ok - cc builds $(GPU_OUT)/flowshop"; sed 's/^/# /' $(GPU_OUT)/ci/build.log; fi; \
 	   for t in analyze lcprotect ncu_features prophet_ncu prophet_eval \
-		    stm_eval cumas_eval; do \
+		    stm_eval cumas_eval timeplane_eval; do \
 		BUILD=$(BUILD) PYTHONDONTWRITEBYTECODE=1 python3 bench/gpu/test_$$t.py 2>&1 || \
 			echo "not ok - test_$$t.py exited with an error"; \
 	   done; \

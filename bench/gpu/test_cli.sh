@@ -107,6 +107,19 @@ expect2 "run-preempt.sh without OUT" bash bench/run-preempt.sh
 expect2 "run-preempt.sh --help" bash bench/run-preempt.sh --help
 expect2 "run-preempt.sh unknown option" bash bench/run-preempt.sh --bogus /nonexistent/x
 expect2 "run-preempt.sh --measure-s 0" bash bench/run-preempt.sh --measure-s 0 /nonexistent/x
+R=bench/run-timeplane.sh
+expect2 "run-timeplane.sh without OUT" bash "$R"
+expect2 "run-timeplane.sh --help" bash "$R" --help
+expect2 "run-timeplane.sh unknown option" bash "$R" --bogus /nonexistent/x
+expect2 "run-timeplane.sh --dur 0" bash "$R" --dur 0 /nonexistent/x
+expect2 "run-timeplane.sh --configs matching nothing" bash "$R" --configs nope /nonexistent/x
+expect2 "run-timeplane.sh --modes that is no regex" bash "$R" --modes '(' /nonexistent/x
+if [ "$(bash "$R" --dry-run --configs 'mix[48]' --modes band /nonexistent/x 2>/dev/null | tr '\n' ' ')" = \
+	"mix4.band mix4.band-q5000 mix8.band mix8.band-q5000 " ] && [ ! -e /nonexistent/x ]; then
+	echo "ok - cli: run-timeplane.sh --dry-run lists the cells --configs and --modes keep, creates nothing"
+else
+	echo "not ok - cli: run-timeplane.sh --dry-run lists the cells --configs and --modes keep"
+fi
 expect2 "run-be-cost.sh unknown mode" bash bench/run-be-cost.sh /nonexistent/x plain bogus
 expect2 "run-be-cost.sh @BUILD without gsp-run" bash bench/run-be-cost.sh /nonexistent/x spatial@/nonexistent/build
 if [ -e /nonexistent/x ]; then
