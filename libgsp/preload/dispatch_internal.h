@@ -101,6 +101,7 @@ struct gsp_tenant {
 	uint64_t lc_target_ns, quantum_ns;
 	int overlap;	/* GSP_OVERLAP: hand leases over with ops in flight */
 	int ahead;	/* GSP_LEASE_AHEAD: one lease per engine, the next asked early */
+	int run_on;	/* GSP_RUN_ON: a compute lease runs past its quantum alone */
 	uint64_t ahead_lead_ns;	/* GSP_AHEAD_US: ask that long before it is due */
 	int task_heads;	/* GSP_TASK_HEADS: copy-ins as task heads, stage costs */
 	int spatial;	/* GSP_SPATIAL: SPATIAL_* */
@@ -110,6 +111,7 @@ struct gsp_tenant {
 	int fail_open;	/* GSP_FAIL_OPEN: pass through for good on a loss */
 	uint64_t rejoin_wait_ns;	/* GSP_REJOIN_WAIT_MS; 0: wait for ever */
 	int progress;	/* the arbiter renews leases (LEASE_PROGRESS) */
+	int waiting_seen; /* the board counts waiting jobs (FEAT_PREEMPT) */
 	int renew_auto;	/* renew every quarter of the board's watchdog */
 	uint64_t renew_ns;	/* else every this long; 0: never */
 	struct gsp_api api;	/* load_libgsp() in setup(); read-only after */

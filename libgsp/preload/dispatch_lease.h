@@ -29,6 +29,7 @@ struct lease {
 	uint64_t renewed;		/* grant or last renewal, host time */
 	int renew_err;			/* a renewal failed: stop trying */
 	int preempted;			/* resumed after lease_preempt(): host-timed */
+	int ran_on;			/* ran past its quantum: nobody waited */
 	unsigned long rejoins;		/* gsp_ctr.rejoins at the grant */
 	uint64_t due_ns;		/* host time its ops should be done by */
 	CUcontext ev_ctx;		/* events below belong to it */

@@ -86,6 +86,7 @@ struct gsp_stats_ctr {
 	/* leases asked for while another engine's still had work in flight */
 	atomic_ulong lease_ahead;
 	atomic_ulong task_heads;	/* copy-ins submitted as CuMAS task heads */
+	atomic_ulong run_on;	/* compute leases run past their quantum alone */
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;

@@ -122,7 +122,7 @@ EXPORT int gsp_version(struct gsp *g, struct gspace_version *v)
 	v->abi_major = GSPACE_ABI_MAJOR;
 	v->abi_minor = GSPACE_ABI_MINOR;
 	v->features = GSPACE_FEAT_LEASE_ENGINE | GSPACE_FEAT_BOARD |
-		      GSPACE_FEAT_LEASE_PROGRESS;
+		      GSPACE_FEAT_LEASE_PROGRESS | GSPACE_FEAT_PREEMPT;
 	v->num_devices = 1;
 	v->lc_allowed = 1;
 	return fail();

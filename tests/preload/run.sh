@@ -43,12 +43,23 @@ count() {
 	fi
 }
 
+# stat NAME: a counter of the last GSP_STATS_FILE
+stat() { sed -n "s/^$1 //p" "$tmp/stats" 2>/dev/null; }
+
 scenario table arb
 count 'passing through cuMemcpyHtoD' 1 "table: a variant without a wrapper warns once, asked for twice"
 scenario order arb
 scenario sync arb
 scenario gate arb
-scenario lease arb GSP_STATS_FILE="$tmp/stats"
+scenario lease arb GSP_STATS_FILE="$tmp/stats" LEASE_RUN_ON=1
+[ "$(stat lease_run_on)" = 1 ] && [ "$(stat leases)" = 1 ] &&
+	echo "ok - preload: lease: alone, one lease ran past its quantum (lease_run_on 1)" ||
+	{ echo "not ok - preload: lease: alone, one lease ran past its quantum"; sed 's/^/# /' "$tmp/stats"; }
+scenario lease arb GSP_RUN_ON=0
+scenario lease arb LEASE_WAITING=1 GSP_STATS_FILE="$tmp/stats"
+[ "$(stat lease_run_on)" = 0 ] &&
+	echo "ok - preload: lease: with a job waiting, no lease ran on" ||
+	{ echo "not ok - preload: lease: with a job waiting, no lease ran on"; sed 's/^/# /' "$tmp/stats"; }
 if grep -q '^launches 40$' "$tmp/stats" 2>/dev/null &&
    grep -q '^deferred 40$' "$tmp/stats"; then
 	echo "ok - preload: GSP_STATS_FILE has the 40 launches, all deferred"
@@ -71,8 +82,6 @@ prog=$T/test_task_heads scenario order arb GSP_LEASE_AHEAD=0 GSP_TASK_HEADS=0
 # ... in real time (ops take their time: closing leases polled, the
 # next lease asked for GSP_AHEAD_US before the last is due): the order.
 prog=$T/test_task_heads scenario order arb FAKE_CUDA_REALTIME=1 TH_E2E=1
-# stat NAME: a counter of the last GSP_STATS_FILE
-stat() { sed -n "s/^$1 //p" "$tmp/stats" 2>/dev/null; }
 # stats_are NAME=VALUE...: every counter as given
 stats_are() {
 	local kv
@@ -158,11 +167,16 @@ elif ! start_gspaced; then
 	echo "not ok - preload: gspaced did not start"
 	sed 's/^/# /' "$tmp/gspaced.log" | tail -n 20
 else
-	e2e e2e
+	e2e e2e GSP_RUN_ON=0
 	l=$(stat leases)
 	[ "${l:-0}" -ge 2 ] && ! grep -q . "$tmp/err" &&
 		echo "ok - preload: e2e: BE launches took $l leases from gspaced, no warning" ||
 		{ echo "not ok - preload: e2e: BE leases from gspaced (leases ${l:-none})"; sed 's/^/# /' "$tmp/err"; }
+	e2e e2e
+	l=$(stat leases) r=$(stat lease_run_on)
+	[ "${r:-0}" -ge 1 ] && [ "${l:-0}" -ge "${r:-0}" ] && ! grep -q . "$tmp/err" &&
+		echo "ok - preload: e2e: alone, $r of $l leases from gspaced ran past their quantum, no warning" ||
+		{ echo "not ok - preload: e2e: alone, a lease from gspaced ran past its quantum (leases ${l:-none}, run on ${r:-none})"; sed 's/^/# /' "$tmp/err"; }
 	e2e e2e GSP_CLASS=lc
 	j=$(stat jobs)
 	[ "$(stat lc_ops)" = 100 ] && [ "${j:-0}" -ge 1 ] && ! grep -q . "$tmp/err" &&
