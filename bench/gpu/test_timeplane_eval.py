@@ -70,7 +70,12 @@ with tempfile.TemporaryDirectory() as tmp:
     write_cell(logs, "mix2.fifo", "mix2", "fifo", [100, 1000], lambda i: [4.5, 4.5])
     write_cell(logs, "mix2.band", "mix2", "band", [100, 1000],
                lambda i: [5.4, 3.6] if (i // 10) % 10 == 0 else [4.5, 4.5])
-    rows = {(r["config"], r["policy"]): r for r in te.rows_of(logs, "TestGPU")}
+    per_window = []
+    rows = {(r["config"], r["policy"]): r for r in te.rows_of(logs, "TestGPU", per_window)}
+    ok(sum(1 for w in per_window if w["config"] == "mix2" and w["policy"] == "band"
+           and w["window_ms"] == 100) == 2 * 29 and
+       all(set(w) == set(te.WINDOW_COLUMNS) for w in per_window),
+       "per window: each process of mix2/band in each of its 29 whole 100 ms windows")
 
     def num(cfg, pol, key):
         v = rows[(cfg, pol)][key]

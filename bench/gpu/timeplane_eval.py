@@ -20,7 +20,10 @@ windows; loss_vs_plain: 1 - util / the plain cell's util (same config);
 loss_vs_fifo: 1 - util / util of the fifo cell with the same quantum and
 run-on (empty for fifo and plain); err_*: the largest |share - target|
 over windows and processes, in percentage points and in percent of the
-target. Plots: OUT/timeplane-util.svg, OUT/timeplane-err.svg.
+target. OUT/timeplane-windows.csv has every window of every cell
+(config,policy,quantum_us,run_on,window_ms,t_s,proc,kernel_us,busy_ms,
+share), the data behind both. Plots: OUT/timeplane-util.svg,
+OUT/timeplane-err.svg.
 """
 import argparse
 import csv
@@ -40,6 +43,8 @@ _spec.loader.exec_module(analyze)
 COLUMNS = ("config,procs,kernels_us,policy,quantum_us,run_on,util,loss_vs_plain,"
            "loss_vs_fifo,err_100ms_pp,err_100ms_pct,err_1s_pp,err_1s_pct,"
            "windows_1s,untracked,gpu").split(",")
+WINDOW_COLUMNS = ("config,policy,quantum_us,run_on,window_ms,t_s,proc,kernel_us,"
+                  "busy_ms,share").split(",")
 WINDOWS = (("100ms", 100_000_000), ("1s", 1_000_000_000))
 
 
@@ -56,8 +61,9 @@ def read_cells(logs):
     return cells
 
 
-def measure(logs, c):
-    """util, errors and counts of one cell; None where records lack."""
+def measure(logs, c, per_window=None):
+    """util, errors and counts of one cell; None where records lack.
+    Each window's busy time and share go to per_window (a list) too."""
     d = os.path.join(logs, "cells", c["cell"])
     recs = {}
     for i in range(len(c["kernels_us"])):
@@ -73,6 +79,15 @@ def measure(logs, c):
         if not wins:
             return None
         pp, rel = analyze.share_errors(wins, tgt)
+        for w in wins if per_window is not None else ():
+            for i, t in enumerate(recs):
+                per_window.append({
+                    "config": c["config"], "policy": c["policy"],
+                    "quantum_us": c["quantum_us"], "run_on": c["run_on"],
+                    "window_ms": ns // 1_000_000, "t_s": f"{w['t']:.1f}", "proc": t,
+                    "kernel_us": c["kernels_us"][i],
+                    "busy_ms": f"{w['busy'][t] / 1e6:.3f}",
+                    "share": f"{w['share'][t]:.4f}"})
         out[f"err_{name}_pp"], out[f"err_{name}_pct"] = pp, rel
         if name == "1s":
             out["util"] = sum(w["util"] for w in wins) / len(wins)
@@ -81,9 +96,9 @@ def measure(logs, c):
     return out
 
 
-def rows_of(logs, gpu):
+def rows_of(logs, gpu, per_window=None):
     cells = read_cells(logs)
-    got = {c["cell"]: measure(logs, c) for c in cells}
+    got = {c["cell"]: measure(logs, c, per_window) for c in cells}
     util = {c["cell"]: got[c["cell"]]["util"] for c in cells if got[c["cell"]]}
 
     def find(cfg, policy, q, run_on):
@@ -149,11 +164,16 @@ def main():
     a = ap.parse_args()
     if not os.path.isfile(os.path.join(a.logs, "cells.txt")):
         sys.exit(f"timeplane_eval: {a.logs}/cells.txt is missing: give run-timeplane.sh's OUT/logs")
-    rows = rows_of(a.logs, a.gpu)
+    per_window = []
+    rows = rows_of(a.logs, a.gpu, per_window)
     with open(os.path.join(a.out, "timeplane.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
         w.writerows(rows)
+    with open(os.path.join(a.out, "timeplane-windows.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=WINDOW_COLUMNS)
+        w.writeheader()
+        w.writerows(per_window)
     plots(a.out, rows)
     print("config   mode                     util  loss/plain loss/fifo err100ms% err1s%")
     for r in rows:
