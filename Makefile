@@ -112,6 +112,7 @@ include mk/core.mk		# kmod/core in userspace: tests, gsp-sim
 include mk/libgsp.mk		# libgsp.so, gspctl
 include mk/daemon.mk		# gspaced
 include mk/preload.mk		# libgsp_preload.so, gsp-run
+include mk/drmshim.mk		# libgsp_drmshim.so, the DRM submit shim
 include mk/xform.mk		# gsp-xform
 include mk/psim.mk		# gsp-psim
 include mk/search.mk		# the partition search, simulated

@@ -89,3 +89,16 @@ $(DAEMON_TEST_DIR)/selftests/gspace_drm_lib_test: \
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iuapi -Iselftests \
 		-Ilibgsp/include $(LIBDRM_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) \
 		-o $@ $^ $(LIBDRM_LIBS) -lpthread
+
+# The LD_PRELOAD shim's test (gspace_drmshim_test) runs drmshim_client,
+# a program linked against libdrm.so like any DRM client, under
+# libgsp_drmshim.so: both dynamic, packed into the VM with their loader
+# and libraries (tools/vm/mkinitramfs.sh -d).
+DRMSHIM_CLIENT := $(SELFTEST_DIR)/drmshim_client
+SELFTEST_DYN_FILES := $(DRMSHIM_SO) $(DRMSHIM_CLIENT)
+USER_TARGETS += $(DRMSHIM_CLIENT)
+
+$(DRMSHIM_CLIENT): selftests/drmshim_client.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iuapi $(LIBDRM_CFLAGS) \
+		$(DEPFLAGS) -o $@ $< $(LIBDRM_LIBS)

@@ -189,17 +189,19 @@ check-vm:
 		$(MAKE) --no-print-directory check-vm-$$s || rc=1; \
 	done; exit $$rc
 
-check-vm-%: $(VM_BUILD)/runas $(SELFTEST_BINS)
+check-vm-%: $(VM_BUILD)/runas $(SELFTEST_BINS) $(SELFTEST_DYN_FILES)
 	@$(MAKE) --no-print-directory vm-check VM_SERIES=$*
 
 # The debug kernel is built (or found in its cache) first: 5 to 8 min
 # on 2 CPUs the first time.
-check-vm-debug: $(VM_BUILD)/runas $(SELFTEST_BINS)
+check-vm-debug: $(VM_BUILD)/runas $(SELFTEST_BINS) $(SELFTEST_DYN_FILES)
 	@tools/vm/debug-kernel.sh -b $(BUILD) >/dev/null
 	@$(MAKE) --no-print-directory vm-check VM_SERIES=debug
 
-# Each selftest runs twice: as root, then as tenant through runas.
-vm-check: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)
+# Each selftest runs twice: as root, then as tenant through runas. The
+# dynamic programs the selftests run (SELFTEST_DYN_FILES) come with
+# their loader and libraries.
+vm-check: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS) $(SELFTEST_DYN_FILES)
 	@[ -n "$(VM_KERNEL)" ] || { \
 		echo "vm: no kernel to boot: run tools/install-deps.sh" >&2; \
 		exit 1; }
@@ -215,6 +217,7 @@ vm-check: vm-module $(VM_BUILD)/runas $(SELFTEST_BINS)
 		echo "# vm: SELFTEST_BINS is empty: only insmod and rmmod are tested"
 	@tools/vm/mkinitramfs.sh -o $(VM_OUT)/check.img -m $(VM_KO) \
 		$(foreach m,$(VM_EXTRA_MODS),-e $(m)) \
+		$(foreach f,$(SELFTEST_DYN_FILES),-d $(f)) \
 		-r '$(VM_RELEASE)' -p '$(VM_MODPARAMS)' -c $(VM_OUT)/check.cmds \
 		-t $(VM_CMD_TIMEOUT) $(VM_BUILD)/runas $(SELFTEST_BINS)
 	@tools/vm/run.sh -k $(VM_KERNEL) -i $(VM_OUT)/check.img \

@@ -2,7 +2,9 @@
 /*
  * gsp-run: runs an unmodified CUDA program as one tenant of the gspace
  * arbiter, with libgsp_preload.so in LD_PRELOAD and its settings in the
- * environment (Documentation/interposer.rst).
+ * environment (Documentation/interposer.rst); with --drm, a DRM program
+ * (nouveau GL or Vulkan) with libgsp_drmshim.so instead
+ * (Documentation/drm.rst).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,7 +36,7 @@ static void usage(FILE *f)
 		"usage: gsp-run [--class be|lc] [--weight N] [--lc-target-us N] [--device N]\n"
 		"               [--arbiter kernel|daemon|auto] [--socket PATH] [--quantum-us N]\n"
 		"               [--spatial|--no-spatial] [--no-green] [--no-lc-priority]\n"
-		"               [--no-gate] [--fail-open]\n"
+		"               [--no-gate] [--fail-open] [--drm]\n"
 		"               [--admit refuse|idle --admit-hw HW.csv\n"
 "               --admit-lc LC.csv --admit-be BE.csv [--admit-k K] [--admit-q Q]]\n"
 "               -- PROGRAM [ARGS...]\n"
@@ -59,6 +61,11 @@ static void usage(FILE *f)
 		"  --fail-open    run the program unscheduled when no arbiter answers\n"
 		"                 or it is lost (default: exit 4 before the program\n"
 		"                 starts; GPU work fails if the arbiter refuses it)\n"
+		"  --drm          a DRM program (nouveau: GL through nvc0, Vulkan\n"
+		"                 through NVK): its submit ioctls go through\n"
+		"                 /dev/gspace (libgsp_drmshim.so; gspace.ko and\n"
+		"                 gspace_drm.ko only); with --fail-open they go to\n"
+		"                 the driver unscheduled when gspace cannot take them\n"
 		"  --admit        be only: before the program starts, predict the LC's\n"
 		"                 mean latency beside K instances of this BE from solo\n"
 		"                 traces (Prophet, Documentation/admission.rst); if it\n"
@@ -98,12 +105,13 @@ static int parse_num(const char *s, unsigned long long lo,
 }
 
 /*
- * 1 if @dir/@sub followed by libgsp_preload.so is readable (@sub: "" or
- * "NAME/"); the path in @out.
+ * 1 if @dir/@sub followed by @lib is readable (@sub: "" or "NAME/"); the
+ * path in @out.
  */
-static int preload_in(char *out, size_t n, const char *dir, const char *sub)
+static int preload_in(char *out, size_t n, const char *dir, const char *sub,
+		      const char *lib)
 {
-	return snprintf(out, n, "%s/%slibgsp_preload.so", dir, sub) < (int)n &&
+	return snprintf(out, n, "%s/%s%s", dir, sub, lib) < (int)n &&
 	       !access(out, R_OK);
 }
 
@@ -112,7 +120,7 @@ static int preload_in(char *out, size_t n, const char *dir, const char *sub)
  * and ../lib/, then GSP_LIBDIR/gspace/ and GSP_LIBDIR/ (installed: make
  * install puts it in $(LIBDIR), which mk/install.mk gives us).
  */
-static int find_preload(char *out, size_t n)
+static int find_preload(char *out, size_t n, const char *lib)
 {
 	static const char *const by_exe[] = { "lib/", "../lib/gspace/", "../lib/" };
 	static const char *const by_libdir[] = { "gspace/", "" };
@@ -128,12 +136,12 @@ static int find_preload(char *out, size_t n)
 	if (slash) {
 		*slash = 0;
 		for (i = 0; i < sizeof(by_exe) / sizeof(by_exe[0]); i++)
-			if (preload_in(out, n, exe, by_exe[i]))
+			if (preload_in(out, n, exe, by_exe[i], lib))
 				return 0;
 	}
 	/* where make install put it: LIBDIR, as it was at build time */
 	for (i = 0; i < sizeof(by_libdir) / sizeof(by_libdir[0]); i++)
-		if (preload_in(out, n, GSP_LIBDIR, by_libdir[i]))
+		if (preload_in(out, n, GSP_LIBDIR, by_libdir[i], lib))
 			return 0;
 	return -1;
 }
@@ -304,6 +312,25 @@ static int arbiter_answers(void)
 	return err;
 }
 
+/*
+ * For --drm: gspace.ko answers (GSP_ARBITER is kernel by then) and has
+ * its drm engine. 0, -EOPNOTSUPP without it, or gsp_open()'s -errno.
+ */
+static int drm_engine_answers(void)
+{
+	struct gspace_version v = { .size = sizeof(v) };
+	struct gsp *g;
+	int err = gsp_open(&g, NULL);
+
+	if (err)
+		return err;
+	err = gsp_version(g, &v);
+	gsp_close(g);
+	if (err)
+		return err;
+	return v.features & GSPACE_FEAT_DRM ? 0 : -EOPNOTSUPP;
+}
+
 /* A positive ratio no greater than 1000. */
 static int parse_ratio(const char *s, double *v)
 {
@@ -336,13 +363,16 @@ int main(int argc, char **argv)
 		{ "admit-be", required_argument, NULL, 3 },
 		{ "admit-k", required_argument, NULL, 4 },
 		{ "admit-q", required_argument, NULL, 5 },
+		{ "drm", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cls = NULL, *target = NULL, *spatial = NULL;
 	struct admit_req adm = { .k = 1, .q = 2 };
-	int no_green = 0, no_prio = 0, admit_opts = 0;
+	int no_green = 0, no_prio = 0, admit_opts = 0, drm = 0;
+	const char *cuda_opt = NULL;	/* the interposer's, not --drm's */
+	const char *shlib;
 	char lib[PATH_MAX], *pre;
 	const char *old;
 	int c;
@@ -393,9 +423,14 @@ int main(int argc, char **argv)
 				return die_usage("--quantum-us must be a number in 10..10000000, not '%s'%s",
 						 optarg, "");
 			setenv("GSP_QUANTUM_US", optarg, 1);
+			cuda_opt = "--quantum-us";
 			break;
 		case 'n':
 			setenv("GSP_DISABLE", "1", 1);
+			cuda_opt = "--no-gate";
+			break;
+		case 'R':
+			drm = 1;
 			break;
 		case 'F':
 			setenv("GSP_FAIL_OPEN", "1", 1);
@@ -407,14 +442,17 @@ int main(int argc, char **argv)
 						 "", "");
 			spatial = c == 'S' ? "1" : "0";
 			setenv("GSP_SPATIAL", spatial, 1);
+			cuda_opt = c == 'S' ? "--spatial" : "--no-spatial";
 			break;
 		case 'G':
 			no_green = 1;
 			setenv("GSP_GREEN", "0", 1);
+			cuda_opt = "--no-green";
 			break;
 		case 'P':
 			no_prio = 1;
 			setenv("GSP_LC_PRIORITY", "0", 1);
+			cuda_opt = "--no-lc-priority";
 			break;
 		case 'A':
 			if (strcmp(optarg, "refuse") && strcmp(optarg, "idle"))
@@ -488,8 +526,25 @@ int main(int argc, char **argv)
 	if (adm.mode && !strcmp(adm.mode, "idle") && spatial && *spatial == '1')
 		return die_usage("--admit idle may run the program as --no-spatial: drop --spatial%s%s",
 				 "", "");
+	if (drm && cuda_opt)
+		return die_usage("%s is for CUDA programs (the interposer), not --drm: drop one of them%s",
+				 cuda_opt, "");
+	if (drm && adm.mode)
+		return die_usage("--admit is for CUDA programs (the interposer), not --drm: drop one of them%s%s",
+				 "", "");
+	if (drm && getenv("GSP_ARBITER") &&
+	    strcmp(getenv("GSP_ARBITER"), "kernel") &&
+	    strcmp(getenv("GSP_ARBITER"), "auto"))
+		return die_usage("--drm needs gspace.ko (--arbiter kernel or auto): gspaced cannot forward into a kernel driver%s%s",
+				 "", "");
 	if (optind >= argc)
 		return die_usage("no program given: put it after --%s%s", "", "");
+	if (drm) {
+		/* DRM submissions go through the kernel arbiter or nowhere. */
+		setenv("GSP_ARBITER", "kernel", 1);
+		if (env_is_one("GSP_FAIL_OPEN"))
+			setenv("GSP_DRM_FALLBACK", "1", 1);
+	}
 	if (adm.mode) {
 		const char *dev = getenv("GSP_DEVICE");
 		int r = adm.hw ? admit_check(&adm) :
@@ -505,7 +560,20 @@ int main(int argc, char **argv)
 		if (r)
 			setenv("GSP_SPATIAL", "0", 1);
 	}
-	if (!env_is_one("GSP_DISABLE") && !env_is_one("GSP_FAIL_OPEN")) {
+	if (drm && !env_is_one("GSP_FAIL_OPEN")) {
+		int err = drm_engine_answers();
+
+		if (err) {
+			fprintf(stderr, "gsp-run: %s not started: %s%s%s; load gspace.ko and gspace_drm.ko, or pass --fail-open to run it unscheduled\n",
+				argv[optind], err == -EOPNOTSUPP ?
+				"gspace.ko has no drm engine (GSPACE_FEAT_DRM)" :
+				"gspace.ko does not answer (",
+				err == -EOPNOTSUPP ? "" : strerror(-err),
+				err == -EOPNOTSUPP ? "" : ")");
+			return EXIT_NO_ARBITER;
+		}
+	} else if (!drm && !env_is_one("GSP_DISABLE") &&
+		   !env_is_one("GSP_FAIL_OPEN")) {
 		int err = arbiter_answers();
 
 		if (err) {
@@ -514,9 +582,10 @@ int main(int argc, char **argv)
 			return EXIT_NO_ARBITER;
 		}
 	}
-	if (find_preload(lib, sizeof(lib))) {
-		fprintf(stderr, "gsp-run: libgsp_preload.so is not in lib/ next to gsp-run, ../lib/gspace/, ../lib/ or %s; rebuild or reinstall gspace\n",
-			GSP_LIBDIR);
+	shlib = drm ? "libgsp_drmshim.so" : "libgsp_preload.so";
+	if (find_preload(lib, sizeof(lib), shlib)) {
+		fprintf(stderr, "gsp-run: %s is not in lib/ next to gsp-run, ../lib/gspace/, ../lib/ or %s; rebuild or reinstall gspace\n",
+			shlib, GSP_LIBDIR);
 		return EXIT_USAGE;
 	}
 	old = getenv("LD_PRELOAD");

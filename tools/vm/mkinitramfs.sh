@@ -4,7 +4,7 @@
 # Packs the gzip cpio initramfs of the gspace test VM.
 #
 #   tools/vm/mkinitramfs.sh -o OUT.img [-m gspace.ko] [-p "PARAMS"]
-#                           [-e MODULE.ko]... [-c CMDFILE]
+#                           [-e MODULE.ko]... [-d DYNAMIC]... [-c CMDFILE]
 #                           [-t CMD_TIMEOUT_S] [-r RELEASE] [FILE...]
 #
 #   -o  the image to write
@@ -14,6 +14,9 @@
 #       unloads before it (the drm engine's: drm.ko, gsp_testdrm.ko,
 #       gspace_drm.ko); packed as /lib/gspace-vm/NAME.ko, uncompressed
 #       if it is a .ko.xz or .ko.zst
+#   -d  a dynamically linked program (to /bin/NAME) or shared object
+#       (NAME.so, to /lib/gspace-vm/NAME.so), with the dynamic loader and
+#       every library ldd lists for it, each at its own path
 #   -c  the commands to run, one shell command line per line ('#' starts a
 #       comment line); each line becomes one TAP result
 #   -t  seconds each command may run before it is killed (default 600)
@@ -26,23 +29,24 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-out='' module='' params='' cmds='' cmd_timeout=600 release='' extra=''
+out='' module='' params='' cmds='' cmd_timeout=600 release='' extra='' dyn=''
 
 die() {
 	echo "mkinitramfs: $*" >&2
 	exit 1
 }
 
-while getopts o:m:p:e:c:t:r: opt; do
+while getopts o:m:p:e:d:c:t:r: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	m) module=$OPTARG ;;
 	e) extra="$extra $OPTARG" ;;
+	d) dyn="$dyn $OPTARG" ;;
 	p) params=$OPTARG ;;
 	c) cmds=$OPTARG ;;
 	t) cmd_timeout=$OPTARG ;;
 	r) release=$OPTARG ;;
-	*) die "usage: $0 -o OUT.img [-m MODULE.ko] [-p PARAMS] [-e MODULE.ko]... [-c CMDFILE] [-t SECS] [-r RELEASE] [FILE...]" ;;
+	*) die "usage: $0 -o OUT.img [-m MODULE.ko] [-p PARAMS] [-e MODULE.ko]... [-d DYNAMIC]... [-c CMDFILE] [-t SECS] [-r RELEASE] [FILE...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -64,6 +68,10 @@ for f in $extra; do
 done
 for f in "$@"; do
 	[ -f "$f" ] || die "file $f not found: build it first"
+done
+for f in $dyn; do
+	[ -f "$f" ] || die "dynamic file $f not found: build it first"
+	ldd "$f" >/dev/null 2>&1 || die "-d wants a dynamically linked file; ldd does not read $f"
 done
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/gspace-initramfs.XXXXXX")
@@ -112,6 +120,23 @@ for f in "$@"; do
 	cp "$f" "$root/bin/$(basename "$f")"
 	chmod 755 "$root/bin/$(basename "$f")"
 done
+
+# The dynamic files, and what they need: ldd's paths ("lib => /path"
+# and the loader's "/path"), once each, in a fixed order.
+if [ -n "$dyn" ]; then
+	for f in $dyn; do
+		case $f in
+		*.so) cp "$f" "$root/lib/gspace-vm/$(basename "$f")" ;;
+		*) cp "$f" "$root/bin/$(basename "$f")"
+		   chmod 755 "$root/bin/$(basename "$f")" ;;
+		esac
+		ldd "$f" | sed -n 's|.*=> \(/[^ ]*\).*|\1|p; s|^[[:space:]]*\(/[^ ]*\).*|\1|p'
+	done | LC_ALL=C sort -u | while IFS= read -r lib; do
+		[ -f "$lib" ] || die "$lib, which ldd lists, is not a file"
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+fi
 
 # One newc entry without data, written by hand so that no mknod (and so no
 # root) is needed: $1 name, $2 mode (octal), $3 rdev major, $4 rdev minor.
