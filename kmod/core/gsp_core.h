@@ -45,9 +45,14 @@ struct gsp_params {
 	u32 window;
 };
 
-/* CuMAS reordering window: exact search up to GSP_CUMAS_EXACT_MAX tasks. */
+/*
+ * CuMAS reordering window. The pick orders it with NEH and
+ * GSP_CUMAS_LS_PASSES passes of local search; the exact search, up to
+ * GSP_CUMAS_EXACT_MAX tasks, is the reference it is measured against.
+ */
 #define GSP_CUMAS_MAX_WINDOW	32
 #define GSP_CUMAS_EXACT_MAX	10
+#define GSP_CUMAS_LS_PASSES	2
 
 /* Limits that gsp_params_validate() enforces. */
 #define GSP_PERIOD_MIN_NS	1000000ULL		/* 1 ms */
@@ -244,6 +249,8 @@ struct gsp_task_cost {
  * @cp: search state per depth: compute machine free
  * @cr: search state per depth: copy-out machine free
  * @next: search state per depth: next candidate to try
+ * @head: heuristic: when each machine finishes the first i tasks
+ * @tail: heuristic: longest path from task i's start to the end
  * @jobs: the window's jobs, parallel to @t
  * @nodes: search nodes visited by the last solve
  */
@@ -255,6 +262,8 @@ struct gsp_cumas {
 	u64 cp[GSP_CUMAS_MAX_WINDOW + 1];
 	u64 cr[GSP_CUMAS_MAX_WINDOW + 1];
 	u8 next[GSP_CUMAS_MAX_WINDOW + 1];
+	u64 head[GSP_CUMAS_MAX_WINDOW + 1][3];
+	u64 tail[GSP_CUMAS_MAX_WINDOW + 1][3];
 	struct gsp_job *jobs[GSP_CUMAS_MAX_WINDOW];
 	u64 nodes;
 };
@@ -344,6 +353,7 @@ u64 gsp_cumas_makespan(const struct gsp_task_cost *t, const u8 *order,
 u64 gsp_cumas_lower_bound(const struct gsp_task_cost *t, u32 n,
 			  const u64 *free);
 u64 gsp_cumas_neh(struct gsp_cumas *c, u32 n, const u64 *free);
+u64 gsp_cumas_heuristic(struct gsp_cumas *c, u32 n, const u64 *free);
 u64 gsp_cumas_solve(struct gsp_cumas *c, u32 n, const u64 *free);
 
 extern const char *const gsp_policy_names[GSP_POLICY_COUNT];

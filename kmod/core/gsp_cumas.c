@@ -14,10 +14,13 @@
  * instead of the idle gap on P and is wrong whenever that wait is not
  * zero; it is not used.
  *
- * Up to GSP_CUMAS_EXACT_MAX tasks the optimum is found by an iterative
- * branch and bound (depth-first, state per depth in struct gsp_cumas, no
- * recursion), seeded with the better of arrival order and NEH and pruned
- * with the three one-machine lower bounds. Larger windows use NEH.
+ * The pick runs under the host's scheduler lock, so it orders its window
+ * with a bounded heuristic: NEH, then insertion local search, both with
+ * Taillard's O(n) evaluation of all insertion points. Up to
+ * GSP_CUMAS_EXACT_MAX tasks gsp_cumas_solve() finds the optimum by an
+ * iterative branch and bound (depth-first, state per depth in struct
+ * gsp_cumas, no recursion), seeded with the heuristic and pruned with the
+ * three one-machine lower bounds: the reference for tests and tools.
  */
 #include "gsp_internal.h"
 
@@ -100,22 +103,89 @@ u64 gsp_cumas_lower_bound(const struct gsp_task_cost *t, u32 n,
 	return gsp_cumas_lb_mask(t, n, mask, free[0], free[1], free[2]);
 }
 
+/*
+ * Taillard's insertion evaluation: head[i] is when each machine finishes
+ * the first i tasks of @seq (head[0] the free times), tail[i] the longest
+ * path from task i's start on each machine to the end. Every order with
+ * one more task inserted at i then costs O(machines) to evaluate.
+ */
+static void gsp_cumas_heads_tails(struct gsp_cumas *c, const u8 *seq, u32 k,
+				  const u64 *free)
+{
+	u32 i;
+
+	c->head[0][0] = free[0];
+	c->head[0][1] = free[1];
+	c->head[0][2] = free[2];
+	for (i = 0; i < k; i++) {
+		const struct gsp_task_cost *x = &c->t[seq[i]];
+		u64 *h = c->head[i], *g = c->head[i + 1];
+
+		g[0] = h[0] + x->s;
+		g[1] = max_t(u64, g[0], h[1]) + x->p;
+		g[2] = max_t(u64, g[1], h[2]) + x->r;
+	}
+	c->tail[k][0] = 0;
+	c->tail[k][1] = 0;
+	c->tail[k][2] = 0;
+	for (i = k; i-- > 0;) {
+		const struct gsp_task_cost *x = &c->t[seq[i]];
+		u64 *q = c->tail[i], *u = c->tail[i + 1];
+
+		q[2] = u[2] + x->r;
+		q[1] = max_t(u64, q[2], u[1]) + x->p;
+		q[0] = max_t(u64, q[1], u[0]) + x->s;
+	}
+}
+
+/* The first position of least makespan for task @x among k + 1. */
+static u64 gsp_cumas_best_insert(const struct gsp_cumas *c, u32 k, u8 x,
+				 u32 *pos)
+{
+	const struct gsp_task_cost *t = &c->t[x];
+	u64 f0, f1, f2, m, best = 0;
+	u32 i;
+
+	for (i = 0; i <= k; i++) {
+		const u64 *h = c->head[i], *q = c->tail[i];
+
+		f0 = h[0] + t->s;
+		f1 = max_t(u64, f0, h[1]) + t->p;
+		f2 = max_t(u64, f1, h[2]) + t->r;
+		m = max_t(u64, max_t(u64, f0 + q[0], f1 + q[1]), f2 + q[2]);
+		if (!i || m < best) {
+			best = m;
+			*pos = i;
+		}
+	}
+	return best;
+}
+
+static void gsp_cumas_insert_at(u8 *seq, u32 k, u32 pos, u8 x)
+{
+	u32 i;
+
+	for (i = k; i > pos; i--)
+		seq[i] = seq[i - 1];
+	seq[pos] = x;
+}
+
 /**
  * gsp_cumas_neh() - NEH insertion heuristic
  * @c: scratch with @c->t filled; the order goes to @c->order
  * @n: number of tasks, at most GSP_CUMAS_MAX_WINDOW
  * @free: when copy-in, compute and copy-out become free
  *
- * Tasks by decreasing total time, each inserted where the partial
- * makespan is least. O(n^3).
+ * Tasks by decreasing total time, each inserted at the first position of
+ * least partial makespan. O(n^2) with Taillard's evaluation.
  *
  * Return: the makespan of the order found.
  */
 u64 gsp_cumas_neh(struct gsp_cumas *c, u32 n, const u64 *free)
 {
-	u8 *seq = c->order, *cand = c->cur, by[GSP_CUMAS_MAX_WINDOW];
-	u32 i, k, pos, best_pos;
-	u64 best = 0, m;
+	u8 *seq = c->order, by[GSP_CUMAS_MAX_WINDOW];
+	u64 best = 0;
+	u32 i, k, pos = 0;
 
 	if (GSP_WARN_ON(n > GSP_CUMAS_MAX_WINDOW))
 		return 0;
@@ -135,24 +205,53 @@ u64 gsp_cumas_neh(struct gsp_cumas *c, u32 n, const u64 *free)
 		by[k] = (u8)i;
 	}
 	for (k = 0; k < n; k++) {
-		best_pos = 0;
-		for (pos = 0; pos <= k; pos++) {
-			for (i = 0; i < pos; i++)
-				cand[i] = seq[i];
-			cand[pos] = by[k];
-			for (i = pos; i < k; i++)
-				cand[i + 1] = seq[i];
-			m = gsp_cumas_makespan(c->t, cand, k + 1, free);
-			if (pos == 0 || m < best) {
-				best = m;
-				best_pos = pos;
-			}
-		}
-		for (i = k; i > best_pos; i--)
-			seq[i] = seq[i - 1];
-		seq[best_pos] = by[k];
+		gsp_cumas_heads_tails(c, seq, k, free);
+		best = gsp_cumas_best_insert(c, k, by[k], &pos);
+		gsp_cumas_insert_at(seq, k, pos, by[k]);
 	}
 	return n ? best : gsp_cumas_makespan(c->t, seq, 0, free);
+}
+
+/*
+ * Insertion local search on @c->order of makespan @cur: each task in turn
+ * is taken out and put back at its best position, kept there only if the
+ * makespan falls; at most @passes passes.
+ */
+static u64 gsp_cumas_improve(struct gsp_cumas *c, u32 n, const u64 *free,
+			     u64 cur, u32 passes)
+{
+	u8 *seq = c->order, x;
+	u32 i, k, from, pos = 0;
+	bool better;
+	u64 m;
+
+	for (k = 0; k < n; k++)
+		c->cur[k] = seq[k];
+	while (passes--) {
+		better = false;
+		for (k = 0; k < n; k++) {
+			/* The task that started this pass at position k. */
+			x = c->cur[k];
+			for (from = 0; seq[from] != x; from++)
+				;
+			for (i = from; i + 1 < n; i++)
+				seq[i] = seq[i + 1];
+			gsp_cumas_heads_tails(c, seq, n - 1, free);
+			m = gsp_cumas_best_insert(c, n - 1, x, &pos);
+			if (m < cur) {
+				cur = m;
+				better = true;
+			} else {
+				pos = from;
+			}
+			gsp_cumas_insert_at(seq, n - 1, pos, x);
+		}
+		if (!better)
+			break;
+		for (k = 0; k < n; k++)
+			c->cur[k] = seq[k];
+	}
+	return cur;
 }
 
 /* Exhaustive depth-first branch and bound, iterative; improves c->order. */
@@ -207,41 +306,60 @@ static u64 gsp_cumas_bnb(struct gsp_cumas *c, u32 n, const u64 *free,
 }
 
 /**
- * gsp_cumas_solve() - order a window of tasks for the least makespan
+ * gsp_cumas_heuristic() - a near-optimal order in bounded time
  * @c: scratch with @c->t filled; the order goes to @c->order
  * @n: number of tasks, at most GSP_CUMAS_MAX_WINDOW
  * @free: when copy-in, compute and copy-out become free
  *
- * Exact for n <= GSP_CUMAS_EXACT_MAX, NEH above. Among equally good orders
- * arrival order wins, then NEH's.
+ * NEH, then GSP_CUMAS_LS_PASSES passes of insertion local search; arrival
+ * order if that is as good. O(n^2) per pass, no search tree.
  *
  * Return: the makespan of the order found.
  */
-u64 gsp_cumas_solve(struct gsp_cumas *c, u32 n, const u64 *free)
+u64 gsp_cumas_heuristic(struct gsp_cumas *c, u32 n, const u64 *free)
 {
-	u8 fifo[GSP_CUMAS_MAX_WINDOW];
-	u64 best, neh;
+	u64 best, m;
 	u32 i;
 
 	if (GSP_WARN_ON(n > GSP_CUMAS_MAX_WINDOW))
 		return 0;
 	c->nodes = 0;
-	for (i = 0; i < GSP_CUMAS_MAX_WINDOW; i++)
-		fifo[i] = (u8)i;
-	best = gsp_cumas_makespan(c->t, fifo, n, free);
+	for (i = 0; i < n; i++)
+		c->cur[i] = (u8)i;
+	best = gsp_cumas_makespan(c->t, c->cur, n, free);
 	if (n < 2) {
 		for (i = 0; i < n; i++)
-			c->order[i] = fifo[i];
+			c->order[i] = (u8)i;
 		return best;
 	}
-	neh = gsp_cumas_neh(c, n, free);
-	if (neh >= best) {
-		for (i = 0; i < n; i++)
-			c->order[i] = fifo[i];
-	} else {
-		best = neh;
-	}
-	if (n <= GSP_CUMAS_EXACT_MAX)
+	m = gsp_cumas_neh(c, n, free);
+	m = gsp_cumas_improve(c, n, free, m, GSP_CUMAS_LS_PASSES);
+	if (m < best)
+		return m;
+	for (i = 0; i < n; i++)
+		c->order[i] = (u8)i;
+	return best;
+}
+
+/**
+ * gsp_cumas_solve() - order a window of tasks for the least makespan
+ * @c: scratch with @c->t filled; the order goes to @c->order
+ * @n: number of tasks, at most GSP_CUMAS_MAX_WINDOW
+ * @free: when copy-in, compute and copy-out become free
+ *
+ * Exact for n <= GSP_CUMAS_EXACT_MAX (branch and bound seeded with
+ * gsp_cumas_heuristic()), the heuristic above. Among equally good orders
+ * arrival order wins, then the heuristic's. The pick does not call it:
+ * it is the reference that tests and tools measure the heuristic against.
+ *
+ * Return: the makespan of the order found.
+ */
+u64 gsp_cumas_solve(struct gsp_cumas *c, u32 n, const u64 *free)
+{
+	u64 best;
+
+	best = gsp_cumas_heuristic(c, n, free);
+	if (n >= 2 && n <= GSP_CUMAS_EXACT_MAX)
 		best = gsp_cumas_bnb(c, n, free, best);
 	return best;
 }
@@ -265,9 +383,10 @@ static u64 gsp_cumas_engine_free(const struct gsp_sched *s, u32 engine,
  *
  * The window is the run of up to params.window oldest BE task heads on
  * the H2D engine that are first in their tenant's queue, stopping at the
- * first plain copy. The first task of its best order runs; every older
- * task it overtakes counts one bypass, and a task overtaken window times
- * runs next, so no task waits behind more than window later ones.
+ * first plain copy. The first task of the order gsp_cumas_heuristic()
+ * finds runs; every older task it overtakes counts one bypass, and a task
+ * overtaken window times runs next, so no task waits behind more than
+ * window later ones.
  *
  * Return: the job, or NULL if no BE job is ready.
  */
@@ -305,7 +424,7 @@ struct gsp_job *gsp_cumas_pick(struct gsp_sched *s, u64 now_ns)
 	free[0] = now_ns;
 	free[1] = gsp_cumas_engine_free(s, GSP_ENGINE_COMPUTE, now_ns);
 	free[2] = gsp_cumas_engine_free(s, GSP_ENGINE_D2H, now_ns);
-	gsp_cumas_solve(c, n, free);
+	gsp_cumas_heuristic(c, n, free);
 	chosen = c->jobs[c->order[0]];
 	for (i = 0; i < n; i++)
 		if (c->jobs[i]->seq < chosen->seq)
