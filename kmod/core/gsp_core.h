@@ -274,6 +274,7 @@ struct gsp_cumas {
  * @entities: attached entities
  * @nr_entities: how many
  * @total_weight: sum of their weights
+ * @class_weight: sum of their weights per class (GSP_CLASS_*)
  * @eng: per-engine state
  * @cumas: CuMAS solver scratch
  */
@@ -282,6 +283,7 @@ struct gsp_sched {
 	struct list_head entities;
 	u32 nr_entities;
 	u64 total_weight;
+	u64 class_weight[GSP_CLASS_COUNT];
 	struct gsp_engine_state eng[GSP_ENGINE_COUNT];
 	struct gsp_cumas cumas;
 };

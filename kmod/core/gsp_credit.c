@@ -187,14 +187,17 @@ static u64 gsp_excess(const struct gsp_class_rq *rq,
  * by weight among the active tenants of each class. Starts a new usage
  * period in which a tenant that ran over its share keeps the excess (at
  * most one period) as used time, and no tenant keeps unused share.
- * Rebuilds the run queues. O(tenants), once per period.
+ * Rebuilds the run queues. O(tenants), once per period, in one pass: the
+ * weight sums are kept as tenants come, go and change, and the run queues
+ * are emptied wholesale and refilled in tenant order, not taken apart.
  */
 void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
 {
 	struct gsp_engine_state *es = &s->eng[engine];
 	u64 period = s->p.period_ns, k, elapsed;
-	u64 sum_act[GSP_CLASS_COUNT] = { 0 }, sum_all[GSP_CLASS_COUNT] = { 0 };
+	u64 sum_act[GSP_CLASS_COUNT], sum_all[GSP_CLASS_COUNT];
 	u64 carried[GSP_CLASS_COUNT] = { 0 }, weight[GSP_CLASS_COUNT] = { 0 };
+	u64 seen[GSP_CLASS_COUNT] = { 0 };
 	s64 lim = (s64)period;
 	struct gsp_entity *e;
 	unsigned int shift;
@@ -208,17 +211,16 @@ void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
 	/* Beyond a few periods the clamps make more replenish irrelevant. */
 	elapsed = min_t(u64, k, 4) * period;
 
-	list_for_each_entry(e, &s->entities, node) {
-		struct gsp_entity_engine *ee = &e->eng[engine];
+	for (c = 0; c < GSP_CLASS_COUNT; c++) {
+		struct gsp_class_rq *rq = &es->rq[c];
 
-		c = gsp_class_of(e);
-		sum_all[c] += e->weight;
-		if (ee->active_gen == es->gen || ee->nr_queued ||
-		    ee->nr_running)
-			sum_act[c] += e->weight;
+		/* A busy tenant was marked active when its job came. */
+		sum_act[c] = rq->active_weight;
+		sum_all[c] = s->class_weight[c];
+		INIT_LIST_HEAD(&rq->pos);
+		INIT_LIST_HEAD(&rq->neg);
+		rq->heap = NULL;
 	}
-
-	gsp_rq_all_engine(s, engine, false);
 	list_for_each_entry(e, &s->entities, node) {
 		struct gsp_entity_engine *ee = &e->eng[engine];
 		bool busy = ee->nr_queued || ee->nr_running;
@@ -227,6 +229,7 @@ void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
 
 		c = gsp_class_of(e);
 		if (was || busy) {
+			seen[c] += e->weight;
 			ee->credit_ns = gsp_credit_add(ee->credit_ns,
 						       mul_u64_u64_div_u64(elapsed,
 							e->weight, sum_act[c]));
@@ -251,16 +254,20 @@ void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
 			ee->active_gen = es->gen + 1;
 			weight[c] += e->weight;
 		}
+		INIT_LIST_HEAD(&ee->rq_node);
+		ee->where = GSP_RQ_NONE;
+		if (ee->nr_queued)
+			gsp_rq_add(s, engine, e);
 	}
 	es->gen++;
 	for (c = 0; c < GSP_CLASS_COUNT; c++) {
+		GSP_WARN_ON(seen[c] != sum_act[c]);
 		es->rq[c].period_busy_ns = carried[c];
 		es->rq[c].active_weight = weight[c];
 	}
 	shift = k > 63 ? 63 : (unsigned int)k;
 	es->lc_busy_ns >>= shift;
 	es->be_busy_ns >>= shift;
-	gsp_rq_all_engine(s, engine, true);
 }
 
 /**

@@ -100,6 +100,8 @@ void gsp_sched_init(struct gsp_sched *s, const struct gsp_params *p,
 	INIT_LIST_HEAD(&s->entities);
 	s->nr_entities = 0;
 	s->total_weight = 0;
+	s->class_weight[GSP_CLASS_BE] = 0;
+	s->class_weight[GSP_CLASS_LC] = 0;
 	for (i = 0; i < GSP_ENGINE_COUNT; i++)
 		gsp_engine_init(&s->eng[i], now_ns);
 	s->cumas.nodes = 0;
@@ -274,6 +276,7 @@ void gsp_sched_attach(struct gsp_sched *s, struct gsp_entity *e, u64 now_ns)
 	list_add_tail(&e->node, &s->entities);
 	s->nr_entities++;
 	s->total_weight += e->weight;
+	s->class_weight[gsp_class_of(e)] += e->weight;
 	for (i = 0; i < GSP_ENGINE_COUNT; i++)
 		e->eng[i].credit_ns = gsp_credit_default(s, e->weight,
 							 s->total_weight);
@@ -307,6 +310,7 @@ void gsp_sched_detach(struct gsp_sched *s, struct gsp_entity *e, u64 now_ns)
 	list_del_init(&e->node);
 	s->nr_entities--;
 	s->total_weight -= e->weight;
+	s->class_weight[gsp_class_of(e)] -= e->weight;
 	e->attached = false;
 }
 
@@ -369,6 +373,8 @@ void gsp_sched_set_entity(struct gsp_sched *s, struct gsp_entity *e,
 			gsp_move_class(s, i, e, gsp_class_of(e));
 	}
 	s->total_weight = s->total_weight - e->weight + w;
+	s->class_weight[gsp_class_of(e)] -= e->weight;
+	s->class_weight[lc ? GSP_CLASS_LC : GSP_CLASS_BE] += w;
 	e->weight = w;
 	e->lc = lc;
 	for (i = 0; i < GSP_ENGINE_COUNT; i++)
