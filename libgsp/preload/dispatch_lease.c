@@ -595,3 +595,49 @@ void ahead_hold(const struct lease *prev)
 	}
 }
 
+/*
+ * May the open lease be handed over before its ops are done
+ * (GSP_HANDOVER_US), now that @op does not fit in it? Only a compute
+ * lease that @op would have gone under but for its quantum, with no
+ * spatial sharing and no LC work: the lease ended because its quantum
+ * is spent while another job waits.
+ */
+int handover_ok(const struct gsp_op *op)
+{
+	const struct lease *L = lease_cur;
+
+	return tenant.handover_lead_ns && !tenant.overlap && L->open &&
+	       !L->closing && L->engine == GSPACE_ENGINE_COMPUTE &&
+	       op->kind != OP_GATE && op->engine == L->engine &&
+	       op->ctx == L->ctx && L->ev_ctx == op->ctx && !gsp_sp_on() &&
+	       !lc_active();
+}
+
+/*
+ * Hands the lease over GSP_HANDOVER_US before its ops are expected to be
+ * done: the arbiter's round trips and the next tenant's launch then
+ * overlap our last op instead of leaving the GPU idle. What is done is
+ * charged as measured, what is still in flight at its estimate. The next
+ * tenant's first event runs on the GPU once our context is idle (its
+ * kernels wait for the engine), so our tail is not timed as theirs.
+ */
+void hand_over(struct lease *L)
+{
+	uint64_t lead = tenant.handover_lead_ns;
+
+	for (;;) {
+		uint64_t now = now_ns();
+
+		while (L->count &&
+		       cudrv.ev_query(L->ring[L->head]) != CUDA_ERROR_NOT_READY)
+			retire_one(L);
+		if (!L->count || L->due_ns <= now + lead)
+			break;
+		sleep_ns(L->due_ns - lead - now < POLL_NS ?
+			 L->due_ns - lead - now : POLL_NS);
+		lease_tick();
+	}
+	if (L->count)
+		atomic_fetch_add(&gsp_ctr.handovers, 1);
+	lease_end(L, 0);
+}
