@@ -14,6 +14,7 @@
 
 #include "gsp_util.h"
 #include "gsp_chaos.h"
+#include "gsp_drm_util.h"
 
 #define FUZZ_IOCTLS_DEV		1000000ULL
 #define FUZZ_IOCTLS_DAEMON	100000ULL
@@ -50,15 +51,19 @@ static const struct fuzz_op {
 	  offsetofend(struct gspace_cancel, handle) },
 	{ "STATS", GSPACE_IOCTL_STATS, sizeof(struct gspace_stats),
 	  offsetofend(struct gspace_stats, credit_ns) },
+	{ "DRM_BIND", GSPACE_IOCTL_DRM_BIND, sizeof(struct gspace_drm_bind),
+	  sizeof(struct gspace_drm_bind) },
+	{ "DRM_SUBMIT", GSPACE_IOCTL_DRM_SUBMIT,
+	  sizeof(struct gspace_drm_submit), sizeof(struct gspace_drm_submit) },
 };
 
 #define FUZZ_NR_OPS	(sizeof(fuzz_ops) / sizeof(fuzz_ops[0]))
 enum { OP_VERSION, OP_CTX_SET, OP_SUBMIT, OP_WAIT, OP_COMPLETE, OP_CANCEL,
-       OP_STATS };
+       OP_STATS, OP_DRM_BIND, OP_DRM_SUBMIT };
 
 /* Counters of one worker slot, kept across the processes that fill it. */
 struct fuzz_slot {
-	uint64_t ioctls, ok, eintr, efault, submits, maps, dups;
+	uint64_t ioctls, ok, eintr, efault, submits, drm_submits, maps, dups;
 };
 
 struct fuzz_shared {
@@ -101,7 +106,26 @@ struct fuzz {
 	uint8_t *ro;		/* a read-only page */
 	uintptr_t hole;		/* a page that was mapped and is not */
 	long pg;
+	/*
+	 * gsp-testdrm's render node (-1 where there is none: the DRM ops
+	 * then name other fds), a syncobj of it, and the payload DRM_SUBMIT
+	 * points at, with room for the sizes the fuzzer passes past it.
+	 */
+	int drm;
+	uint32_t drm_syncobj;
+	uint8_t drm_payload[GSPACE_DRM_PAYLOAD_MAX + 16]
+		__attribute__((aligned(8)));
 };
+
+/* The worker's render node and syncobj, when gsp-testdrm is loaded. */
+static void fuzz_drm_open(struct fuzz *f)
+{
+	struct t_drm_syncobj_create c = { 0 };
+
+	f->drm = open_render();
+	if (f->drm >= 0 && !ioctl(f->drm, T_DRM_IOCTL_SYNCOBJ_CREATE, &c))
+		f->drm_syncobj = c.handle;
+}
 
 static void fuzz_count(struct fuzz *f, int r)
 {
@@ -290,6 +314,51 @@ static void fuzz_build(struct fuzz *f, struct fuzz_tenant *t, int op,
 		c->handle = fuzz_handle(f, t);
 		break;
 	}
+	case OP_DRM_BIND: {
+		struct gspace_drm_bind *b = buf;
+
+		if (rng_chance(r, 1, 8)) {
+			b->flags = GSPACE_DRM_BIND_UNBIND;
+			break;
+		}
+		b->drm_fd = f->drm >= 0 && rng_chance(r, 3, 4) ? f->drm :
+							       fuzz_fd(f);
+		b->adapter = rng_chance(r, 7, 8) ? GSPACE_DRM_ADAPTER_TESTDRM :
+						   (uint32_t)rng_below(r, 4);
+		/* Mostly 0 or 1, so that payloads often name it. */
+		b->channel = rng_chance(r, 7, 8) ? (uint32_t)rng_below(r, 2) :
+			     (uint32_t)rng_below(r, GSP_TESTDRM_CONTEXTS + 2);
+		break;
+	}
+	case OP_DRM_SUBMIT: {
+		struct gspace_drm_submit *s = buf;
+		struct drm_gsp_testdrm_submit *p = (void *)f->drm_payload;
+
+		memset(f->drm_payload, 0, sizeof(f->drm_payload));
+		payload_init(p, (uint32_t)rng_below(r, 2),
+			     rng_chance(r, 7, 8) ? f->drm_syncobj :
+			     (uint32_t)rng_below(r, 8), rng_below(r, 500),
+			     rng_next(r));
+		if (rng_chance(r, 1, 10))
+			p->flags = GSP_TESTDRM_SUBMIT_FAIL;
+		if (rng_chance(r, 1, 8))
+			f->drm_payload[rng_below(r, sizeof(*p))] ^=
+				(uint8_t)(1U << rng_below(r, 8));
+		s->payload_ptr = (uintptr_t)p;
+		s->payload_size = rng_chance(r, 9, 10) ? sizeof(*p) :
+			(uint32_t)rng_below(r, sizeof(f->drm_payload) + 1);
+		s->cost_ns = rng_below(r, NSEC_PER_MSEC);
+		s->user_tag = rng_next(r);
+		if (rng_chance(r, 1, 4)) {
+			s->flags |= GSPACE_SUBMIT_FENCE_OUT;
+			s->out_fence_fd = -1;
+		}
+		if (rng_chance(r, 1, 6)) {
+			s->flags |= GSPACE_SUBMIT_FENCE_IN;
+			s->in_fence_fd = fuzz_fence(f);
+		}
+		break;
+	}
 	default:
 		break;
 	}
@@ -475,6 +544,17 @@ static void fuzz_ioctl(struct fuzz *f)
 
 		memcpy(&s, arg, sizeof(s));
 		f->slot->submits++;
+		fuzz_remember(f, t, s.handle);
+		if ((s.flags & GSPACE_SUBMIT_FENCE_OUT) && s.out_fence_fd >= 0)
+			fuzz_keep_fence(f, s.out_fence_fd);
+		break;
+	}
+	case OP_DRM_SUBMIT: {
+		struct gspace_drm_submit s;
+
+		memcpy(&s, arg, sizeof(s));
+		f->slot->submits++;
+		f->slot->drm_submits++;
 		fuzz_remember(f, t, s.handle);
 		if ((s.flags & GSPACE_SUBMIT_FENCE_OUT) && s.out_fence_fd >= 0)
 			fuzz_keep_fence(f, s.out_fence_fd);

@@ -8,6 +8,10 @@
  *   from what the process holds (devices, handles, fences) with one field
  *   mutated: size, flags, padding, a word of the structure, the tail past
  *   the structure; sometimes a request number that is not one;
+ * - DRM_BIND and DRM_SUBMIT with gsp-testdrm's render node and payloads
+ *   (bound or not, the channel named or not, a syncobj or a random
+ *   handle, the driver failing the job) where the TEST DEVICE is loaded,
+ *   random descriptors where it is not;
  * - arguments at unmapped, kernel-range, non-canonical, read-only,
  *   misaligned and page-straddling addresses;
  * - random handles and random descriptors as in-fences;
@@ -71,6 +75,7 @@ fuzz_worker(struct fuzz_shared *sh, int idx, uint64_t seed,
 		     setresuid(FUZZ_UID, FUZZ_UID, FUZZ_UID)))
 		_exit(3);
 
+	fuzz_drm_open(&f);
 	f.arena = mmap(NULL, 3 * f.pg, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	f.ro = mmap(NULL, f.pg, PROT_READ | PROT_WRITE,
@@ -261,6 +266,7 @@ TEST_TIMEOUT(fuzz, 1800)
 	pid_t pid[FUZZ_MAX_PROCS];
 	uint64_t gen = 0, kills = 0, pokes = 0, t0, t1, last, last_t;
 	uint64_t eintr = 0, efault = 0, ok = 0, submits = 0, maps = 0;
+	uint64_t drm_submits = 0;
 	uint64_t dups = 0, total;
 	struct gsp_rng r = { rng_derive(seed, ~0ULL) };
 	int kfd = -1, knobs = 0, oops = 0, root = geteuid() == 0;
@@ -371,6 +377,7 @@ TEST_TIMEOUT(fuzz, 1800)
 		efault += sh->slot[i].efault;
 		ok += sh->slot[i].ok;
 		submits += sh->slot[i].submits;
+		drm_submits += sh->slot[i].drm_submits;
 		maps += sh->slot[i].maps;
 		dups += sh->slot[i].dups;
 	}
@@ -388,12 +395,13 @@ TEST_TIMEOUT(fuzz, 1800)
 		oops = kmsg_count_oops(kfd);
 
 	gsp_diag("%llu ioctls in %.1f s (%.0f/s), %d processes: %llu ok, "
-		 "%llu EINTR, %llu EFAULT, %llu jobs, %llu maps, %llu dups, "
+		 "%llu EINTR, %llu EFAULT, %llu jobs (%llu drm), %llu maps, %llu dups, "
 		 "%llu SIGKILLs, %llu knob writes, seed %llu",
 		 (unsigned long long)total, (t1 - t0) / 1e9,
 		 total / ((t1 - t0) / 1e9), nprocs, (unsigned long long)ok,
 		 (unsigned long long)eintr, (unsigned long long)efault,
-		 (unsigned long long)submits, (unsigned long long)maps,
+		 (unsigned long long)submits,
+		 (unsigned long long)drm_submits, (unsigned long long)maps,
 		 (unsigned long long)dups, (unsigned long long)kills,
 		 (unsigned long long)pokes, (unsigned long long)seed);
 	if (!settled)
