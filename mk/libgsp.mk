@@ -28,6 +28,7 @@ LIBGSP_SRCS := libgsp/lib/gsp.c $(GSPD_CLIENT)
 LIBGSP_DRM_SRCS := libgsp/lib/gsp_drm.c
 LIBDRM_CFLAGS := $(or $(shell pkg-config --cflags libdrm 2>/dev/null),-I/usr/include/libdrm)
 LIBDRM_LIBS := -ldrm
+HAVE_LIBDRM := $(shell pkg-config --exists libdrm 2>/dev/null && echo 1)
 CFLAGS_libgsp/lib := -Ilibgsp/include -Ilibgsp/proto -pthread $(LIBDRM_CFLAGS)
 CFLAGS_libgsp/proto := -Ilibgsp/include
 CFLAGS_tests/libgsp := -Ilibgsp/include -Ilibgsp/proto -Ilibgsp/lib -Itests \
@@ -95,3 +96,10 @@ INSTALL_BINS += $(GSPCTL)
 INSTALL_LIBS += $(LIBGSP_SO)
 INSTALL_HEADERS += libgsp/include/gsp.h libgsp/include/gsp_board.h \
 	uapi/gspace.h
+
+# What includes libdrm's headers fails, without them, with one line
+# saying what to install.
+.PHONY: need-libdrm
+need-libdrm:
+	@$(if $(HAVE_LIBDRM),:,echo "libdrm not found (pkg-config libdrm): install Debian's libdrm-dev (tools/install-deps.sh)" >&2; exit 1)
+$(foreach f,plain san pic,$(call objs,$(f),$(LIBGSP_DRM_SRCS))): | need-libdrm

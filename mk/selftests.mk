@@ -102,3 +102,4 @@ $(DRMSHIM_CLIENT): selftests/drmshim_client.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iuapi $(LIBDRM_CFLAGS) \
 		$(DEPFLAGS) -o $@ $< $(LIBDRM_LIBS)
+$(DRMSHIM_CLIENT) $(SELFTEST_DIR)/gspace_drm_lib_test: | need-libdrm

@@ -206,7 +206,7 @@ TEST_F_TIMEOUT(drm, client_under_shim_goes_through_gspace, 60)
 	snprintf(stats_env, sizeof(stats_env), "GSP_DRM_STATS=%s", stats);
 	unlink(stats);
 	testdrm_info(_metadata, self->drm[0], &i0, GSP_TESTDRM_INFO_RESET);
-	h = hold_driver(_metadata, self, 400, 0xe000);
+	h = hold_driver(_metadata, self, 1500, 0xe000);
 	run_client(_metadata, envs, "3", "5000", "13", "0xe100", &run);
 	ASSERT_EQ(0, run.status);
 	ASSERT_EQ(0, t_wait_end(_metadata, self->fd[0], h, 10 * NSEC_PER_SEC,
