@@ -8,9 +8,9 @@
 #                    installs, under $(DESTDIR):
 #     $(BINDIR)        gspaced, gspctl, gsp-run, gsp-xform, gsp-select,
 #                      gsp-psim (INSTALL_BINS)
-#     $(LIBDIR)        libgsp.so.1.2 and its links, libgsp_preload.so
-#                      (where cuda.h is found), libgsp_trace.so (where
-#                      CUPTI is) (INSTALL_LIBS)
+#     $(LIBDIR)        libgsp.so.1.2 and its links, libgsp_drmshim.so,
+#                      libgsp_preload.so (where cuda.h is found),
+#                      libgsp_trace.so (where CUPTI is) (INSTALL_LIBS)
 #     $(INCLUDEDIR)    gsp.h, gsp_board.h, gspace.h (INSTALL_HEADERS)
 #     $(PKGCONFIGDIR)  libgsp.pc
 #     $(UNITDIR)       gspaced.service, its ExecStart the installed gspaced
@@ -93,7 +93,7 @@ DKMS_MANIFEST ?= $(DATADIR)/gspace/dkms-manifest
 INSTALL_STAGE := $(BUILD)/install
 INSTALL_DOCS := README.md Documentation/gspaced.rst \
 	Documentation/interposer.rst Documentation/libgsp.rst \
-	Documentation/uapi.rst
+	Documentation/uapi.rst Documentation/drm.rst
 UDEV_RULES := packaging/60-gspace.rules
 SYSUSERS_CONF := packaging/gspace.sysusers
 MAN_SRCS := $(wildcard man/*.[1-8].in)

@@ -67,9 +67,12 @@ check $? "the dkms-src copy holds nothing else${extra:+: $extra}"
 # 3. It builds gspace.ko: for the running kernel if it has headers, and
 # for each kernel series of the VM's matrix (Debian 12's 6.1 and 6.12,
 # tools/install-deps.sh installs both), each release once.
-# build_for KDIR WHICH: one build, dkms build where dkms is installed
+# build_for KDIR WHICH: one build, dkms build where dkms is installed;
+# gspace_drm.ko too where KDIR's kernel has DRM (Kbuild builds it then)
 build_for() {
-	local kdir=$1 which=$2 rel t d ko rc
+	local kdir=$1 which=$2 rel t d ko rc drm=
+	grep -qsE '^CONFIG_DRM=(y|m)$' "$kdir/include/config/auto.conf" &&
+		drm=gspace_drm.ko
 	rel=$(tools/find-kdir.sh --release "$kdir" 2>/dev/null)
 	if [ -z "$rel" ]; then
 		notok "the dkms-src copy builds gspace.ko for $which: no release in $kdir"
@@ -89,8 +92,9 @@ build_for() {
 		} >"$S/dkms-build-$rel.log" 2>&1
 		rc=$?
 		ko=$(find "$t/tree/gspace/$ver/$rel" -name 'gspace.ko*' 2>/dev/null | head -n 1)
-		[ "$rc" = 0 ] && [ -n "$ko" ]
-		check $? "dkms add and dkms build make gspace.ko of the dkms-src copy for $which, $rel" \
+		[ "$rc" = 0 ] && [ -n "$ko" ] && { [ -z "$drm" ] ||
+			[ -n "$(find "$t/tree/gspace/$ver/$rel" -name 'gspace_drm.ko*' 2>/dev/null)" ]; }
+		check $? "dkms add and dkms build make gspace.ko${drm:+ and $drm} of the dkms-src copy for $which, $rel" \
 			"$S/dkms-build-$rel.log"
 	else
 		t=$S/dkms/copy-$rel
@@ -99,8 +103,9 @@ build_for() {
 		make -C "$kdir" M="$t" modules >"$S/dkms-build-$rel.log" 2>&1
 		rc=$?
 		[ "$rc" = 0 ] &&
-			[ "$(modinfo -F vermagic "$t/gspace.ko" 2>/dev/null | cut -d' ' -f1)" = "$rel" ]
-		check $? "make -C KDIR M=the dkms-src copy builds gspace.ko for $which, $rel (no dkms here for dkms build)" \
+			[ "$(modinfo -F vermagic "$t/gspace.ko" 2>/dev/null | cut -d' ' -f1)" = "$rel" ] &&
+			{ [ -z "$drm" ] || [ -f "$t/$drm" ]; }
+		check $? "make -C KDIR M=the dkms-src copy builds gspace.ko${drm:+ and $drm} for $which, $rel (no dkms here for dkms build)" \
 			"$S/dkms-build-$rel.log"
 	fi
 }

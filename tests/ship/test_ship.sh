@@ -153,6 +153,7 @@ expect="$own
 .$P/lib/libgsp.so.1.2
 .$P/lib/libgsp.so.1
 .$P/lib/libgsp.so
+.$P/lib/libgsp_drmshim.so
 .$P/include/gsp.h
 .$P/include/gsp_board.h
 .$P/include/gspace.h
@@ -174,6 +175,7 @@ expect="$own
 .$P/share/doc/gspace/interposer.rst
 .$P/share/doc/gspace/libgsp.rst
 .$P/share/doc/gspace/uapi.rst
+.$P/share/doc/gspace/drm.rst
 .$P/share/gspace/install-manifest"
 if [ "$icuda" = "$S/cuda-h" ] || [ "$sys_h" = 1 ]; then
 	expect="$expect
