@@ -5,8 +5,8 @@
 # decision-cost benchmark.
 #
 #   make check-core     sanitized tests + a bounded fuzz run, TAP only
-#   make bench-core     decision cost vs tenant count, CSV in
-#                       bench/results/core-decision/
+#   make bench-core     decision cost vs tenant count and CuMAS solve
+#                       cost, CSV in CORE_BENCH_DIR
 #   make $(BUILD)/gsp-sim
 
 CORE_TEST_DIR := $(BUILD)/tests/core
@@ -15,6 +15,7 @@ CORE_TESTS := $(basename $(notdir $(wildcard tests/core/test_*.c)))
 CORE_TEST_BINS := $(addprefix $(CORE_TEST_DIR)/,$(CORE_TESTS))
 CORE_FUZZ_BIN := $(CORE_TEST_DIR)/fuzz_core
 CORE_FUZZ_SECONDS ?= 30
+CORE_BENCH_DIR ?= bench/results/core-decision
 FUZZ_CC ?= clang
 # libgsp/sim also holds gsp-psim (mk/psim.mk), which includes these.
 CFLAGS_libgsp/sim := -Ilibgsp/include -Ilibgsp/preload
@@ -60,13 +61,14 @@ $(BUILD)/bench-core: $(call objs,plain,tests/core/bench_core.c $(CORE_SRCS))
 	$(CC) -o $@ $^
 
 bench-core: $(BUILD)/bench-core
-	@mkdir -p bench/results/core-decision
-	$(BUILD)/bench-core > bench/results/core-decision/decision.csv
-	@{ echo "command: make bench-core"; \
+	@mkdir -p $(CORE_BENCH_DIR)
+	$(BUILD)/bench-core > $(CORE_BENCH_DIR)/decision.csv
+	$(BUILD)/bench-core --solver > $(CORE_BENCH_DIR)/cumas-solve.csv
+	@{ echo "command: make bench-core CORE_BENCH_DIR=$(CORE_BENCH_DIR)"; \
 	   echo "cpu: $$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"; \
 	   echo "cpus: $$(nproc)"; \
 	   echo "kernel: $$(uname -sr)"; \
 	   echo "compiler: $$($(CC) --version | head -n 1)"; \
 	   echo "cflags: $(USER_CFLAGS)"; \
 	   echo "date: $$(date -u +%Y-%m-%d)"; \
-	 } > bench/results/core-decision/env.txt
+	 } > $(CORE_BENCH_DIR)/env.txt
