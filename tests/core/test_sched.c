@@ -391,8 +391,10 @@ static void test_set_entity(void)
 		if (got)
 			gsp_sched_complete(&s, got, MS(1), 20);
 	}
-	tap_ok(ok && s.total_weight == 400 && b.weight == 300 && b.lc,
-	       "set_entity to LC with queued jobs: they run first, in order");
+	tap_ok(ok && s.total_weight == 400 && b.weight == 300 && b.lc &&
+	       s.class_weight[GSP_CLASS_BE] == 100 &&
+	       s.class_weight[GSP_CLASS_LC] == 300,
+	       "set_entity to LC with queued jobs: they run first, in order; class weights 100 BE, 300 LC");
 	for (i = 0; i < 3; i++) {
 		got = gsp_sched_pick(&s, GSP_ENGINE_COMPUTE, 30, &retry);
 		gsp_sched_complete(&s, got, MS(1), 30);
@@ -400,6 +402,7 @@ static void test_set_entity(void)
 	gsp_sched_detach(&s, &a, 40);
 	gsp_sched_detach(&s, &b, 40);
 	tap_ok(s.nr_entities == 0 && s.total_weight == 0 &&
+	       !s.class_weight[GSP_CLASS_BE] && !s.class_weight[GSP_CLASS_LC] &&
 	       s.eng[0].rq[GSP_CLASS_BE].active_weight == 0 &&
 	       s.eng[0].rq[GSP_CLASS_LC].active_weight == 0,
 	       "detach: no entity, weight sums back to 0");
