@@ -21,12 +21,11 @@
 #   mix8    four of each, in turn
 #
 # Modes: plain; fifo, credit, band (gsp-run --class be --no-spatial with
-# the default 2 ms quantum); a suffix -qQ sets the quantum to Q us, -hoH
-# sets GSP_HANDOVER_US=H (a lease handed over H us before its work is
-# due), and -norun sets GSP_RUN_ON=0 (a lone lease ends at its quantum
-# too). be1 runs plain fifo credit band fifo-norun credit-norun
-# band-norun; the others plain fifo credit band band-ho100 band-ho200,
-# and all but mix2 also band-q5000. --configs and --modes narrow the cells (regexes
+# the default 2 ms quantum); a suffix -qQ sets the quantum to Q us, and
+# -norun sets GSP_RUN_ON=0 (a lone lease ends at its quantum too). be1
+# runs plain fifo credit band fifo-norun credit-norun band-norun; mix2
+# plain fifo credit band; short2, short4, mix4 and mix8 also band-q5000.
+# --configs and --modes narrow the cells (regexes
 # over the names); --dur sets each cell's recorded seconds (default 6;
 # a cell takes about S + 5 s). --dry-run prints the cells and exits.
 #
@@ -67,11 +66,11 @@ declare -A PROCS=(
 )
 declare -A MODES=(
 	[be1]="plain fifo credit band fifo-norun credit-norun band-norun"
-	[short2]="plain fifo credit band band-ho100 band-ho200 band-q5000"
-	[short4]="plain fifo credit band band-ho100 band-ho200 band-q5000"
-	[mix2]="plain fifo credit band band-ho100 band-ho200"
-	[mix4]="plain fifo credit band band-ho100 band-ho200 band-q5000"
-	[mix8]="plain fifo credit band band-ho100 band-ho200 band-q5000"
+	[short2]="plain fifo credit band band-q5000"
+	[short4]="plain fifo credit band band-q5000"
+	[mix2]="plain fifo credit band"
+	[mix4]="plain fifo credit band band-q5000"
+	[mix8]="plain fifo credit band band-q5000"
 )
 CELLS=()
 for c in be1 short2 short4 mix2 mix4 mix8; do
@@ -129,19 +128,17 @@ gctl() {
 	"$BUILD/gspctl" --arbiter daemon --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
 }
 
-echo "# CELL CONFIG POLICY QUANTUM_US RUN_ON HANDOVER_US KERNELS_US" >"$LOGS/cells.txt"
+echo "# CELL CONFIG POLICY QUANTUM_US RUN_ON KERNELS_US" >"$LOGS/cells.txt"
 for cell in "${CELLS[@]}"; do
 	cfg=${cell%%.*} mode=${cell#*.}
-	policy=${mode%%-*} quantum=2000 run_on=1 handover=0 pre=()
+	policy=${mode%%-*} quantum=2000 run_on=1 pre=()
 	[[ $mode =~ -q([0-9]+) ]] && quantum=${BASH_REMATCH[1]}
-	[[ $mode =~ -ho([0-9]+) ]] && handover=${BASH_REMATCH[1]}
 	[[ $mode == *-norun* ]] && run_on=0
 	if [ "$policy" != plain ]; then
 		gctl set policy "$policy" ||
 			{ echo "run-timeplane: $cell: gspctl set policy failed (see logs/gspctl.log); skipped" >&2; continue; }
-		pre=(env GSP_RUN_ON="$run_on" GSP_HANDOVER_US="$handover" "$BUILD/gsp-run"
-			--arbiter daemon --socket "$sockdir/s" --class be --no-spatial
-			--quantum-us "$quantum" --)
+		pre=(env GSP_RUN_ON="$run_on" "$BUILD/gsp-run" --arbiter daemon
+			--socket "$sockdir/s" --class be --no-spatial --quantum-us "$quantum" --)
 	else
 		quantum=0 run_on=0
 	fi
@@ -163,7 +160,7 @@ for cell in "${CELLS[@]}"; do
 	for p in "${pids[@]}"; do
 		wait "$p" || fails=$((fails + 1))
 	done
-	echo "$cell $cfg $policy $quantum $run_on $handover ${PROCS[$cfg]// /,}" >>"$LOGS/cells.txt"
+	echo "$cell $cfg $policy $quantum $run_on ${PROCS[$cfg]// /,}" >>"$LOGS/cells.txt"
 	msg="run-timeplane: $cell done"
 	[ "$fails" = 0 ] || msg+=", $fails processes failed (see logs/cells/$cell/*.err)"
 	echo "$msg" >&2

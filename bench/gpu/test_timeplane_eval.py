@@ -55,7 +55,7 @@ def write_cell(logs, cell, cfg, policy, kus, rounds):
                 f.write(f"p{p},{s},{a},{b},{b - a},0,,1000,0\n")
     q = 0 if policy == "plain" else 2000
     with open(os.path.join(logs, "cells.txt"), "a") as f:
-        f.write(f"{cell} {cfg} {policy} {q} {0 if policy == 'plain' else 1} 0 "
+        f.write(f"{cell} {cfg} {policy} {q} {0 if policy == 'plain' else 1} "
                 f"{','.join(map(str, kus))}\n")
 
 
@@ -63,7 +63,7 @@ with tempfile.TemporaryDirectory() as tmp:
     logs = os.path.join(tmp, "logs")
     os.makedirs(logs)
     with open(os.path.join(logs, "cells.txt"), "w") as f:
-        f.write("# CELL CONFIG POLICY QUANTUM_US RUN_ON HANDOVER_US KERNELS_US\n")
+        f.write("# CELL CONFIG POLICY QUANTUM_US RUN_ON KERNELS_US\n")
     write_cell(logs, "be1.plain", "be1", "plain", [100], lambda i: [9.5])
     write_cell(logs, "be1.fifo", "be1", "fifo", [100], lambda i: [8.55])
     write_cell(logs, "mix2.plain", "mix2", "plain", [100, 1000], lambda i: [6.3, 2.7])

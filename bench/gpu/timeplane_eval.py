@@ -4,25 +4,25 @@
 
   timeplane_eval.py --logs OUT/logs --out OUT [--gpu NAME]
 
-Reads LOGS/cells.txt ("CELL CONFIG POLICY QUANTUM_US RUN_ON HANDOVER_US
-KERNELS_US" per line) and each cell's gsp-load records, LOGS/cells/CELL/pN.csv.
+Reads LOGS/cells.txt ("CELL CONFIG POLICY QUANTUM_US RUN_ON KERNELS_US"
+per line) and each cell's gsp-load records, LOGS/cells/CELL/pN.csv.
 Busy intervals, windows and shares are analyze.py's (a kernel's
 [start, end] minus its gaps; windows over the span where every process
 recorded; share = a process's busy time over all processes'). All
 weights are equal, so each target is 1/N. Writes OUT/timeplane.csv:
 
-  config,procs,kernels_us,policy,quantum_us,run_on,handover_us,util,
-  loss_vs_plain,loss_vs_fifo,err_100ms_pp,err_100ms_pct,err_1s_pp,err_1s_pct,
+  config,procs,kernels_us,policy,quantum_us,run_on,util,loss_vs_plain,
+  loss_vs_fifo,err_100ms_pp,err_100ms_pct,err_1s_pp,err_1s_pct,
   windows_1s,untracked,gpu
 
 util: the processes' busy time over the window, averaged over the 1 s
 windows; loss_vs_plain: 1 - util / the plain cell's util (same config);
-loss_vs_fifo: 1 - util / util of the fifo cell with the same quantum,
-run-on and hand-over (empty for fifo and plain, or where none ran); err_*: the largest |share - target|
+loss_vs_fifo: 1 - util / util of the fifo cell with the same quantum and
+run-on (empty for fifo and plain); err_*: the largest |share - target|
 over windows and processes, in percentage points and in percent of the
 target. OUT/timeplane-windows.csv has every window of every cell
-(config,policy,quantum_us,run_on,handover_us,window_ms,t_s,proc,
-kernel_us,busy_ms,share), the data behind both. Plots: OUT/timeplane-util.svg,
+(config,policy,quantum_us,run_on,window_ms,t_s,proc,kernel_us,busy_ms,
+share), the data behind both. Plots: OUT/timeplane-util.svg,
 OUT/timeplane-err.svg.
 """
 import argparse
@@ -40,10 +40,10 @@ _spec = importlib.util.spec_from_file_location("analyze", os.path.join(HERE, "an
 analyze = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(analyze)
 
-COLUMNS = ("config,procs,kernels_us,policy,quantum_us,run_on,handover_us,util,loss_vs_plain,"
+COLUMNS = ("config,procs,kernels_us,policy,quantum_us,run_on,util,loss_vs_plain,"
            "loss_vs_fifo,err_100ms_pp,err_100ms_pct,err_1s_pp,err_1s_pct,"
            "windows_1s,untracked,gpu").split(",")
-WINDOW_COLUMNS = ("config,policy,quantum_us,run_on,handover_us,window_ms,t_s,proc,kernel_us,"
+WINDOW_COLUMNS = ("config,policy,quantum_us,run_on,window_ms,t_s,proc,kernel_us,"
                   "busy_ms,share").split(",")
 WINDOWS = (("100ms", 100_000_000), ("1s", 1_000_000_000))
 
@@ -54,10 +54,9 @@ def read_cells(logs):
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            cell, cfg, policy, q, run_on, ho, kus = line.split()
+            cell, cfg, policy, q, run_on, kus = line.split()
             cells.append({"cell": cell, "config": cfg, "policy": policy,
                           "quantum_us": int(q), "run_on": int(run_on),
-                          "handover_us": int(ho),
                           "kernels_us": [int(k) for k in kus.split(",")]})
     return cells
 
@@ -85,7 +84,7 @@ def measure(logs, c, per_window=None):
                 per_window.append({
                     "config": c["config"], "policy": c["policy"],
                     "quantum_us": c["quantum_us"], "run_on": c["run_on"],
-                    "handover_us": c["handover_us"], "window_ms": ns // 1_000_000, "t_s": f"{w['t']:.1f}", "proc": t,
+                    "window_ms": ns // 1_000_000, "t_s": f"{w['t']:.1f}", "proc": t,
                     "kernel_us": c["kernels_us"][i],
                     "busy_ms": f"{w['busy'][t] / 1e6:.3f}",
                     "share": f"{w['share'][t]:.4f}"})
@@ -102,10 +101,10 @@ def rows_of(logs, gpu, per_window=None):
     got = {c["cell"]: measure(logs, c, per_window) for c in cells}
     util = {c["cell"]: got[c["cell"]]["util"] for c in cells if got[c["cell"]]}
 
-    def find(cfg, policy, q, run_on, ho):
+    def find(cfg, policy, q, run_on):
         for c in cells:
-            if (c["config"], c["policy"], c["quantum_us"], c["run_on"], c["handover_us"]) == \
-                    (cfg, policy, q, run_on, ho) and c["cell"] in util:
+            if (c["config"], c["policy"], c["quantum_us"], c["run_on"]) == (cfg, policy, q, run_on) \
+                    and c["cell"] in util:
                 return util[c["cell"]]
         return None
 
@@ -115,14 +114,14 @@ def rows_of(logs, gpu, per_window=None):
         row = {"config": c["config"], "procs": len(c["kernels_us"]),
                "kernels_us": " ".join(map(str, c["kernels_us"])),
                "policy": c["policy"], "quantum_us": c["quantum_us"],
-               "run_on": c["run_on"], "handover_us": c["handover_us"], "gpu": gpu}
+               "run_on": c["run_on"], "gpu": gpu}
         if m is None:
             row.update({k: "" for k in COLUMNS if k not in row})
             rows.append(row)
             continue
-        plain = find(c["config"], "plain", 0, 0, 0)
+        plain = find(c["config"], "plain", 0, 0)
         fifo = None if c["policy"] in ("fifo", "plain") else \
-            find(c["config"], "fifo", c["quantum_us"], c["run_on"], c["handover_us"])
+            find(c["config"], "fifo", c["quantum_us"], c["run_on"])
         row["util"] = f"{m['util']:.4f}"
         row["loss_vs_plain"] = f"{1 - m['util'] / plain:.4f}" if plain else ""
         row["loss_vs_fifo"] = f"{1 - m['util'] / fifo:.4f}" if fifo else ""
@@ -138,8 +137,6 @@ def label(r):
     s = r["policy"]
     if r["policy"] != "plain" and r["quantum_us"] != 2000:
         s += f" q{r['quantum_us'] // 1000}ms"
-    if r["policy"] != "plain" and int(r["handover_us"]):
-        s += f" ho{r['handover_us']}us"
     if r["policy"] != "plain" and not r["run_on"]:
         s += " no run-on"
     return s

@@ -181,8 +181,7 @@ static void write_stats(void)
 		"rejoin_watchdog %lu\nrejoin_hung %lu\nrejoin_lost %lu\n"
 		"lease_preemptions %lu\nlease_preempt_unseen %lu\nrefused %lu\n"
 		"lc_waits %lu\nlc_waits_sync %lu\nlc_wait_us %lu\n"
-		"lease_ahead %lu\ntask_heads %lu\nlease_run_on %lu\n"
-		"lease_handovers %lu\n",
+		"lease_ahead %lu\ntask_heads %lu\nlease_run_on %lu\n",
 		atomic_load(&gsp_ctr.launches), atomic_load(&gsp_ctr.copies),
 		atomic_load(&gsp_ctr.jobs), atomic_load(&gsp_ctr.leases),
 		atomic_load(&gsp_ctr.passthroughs),
@@ -200,8 +199,7 @@ static void write_stats(void)
 		atomic_load(&gsp_ctr.lc_wait_us),
 		atomic_load(&gsp_ctr.lease_ahead),
 		atomic_load(&gsp_ctr.task_heads),
-		atomic_load(&gsp_ctr.run_on),
-		atomic_load(&gsp_ctr.handovers));
+		atomic_load(&gsp_ctr.run_on));
 	gsp_sp_stats(f);
 	gsp_lcprio_stats(f);
 	gsp_lcsearch_stats(f);

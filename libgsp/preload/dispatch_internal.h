@@ -102,7 +102,6 @@ struct gsp_tenant {
 	int overlap;	/* GSP_OVERLAP: hand leases over with ops in flight */
 	int ahead;	/* GSP_LEASE_AHEAD: one lease per engine, the next asked early */
 	int run_on;	/* GSP_RUN_ON: a compute lease runs past its quantum alone */
-	uint64_t handover_lead_ns; /* GSP_HANDOVER_US: hand over this early */
 	uint64_t ahead_lead_ns;	/* GSP_AHEAD_US: ask that long before it is due */
 	int task_heads;	/* GSP_TASK_HEADS: copy-ins as task heads, stage costs */
 	int spatial;	/* GSP_SPATIAL: SPATIAL_* */

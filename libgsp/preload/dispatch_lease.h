@@ -63,8 +63,6 @@ GSP_HIDDEN void lease_end(struct lease *L, int wait_all);
 GSP_HIDDEN int lease_fits(const struct gsp_op *op, int spatial);
 GSP_HIDDEN int ahead_ok(const struct gsp_op *op);
 GSP_HIDDEN void ahead_hold(const struct lease *prev);
-GSP_HIDDEN int handover_ok(const struct gsp_op *op);
-GSP_HIDDEN void hand_over(struct lease *L);
 GSP_HIDDEN void lease_tick(void);
 GSP_HIDDEN uint64_t renew_every(void);
 GSP_HIDDEN int closing_any(void);

@@ -139,8 +139,6 @@ static void dispatch_one(struct gsp_op *op)
 				lease_cur->closing = 1;	/* poll_closing() ends it */
 				atomic_fetch_add(&gsp_ctr.lease_ahead, 1);
 				ahead_hold(lease_cur);
-			} else if (handover_ok(op)) {
-				hand_over(lease_cur);
 			} else {
 				lease_end(lease_cur, !tenant.overlap);
 			}

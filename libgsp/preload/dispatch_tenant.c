@@ -85,9 +85,6 @@ int read_config(void)
 	v = 1;
 	bad |= env_u64("GSP_RUN_ON", 0, 1, &v) < 0;
 	tenant.run_on = (int)v;
-	v = 0;
-	bad |= env_u64("GSP_HANDOVER_US", 0, 10000000, &v) < 0;
-	tenant.handover_lead_ns = v * 1000;
 	v = 250;
 	bad |= env_u64("GSP_AHEAD_US", 0, 10000000, &v) < 0;
 	tenant.ahead_lead_ns = v * 1000;

@@ -87,7 +87,6 @@ struct gsp_stats_ctr {
 	atomic_ulong lease_ahead;
 	atomic_ulong task_heads;	/* copy-ins submitted as CuMAS task heads */
 	atomic_ulong run_on;	/* compute leases run past their quantum alone */
-	atomic_ulong handovers;	/* leases handed over with ops in flight */
 };
 
 extern struct gsp_stats_ctr gsp_ctr GSP_HIDDEN;

@@ -60,17 +60,6 @@ scenario lease arb LEASE_WAITING=1 GSP_STATS_FILE="$tmp/stats"
 [ "$(stat lease_run_on)" = 0 ] &&
 	echo "ok - preload: lease: with a job waiting, no lease ran on" ||
 	{ echo "not ok - preload: lease: with a job waiting, no lease ran on"; sed 's/^/# /' "$tmp/stats"; }
-# Handed over 500 us before due, in real time: ops still in flight at
-# the COMPLETE, charged at their estimate (exact here: every op 1 ms).
-scenario lease arb LEASE_WAITING=1 GSP_HANDOVER_US=500 FAKE_CUDA_REALTIME=1 GSP_STATS_FILE="$tmp/stats"
-h=$(stat lease_handovers)
-[ "${h:-0}" -ge 5 ] &&
-	echo "ok - preload: lease: GSP_HANDOVER_US=500 handed $h leases over with an op in flight" ||
-	{ echo "not ok - preload: lease: GSP_HANDOVER_US=500 hands leases over with an op in flight (saw ${h:-none})"; sed 's/^/# /' "$tmp/stats"; }
-scenario lease arb LEASE_WAITING=1 FAKE_CUDA_REALTIME=1 GSP_STATS_FILE="$tmp/stats"
-[ "$(stat lease_handovers)" = 0 ] &&
-	echo "ok - preload: lease: no hand-over by default" ||
-	{ echo "not ok - preload: lease: no hand-over by default"; sed 's/^/# /' "$tmp/stats"; }
 if grep -q '^launches 40$' "$tmp/stats" 2>/dev/null &&
    grep -q '^deferred 40$' "$tmp/stats"; then
 	echo "ok - preload: GSP_STATS_FILE has the 40 launches, all deferred"
