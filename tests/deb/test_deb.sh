@@ -86,6 +86,7 @@ expect_files() {
 		echo ./lib/systemd/system/gspaced.service
 		echo ./lib/udev/rules.d/60-gspace.rules
 		echo ./usr/lib/sysusers.d/gspace.conf
+		echo ./usr/lib/gspace/libgsp_drmshim.so
 		man_pages 1235678
 		for d in $docs; do
 			echo "./usr/share/doc/gspace-tools/${d##*/}"
@@ -225,8 +226,9 @@ n=$(find "$R/usr/share/man" -name '*.gz' 2>/dev/null | wc -l)
 check $? "the $n man pages are in /usr/share/man and render without warnings$bad"
 man1=$R/usr/share/man/man1/gsp-run.1.gz
 zgrep -qx '\.I /usr/lib/gspace/libgsp_preload\.so' "$man1" &&
+	zgrep -qx '\.I /usr/lib/gspace/libgsp_drmshim\.so' "$man1" &&
 	zgrep -qx '\.I /usr/share/doc/gspace-tools/interposer\.rst' "$man1"
-check $? "gsp-run(1) names the packaged interposer /usr/lib/gspace/libgsp_preload.so and the packaged docs"
+check $? "gsp-run(1) names the packaged interposer and DRM shim in /usr/lib/gspace and the packaged docs"
 
 # DKMS: dkms.conf in /usr/src/gspace-VERSION, the tree make dkms-src
 # writes, and dkms add / remove in the maintainer scripts.
