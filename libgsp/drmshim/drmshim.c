@@ -228,7 +228,11 @@ static int shim_same_file(const struct shim_binding *b, int fd,
 	return r == 0 || r < 0;
 }
 
-/* Ends binding @i, whose fd went to another file, and frees its slot. */
+/*
+ * Ends binding @i, whose fd went to another file, and frees its slot. A
+ * thread still submitting on the old file, which the program closed
+ * under it, would then use a closed tenant: the program's own race.
+ */
 static void shim_binding_drop(int i)
 {
 	struct shim_binding *b = &shim_bindings[i];
