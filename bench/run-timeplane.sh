@@ -16,16 +16,17 @@
 #   be1     one process, 100                  (what gating costs alone)
 #   short2  two processes, 100 each           (CREDIT/BAND against FIFO)
 #   short4  four, 100 each
+#   short8  eight, 100 each
 #   mix2    100, 1000                         (BAND's fairness, 1:10)
 #   mix4    100, 1000, 100, 1000
 #   mix8    four of each, in turn
 #
 # Modes: plain; fifo, credit, band (gsp-run --class be --no-spatial with
-# the default 2 ms quantum); a suffix -qQ sets the quantum to Q us, and
-# -norun sets GSP_RUN_ON=0 (a lone lease ends at its quantum too). be1
-# runs plain fifo credit band fifo-norun credit-norun band-norun; mix2
-# plain fifo credit band; short2, short4, mix4 and mix8 also band-q5000.
-# --configs and --modes narrow the cells (regexes
+# the interposer's quantum, auto); a suffix -qQ sets the quantum to Q us
+# (gsp-run --quantum-us), and -norun sets GSP_RUN_ON=0 (a lone lease
+# ends at its quantum too). be1 runs plain fifo credit band fifo-norun
+# credit-norun band-norun; the others plain fifo credit band band-q2000
+# band-q5000. --configs and --modes narrow the cells (regexes
 # over the names); --dur sets each cell's recorded seconds (default 6;
 # a cell takes about S + 5 s). --dry-run prints the cells and exits.
 #
@@ -60,20 +61,17 @@ declare -A PROCS=(
 	[be1]="100"
 	[short2]="100 100"
 	[short4]="100 100 100 100"
+	[short8]="100 100 100 100 100 100 100 100"
 	[mix2]="100 1000"
 	[mix4]="100 1000 100 1000"
 	[mix8]="100 1000 100 1000 100 1000 100 1000"
 )
-declare -A MODES=(
-	[be1]="plain fifo credit band fifo-norun credit-norun band-norun"
-	[short2]="plain fifo credit band band-q5000"
-	[short4]="plain fifo credit band band-q5000"
-	[mix2]="plain fifo credit band"
-	[mix4]="plain fifo credit band band-q5000"
-	[mix8]="plain fifo credit band band-q5000"
-)
+declare -A MODES=([be1]="plain fifo credit band fifo-norun credit-norun band-norun")
+for c in short2 short4 short8 mix2 mix4 mix8; do
+	MODES[$c]="plain fifo credit band band-q2000 band-q5000"
+done
 CELLS=()
-for c in be1 short2 short4 mix2 mix4 mix8; do
+for c in be1 short2 short4 short8 mix2 mix4 mix8; do
 	[[ $c =~ $cfg_re ]] || continue
 	for m in ${MODES[$c]}; do
 		[[ $m =~ $mode_re ]] && CELLS+=("$c.$m")
@@ -131,14 +129,16 @@ gctl() {
 echo "# CELL CONFIG POLICY QUANTUM_US RUN_ON KERNELS_US" >"$LOGS/cells.txt"
 for cell in "${CELLS[@]}"; do
 	cfg=${cell%%.*} mode=${cell#*.}
-	policy=${mode%%-*} quantum=2000 run_on=1 pre=()
+	policy=${mode%%-*} quantum=auto run_on=1 pre=()
 	[[ $mode =~ -q([0-9]+) ]] && quantum=${BASH_REMATCH[1]}
 	[[ $mode == *-norun* ]] && run_on=0
 	if [ "$policy" != plain ]; then
 		gctl set policy "$policy" ||
 			{ echo "run-timeplane: $cell: gspctl set policy failed (see logs/gspctl.log); skipped" >&2; continue; }
 		pre=(env GSP_RUN_ON="$run_on" "$BUILD/gsp-run" --arbiter daemon
-			--socket "$sockdir/s" --class be --no-spatial --quantum-us "$quantum" --)
+			--socket "$sockdir/s" --class be --no-spatial)
+		[ "$quantum" = auto ] || pre+=(--quantum-us "$quantum")
+		pre+=(--)
 	else
 		quantum=0 run_on=0
 	fi

@@ -115,7 +115,7 @@ expect2 "run-timeplane.sh --dur 0" bash "$R" --dur 0 /nonexistent/x
 expect2 "run-timeplane.sh --configs matching nothing" bash "$R" --configs nope /nonexistent/x
 expect2 "run-timeplane.sh --modes that is no regex" bash "$R" --modes '(' /nonexistent/x
 if [ "$(bash "$R" --dry-run --configs 'mix[48]' --modes band /nonexistent/x 2>/dev/null | tr '\n' ' ')" = \
-	"mix4.band mix4.band-q5000 mix8.band mix8.band-q5000 " ] && [ ! -e /nonexistent/x ]; then
+	"mix4.band mix4.band-q2000 mix4.band-q5000 mix8.band mix8.band-q2000 mix8.band-q5000 " ] && [ ! -e /nonexistent/x ]; then
 	echo "ok - cli: run-timeplane.sh --dry-run lists the cells --configs and --modes keep, creates nothing"
 else
 	echo "not ok - cli: run-timeplane.sh --dry-run lists the cells --configs and --modes keep"

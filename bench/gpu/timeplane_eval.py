@@ -15,7 +15,8 @@ weights are equal, so each target is 1/N. Writes OUT/timeplane.csv:
   loss_vs_fifo,err_100ms_pp,err_100ms_pct,err_1s_pp,err_1s_pct,
   windows_1s,untracked,gpu
 
-util: the processes' busy time over the window, averaged over the 1 s
+quantum_us is "auto" where the interposer sized the leases
+(GSP_QUANTUM_US=auto), 0 for plain. util: the processes' busy time over the window, averaged over the 1 s
 windows; loss_vs_plain: 1 - util / the plain cell's util (same config);
 loss_vs_fifo: 1 - util / util of the fifo cell with the same quantum and
 run-on (empty for fifo and plain); err_*: the largest |share - target|
@@ -56,7 +57,8 @@ def read_cells(logs):
                 continue
             cell, cfg, policy, q, run_on, kus = line.split()
             cells.append({"cell": cell, "config": cfg, "policy": policy,
-                          "quantum_us": int(q), "run_on": int(run_on),
+                          "quantum_us": q if q == "auto" else int(q),
+                          "run_on": int(run_on),
                           "kernels_us": [int(k) for k in kus.split(",")]})
     return cells
 
@@ -135,8 +137,9 @@ def rows_of(logs, gpu, per_window=None):
 
 def label(r):
     s = r["policy"]
-    if r["policy"] != "plain" and r["quantum_us"] != 2000:
-        s += f" q{r['quantum_us'] // 1000}ms"
+    if r["policy"] != "plain":
+        q = r["quantum_us"]
+        s += " q auto" if q == "auto" else f" q{int(q) / 1000:g}ms"
     if r["policy"] != "plain" and not r["run_on"]:
         s += " no run-on"
     return s

@@ -46,6 +46,10 @@
 #define AHEAD_NS	200000ULL	/* BE: short ops in flight beyond depth */
 #define FIFO_MAX	1024		/* BE: deferred ops before the app waits */
 #define RENEW_DEFAULT_NS 500000000ULL	/* a quarter of the default watchdog */
+/* GSP_QUANTUM_US=auto: QUANTUM_SPAN_NS shared, within MIN..MAX each */
+#define QUANTUM_SPAN_NS	20000000ULL
+#define QUANTUM_MIN_NS	2000000ULL	/* also every quantum but compute's */
+#define QUANTUM_MAX_NS	5000000ULL
 #define REJOIN_MIN_NS	10000000ULL	/* reconnect backoff: 10 ms ... */
 #define REJOIN_MAX_NS	1000000000ULL	/* ... doubling up to 1 s */
 #define REJOIN_STREAK	8	/* rejoins in a row with no grant: give up */
@@ -102,6 +106,7 @@ struct gsp_tenant {
 	int overlap;	/* GSP_OVERLAP: hand leases over with ops in flight */
 	int ahead;	/* GSP_LEASE_AHEAD: one lease per engine, the next asked early */
 	int run_on;	/* GSP_RUN_ON: a compute lease runs past its quantum alone */
+	int quantum_auto; /* GSP_QUANTUM_US=auto: lease_quantum() sizes it */
 	uint64_t ahead_lead_ns;	/* GSP_AHEAD_US: ask that long before it is due */
 	int task_heads;	/* GSP_TASK_HEADS: copy-ins as task heads, stage costs */
 	int spatial;	/* GSP_SPATIAL: SPATIAL_* */

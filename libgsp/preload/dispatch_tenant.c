@@ -70,8 +70,12 @@ int read_config(void)
 	v = 0;
 	bad |= env_u64("GSP_DEVICE", 0, GSP_BOARD_MAX_DEVICES - 1, &v) < 0;
 	tenant.device = (uint32_t)v;
-	v = 2000;
-	bad |= env_u64("GSP_QUANTUM_US", 10, 10000000, &v) < 0;
+	v = QUANTUM_MIN_NS / 1000;
+	tenant.quantum_auto = 1;
+	if (getenv("GSP_QUANTUM_US") && strcmp(getenv("GSP_QUANTUM_US"), "auto")) {
+		bad |= env_u64("GSP_QUANTUM_US", 10, 10000000, &v) < 0;
+		tenant.quantum_auto = 0;
+	}
 	tenant.quantum_ns = v * 1000;
 	v = 2;
 	bad |= env_u64("GSP_BE_DEPTH", 1, MAX_DEPTH, &v) < 0;

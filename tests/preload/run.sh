@@ -60,6 +60,16 @@ scenario lease arb LEASE_WAITING=1 GSP_STATS_FILE="$tmp/stats"
 [ "$(stat lease_run_on)" = 0 ] &&
 	echo "ok - preload: lease: with a job waiting, no lease ran on" ||
 	{ echo "not ok - preload: lease: with a job waiting, no lease ran on"; sed 's/^/# /' "$tmp/stats"; }
+# GSP_QUANTUM_US=auto: 20 ms shared by the tenants that want the engine,
+# 2..5 ms each: 5 ms with one waiting, 2 ms with nine; 2 ms when given.
+for w in 1:auto:7:10 9:auto:17:21 1:2000:17:21; do
+	IFS=: read -r n q lo hi <<<"$w"
+	scenario lease arb LEASE_WAITING="$n" GSP_QUANTUM_US="$q" GSP_STATS_FILE="$tmp/stats"
+	l=$(stat leases)
+	[ "${l:-0}" -ge "$lo" ] && [ "${l:-0}" -le "$hi" ] &&
+		echo "ok - preload: lease: GSP_QUANTUM_US=$q, $n waiting: 40 ms of work in $l leases ($lo..$hi)" ||
+		{ echo "not ok - preload: lease: GSP_QUANTUM_US=$q, $n waiting: 40 ms of work in $lo..$hi leases (saw ${l:-none})"; sed 's/^/# /' "$tmp/stats"; }
+done
 if grep -q '^launches 40$' "$tmp/stats" 2>/dev/null &&
    grep -q '^deferred 40$' "$tmp/stats"; then
 	echo "ok - preload: GSP_STATS_FILE has the 40 launches, all deferred"

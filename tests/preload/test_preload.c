@@ -448,7 +448,7 @@ static void t_gate(void)
 /*
  * 40 launches of 1 ms under the 2 ms quantum. LEASE_RUN_ON=1: alone (the
  * board's waiting count 0), the lease runs past its quantum, so there is
- * one; else (GSP_RUN_ON=0, or LEASE_WAITING=1 puts a waiting job on the
+ * one; else (GSP_RUN_ON=0, or LEASE_WAITING=N puts N waiting jobs on the
  * board) the quantum ends each lease.
  */
 static void t_lease(void)
@@ -467,8 +467,8 @@ static void t_lease(void)
 		tap_ok(0, "lease: the fake libgsp is loaded");
 		return;
 	}
-	if (wt && !strcmp(wt, "1"))
-		board()->dev[0].waiting = 1;
+	if (wt)
+		board()->dev[0].waiting = strtoull(wt, NULL, 10);
 	cuCtxSetCurrent(CTX);
 	fake_set_op_ns(1000000);
 	for (i = 0; i < 40; i++)
