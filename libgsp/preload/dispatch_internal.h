@@ -47,7 +47,7 @@
 #define FIFO_MAX	1024		/* BE: deferred ops before the app waits */
 #define RENEW_DEFAULT_NS 500000000ULL	/* a quarter of the default watchdog */
 /* GSP_QUANTUM_US=auto: QUANTUM_SPAN_NS shared, within MIN..MAX each */
-#define QUANTUM_SPAN_NS	20000000ULL
+#define QUANTUM_SPAN_NS	16000000ULL
 #define QUANTUM_MIN_NS	2000000ULL	/* also every quantum but compute's */
 #define QUANTUM_MAX_NS	5000000ULL
 #define REJOIN_MIN_NS	10000000ULL	/* reconnect backoff: 10 ms ... */

@@ -431,6 +431,7 @@ int lease_begin(struct gsp_op *op, int *spatial, int *why)
 	L->renew_err = 0;
 	L->preempted = 0;
 	L->ran_on = 0;
+	L->waiting_max = 0;
 	L->rejoins = atomic_load(&gsp_ctr.rejoins);
 	L->due_ns = L->t0;
 	lease_events(L, ctx);
@@ -538,21 +539,25 @@ static int run_on(struct lease *L)
  * the GPU a few hundred us, so longer is cheaper; but under BAND a
  * tenant's share in a window is off by about two leases, so the error
  * grows with the quantum times the tenants. On the H200
- * (bench/results/2026-11-27-h200-timeplane) 5 ms leases lost nothing
- * against plain time-slicing where 2 ms ones lost 6-10 %, and kept
- * every 1 s window within 5 % of target up to 4 tenants, not with 8;
- * 2 ms kept 8 within 3 %. A span of 20 ms gives 5 ms up to 4 tenants
- * and 2.5 ms with 8.
+ * (bench/results/2026-11-27-h200-timeplane*) 5 ms leases lost nothing
+ * against plain time-slicing where 2 ms ones lost 6-13 %; 5 ms kept 2
+ * tenants' 1 s windows within 5 % of target, 4 in two runs of three,
+ * 8 never, and 2 ms kept 8 within 4 %. A span of 16 ms gives 5 ms to 2
+ * tenants, 4 ms to 4 and 2 ms from 8 on; a span of 20 ms, whose 2.5
+ * ms for 8 moved with the momentary count, kept 8 only within 9 %.
  */
-static uint64_t lease_quantum(const struct lease *L)
+static uint64_t lease_quantum(struct lease *L)
 {
-	uint64_t q;
+	uint64_t q, w;
 
 	if (!tenant.quantum_auto || !tenant.waiting_seen || !tenant.board ||
 	    L->engine != GSPACE_ENGINE_COMPUTE)
 		return tenant.quantum_ns;
-	q = QUANTUM_SPAN_NS /
-	    (gsp_board_waiting(tenant.board, tenant.device) + 1);
+	/* The most seen: a tenant between its leases is not counted. */
+	w = gsp_board_waiting(tenant.board, tenant.device);
+	if (w > L->waiting_max)
+		L->waiting_max = w;
+	q = QUANTUM_SPAN_NS / (L->waiting_max + 1);
 	return q < QUANTUM_MIN_NS ? QUANTUM_MIN_NS :
 	       q > QUANTUM_MAX_NS ? QUANTUM_MAX_NS : q;
 }

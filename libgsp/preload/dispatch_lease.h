@@ -30,6 +30,7 @@ struct lease {
 	int renew_err;			/* a renewal failed: stop trying */
 	int preempted;			/* resumed after lease_preempt(): host-timed */
 	int ran_on;			/* ran past its quantum: nobody waited */
+	uint64_t waiting_max;		/* most jobs seen waiting during it */
 	unsigned long rejoins;		/* gsp_ctr.rejoins at the grant */
 	uint64_t due_ns;		/* host time its ops should be done by */
 	CUcontext ev_ctx;		/* events below belong to it */
