@@ -10,6 +10,7 @@
 #ifdef __KERNEL__
 
 #include <linux/types.h>
+#include <linux/bitops.h>
 #include <linux/list.h>
 #include <linux/bug.h>
 #include <linux/build_bug.h>
@@ -158,6 +159,19 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (u64)(((__uint128_t)a * b) / c);
 }
+
+/* The kernel's, from linux/bitops.h: @word must not be 0 for __ffs64(). */
+static inline unsigned int __ffs64(u64 word)
+{
+	return (unsigned int)__builtin_ctzll(word);
+}
+
+static inline u64 ror64(u64 word, unsigned int shift)
+{
+	return (word >> (shift & 63)) | (word << ((-shift) & 63));
+}
+
+#define BIT_ULL(nr)	(1ULL << (nr))
 
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))

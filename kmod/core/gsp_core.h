@@ -101,8 +101,10 @@ enum gsp_rq_where {
 	GSP_RQ_NONE,
 	GSP_RQ_POS,	/* CREDIT: round robin list of positive credit */
 	GSP_RQ_NEG,	/* CREDIT, BAND: round robin list of spent credit */
-	GSP_RQ_HEAP,	/* BAND: heap by used share, positive credit */
 	GSP_RQ_FIFO,	/* FIFO: only in the arrival-order job list */
+	GSP_RQ_LOW,	/* BAND, positive credit: struct gsp_band_rq.low */
+	GSP_RQ_SLOT,	/* BAND, positive credit: a slot */
+	GSP_RQ_HIGH,	/* BAND, positive credit: struct gsp_band_rq.high */
 };
 
 /**
@@ -120,8 +122,9 @@ struct gsp_heap_node {
 /**
  * struct gsp_entity_engine - one tenant's state on one engine (core private)
  * @queue: its ready jobs, in its own order
- * @rq_node: in a round robin list of its class (GSP_RQ_POS or _NEG)
- * @hnode: in the BAND heap of its class (GSP_RQ_HEAP)
+ * @rq_node: in a round robin list of its class (GSP_RQ_POS or _NEG) or
+ *	in a BAND slot (GSP_RQ_SLOT)
+ * @hnode: in a BAND heap of its class (GSP_RQ_LOW or _HIGH)
  * @nr_queued: ready jobs
  * @nr_running: running jobs (0 or 1)
  * @credit_ns: CREDIT/BAND ledger, charged on completion
@@ -165,12 +168,57 @@ struct gsp_entity {
 	struct gsp_entity_engine eng[GSP_ENGINE_COUNT];
 };
 
+/* BAND's ring of slots; a power of two, at most 64 (one bit each). */
+#define GSP_BAND_SLOTS		64
+/* Scale of BAND's key: used ns * 2^15 / weight, below 2^63. */
+#define GSP_BAND_KEY_SHIFT	15
+/* A slot spans 1/32 of the largest key step of one charge. */
+#define GSP_BAND_GRAIN_DIV	32
+/* The ring serves from this many tenants on, the exact heap below this. */
+#define GSP_BAND_RING_ON	128
+#define GSP_BAND_RING_OFF	32
+
+/**
+ * struct gsp_band_rq - BAND's ready tenants with positive credit, by used
+ * share (core private)
+ *
+ * Up to GSP_BAND_RING_ON tenants all sit in @low, exactly ordered. From
+ * there on, until they are fewer than GSP_BAND_RING_OFF, the ring serves
+ * the keys from @base on to a grain, in O(1).
+ *
+ * @low: keys below @base, exactly ordered (pairing heap)
+ * @high: keys from @base + GSP_BAND_SLOTS * @grain on, exactly ordered
+ * @slot: keys in between, one slot per @grain, a ring that starts at
+ *	@origin; in a slot, in order of arrival
+ * @map: slots that may hold tenants (cleared lazily)
+ * @nr: tenants in the slots
+ * @base: the key where slot @origin starts
+ * @grain: width of a slot, in key units; set at each period's start
+ * @max_step: the largest key step of one charge in this period
+ * @origin: index of the first slot
+ * @count: tenants in all three
+ * @ring: the ring is on; else @base is U64_MAX and all are in @low
+ */
+struct gsp_band_rq {
+	struct gsp_heap_node *low;
+	struct gsp_heap_node *high;
+	struct list_head slot[GSP_BAND_SLOTS];
+	u64 map;
+	u32 nr;
+	u64 base;
+	u64 grain;
+	u64 max_step;
+	u32 origin;
+	u32 count;
+	bool ring;
+};
+
 /**
  * struct gsp_class_rq - the ready tenants of one class on one engine
  * @fifo: ready jobs of the class in arrival order (gsp_job.gnode)
  * @pos: CREDIT: tenants with positive credit, round robin
  * @neg: CREDIT and BAND: tenants with spent credit, round robin
- * @heap: BAND: tenants with positive credit, least used share first
+ * @band: BAND: tenants with positive credit, least used share first
  * @nr_queued: ready jobs of the class
  * @period_busy_ns: GPU time of the class in this period, plus the excess
  *	carried over from the last one
@@ -180,7 +228,7 @@ struct gsp_class_rq {
 	struct list_head fifo;
 	struct list_head pos;
 	struct list_head neg;
-	struct gsp_heap_node *heap;
+	struct gsp_band_rq band;
 	u32 nr_queued;
 	u64 period_busy_ns;
 	u64 active_weight;

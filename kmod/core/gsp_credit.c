@@ -19,6 +19,13 @@
  * after a completion holds the engine for up to band_wait_ns for the
  * tenant that just completed if it is under its share and the best
  * candidate is over its own.
+ *
+ * BAND's order is exact, a pairing heap, up to GSP_BAND_RING_ON ready
+ * tenants with credit per class and engine. From there on a ring of
+ * GSP_BAND_SLOTS slots, each 1/32 of the largest charge of the last period
+ * (in used share) wide, serves them in O(1): the tenant served is within
+ * one slot of the least used share, and a slot's tenants go in the order
+ * they entered it. Shares below or beyond the ring stay in exact heaps.
  */
 #include "gsp_internal.h"
 
@@ -138,6 +145,212 @@ void gsp_heap_delete(struct gsp_heap_node **root, struct gsp_heap_node *n)
 	n->prev = NULL;
 }
 
+/* BAND's key: the used share of the period, used ns * 2^15 / weight. */
+static u64 gsp_band_key(const struct gsp_entity_engine *ee)
+{
+	return div64_u64(ee->period_used_ns << GSP_BAND_KEY_SHIFT,
+			 ee->owner->weight);
+}
+
+/**
+ * gsp_band_init() - empty a BAND run queue
+ * @b: the run queue
+ * @grain: width of a slot in key units, at least 1
+ */
+void gsp_band_init(struct gsp_band_rq *b, u64 grain)
+{
+	int i;
+
+	b->low = NULL;
+	b->high = NULL;
+	for (i = 0; i < GSP_BAND_SLOTS; i++)
+		INIT_LIST_HEAD(&b->slot[i]);
+	b->map = 0;
+	b->nr = 0;
+	b->base = U64_MAX;
+	b->grain = grain;
+	b->max_step = 0;
+	b->origin = 0;
+	b->count = 0;
+	b->ring = false;
+}
+
+/* Into the slot of key @k at or above the base, else into @high. */
+static void gsp_band_put(struct gsp_band_rq *b, struct gsp_entity_engine *ee,
+			 u64 k)
+{
+	u64 d = div64_u64(k - b->base, b->grain);
+	u32 i;
+
+	if (d >= GSP_BAND_SLOTS) {
+		gsp_heap_insert(&b->high, &ee->hnode);
+		ee->where = GSP_RQ_HIGH;
+		return;
+	}
+	i = (b->origin + (u32)d) & (GSP_BAND_SLOTS - 1);
+	list_add_tail(&ee->rq_node, &b->slot[i]);
+	b->map |= BIT_ULL(i);
+	b->nr++;
+	ee->where = GSP_RQ_SLOT;
+}
+
+/* The tenants of @high that the ring reaches now go into their slots. */
+static void gsp_band_pull(struct gsp_band_rq *b)
+{
+	struct gsp_entity_engine *ee;
+	u64 k;
+
+	while (b->high) {
+		ee = gsp_hn_ee(b->high);
+		k = gsp_band_key(ee);
+		if (div64_u64(k - b->base, b->grain) >= GSP_BAND_SLOTS)
+			break;
+		gsp_heap_delete(&b->high, &ee->hnode);
+		gsp_band_put(b, ee, k);
+	}
+}
+
+/* Turns the ring on: every tenant of @low goes into its slot. */
+static void gsp_band_ring_on(struct gsp_band_rq *b)
+{
+	struct gsp_entity_engine *ee;
+
+	b->ring = true;
+	b->base = gsp_band_key(gsp_hn_ee(b->low));
+	b->origin = 0;
+	b->map = 0;
+	while (b->low) {
+		ee = gsp_hn_ee(b->low);
+		gsp_heap_delete(&b->low, &ee->hnode);
+		gsp_band_put(b, ee, gsp_band_key(ee));
+	}
+}
+
+/* Turns the ring off: every tenant goes into @low. */
+static void gsp_band_ring_off(struct gsp_band_rq *b)
+{
+	struct gsp_entity_engine *ee;
+	u32 i;
+
+	for (i = 0; i < GSP_BAND_SLOTS; i++) {
+		while (!list_empty(&b->slot[i])) {
+			ee = list_first_entry(&b->slot[i],
+					      struct gsp_entity_engine,
+					      rq_node);
+			list_del_init(&ee->rq_node);
+			gsp_heap_insert(&b->low, &ee->hnode);
+			ee->where = GSP_RQ_LOW;
+		}
+	}
+	while (b->high) {
+		ee = gsp_hn_ee(b->high);
+		gsp_heap_delete(&b->high, &ee->hnode);
+		gsp_heap_insert(&b->low, &ee->hnode);
+		ee->where = GSP_RQ_LOW;
+	}
+	b->map = 0;
+	b->nr = 0;
+	b->base = U64_MAX;
+	b->ring = false;
+}
+
+/**
+ * gsp_band_add() - put a tenant with positive credit into BAND's run queue
+ * @b: the run queue
+ * @ee: the tenant's engine state, in no run queue
+ *
+ * With the ring on, O(1) unless its key lies outside the ring (then a
+ * heap insert, O(1) too); the ring's switches are O(n), and n changes by
+ * GSP_BAND_RING_ON - GSP_BAND_RING_OFF between two.
+ */
+void gsp_band_add(struct gsp_band_rq *b, struct gsp_entity_engine *ee)
+{
+	u64 k = gsp_band_key(ee);
+
+	b->count++;
+	/* An empty ring moves to the first key that does not fit it. */
+	if (b->ring && !b->nr && !b->low && !b->high &&
+	    (k < b->base ||
+	     div64_u64(k - b->base, b->grain) >= GSP_BAND_SLOTS)) {
+		b->base = k;
+		b->origin = 0;
+		b->map = 0;
+	}
+	if (k < b->base) {
+		gsp_heap_insert(&b->low, &ee->hnode);
+		ee->where = GSP_RQ_LOW;
+	} else {
+		gsp_band_put(b, ee, k);
+	}
+	if (!b->ring && b->count >= GSP_BAND_RING_ON)
+		gsp_band_ring_on(b);
+}
+
+/**
+ * gsp_band_del() - take a tenant out of BAND's run queue
+ * @b: the run queue
+ * @ee: the tenant's engine state, in @b
+ */
+void gsp_band_del(struct gsp_band_rq *b, struct gsp_entity_engine *ee)
+{
+	switch (ee->where) {
+	case GSP_RQ_LOW:
+		gsp_heap_delete(&b->low, &ee->hnode);
+		break;
+	case GSP_RQ_HIGH:
+		gsp_heap_delete(&b->high, &ee->hnode);
+		break;
+	case GSP_RQ_SLOT:
+		list_del_init(&ee->rq_node);
+		b->nr--;
+		break;
+	default:
+		GSP_WARN_ON(1);
+		return;
+	}
+	b->count--;
+	if (b->ring && b->count < GSP_BAND_RING_OFF)
+		gsp_band_ring_off(b);
+}
+
+/*
+ * The tenant to serve: the least key of @low, else the first tenant of the
+ * first slot (the ring turns to start there and pulls from @high what it
+ * then reaches), else the least key of @high (the ring restarts there).
+ * It lies within one grain of the least key. O(1) amortised.
+ */
+static struct gsp_entity_engine *gsp_band_first(struct gsp_band_rq *b)
+{
+	u32 d, i;
+
+	if (b->low)
+		return gsp_hn_ee(b->low);
+	for (;;) {
+		while (b->nr) {
+			d = __ffs64(ror64(b->map, b->origin));
+			i = (b->origin + d) & (GSP_BAND_SLOTS - 1);
+			if (list_empty(&b->slot[i])) {
+				b->map &= ~BIT_ULL(i);
+				continue;
+			}
+			if (d) {
+				b->base += d * b->grain;
+				b->origin = i;
+				gsp_band_pull(b);
+			}
+			return list_first_entry(&b->slot[i],
+						struct gsp_entity_engine,
+						rq_node);
+		}
+		if (!b->high)
+			return NULL;
+		b->base = gsp_band_key(gsp_hn_ee(b->high));
+		b->origin = 0;
+		b->map = 0;
+		gsp_band_pull(b);
+	}
+}
+
 /**
  * gsp_credit_default() - a tenant's default credit: its share of a period
  * @s: scheduler
@@ -219,7 +432,11 @@ void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns)
 		sum_all[c] = s->class_weight[c];
 		INIT_LIST_HEAD(&rq->pos);
 		INIT_LIST_HEAD(&rq->neg);
-		rq->heap = NULL;
+		/* A slot: 1/32 of the largest step of the ended period. */
+		gsp_band_init(&rq->band, rq->band.max_step ?
+			      max_t(u64, rq->band.max_step /
+				    GSP_BAND_GRAIN_DIV, 1) :
+			      rq->band.grain);
 	}
 	list_for_each_entry(e, &s->entities, node) {
 		struct gsp_entity_engine *ee = &e->eng[engine];
@@ -294,6 +511,13 @@ void gsp_credit_charge(struct gsp_sched *s, u32 engine, struct gsp_entity *e,
 		min_t(u64, es->rq[gsp_class_of(e)].period_busy_ns + g,
 		      GSP_USED_MAX_NS);
 	es->busy_ns += g;
+	if (s->p.policy == GSP_POLICY_BAND) {
+		struct gsp_band_rq *b = &es->rq[gsp_class_of(e)].band;
+
+		b->max_step = max_t(u64, b->max_step,
+				    div64_u64(g << GSP_BAND_KEY_SHIFT,
+					      e->weight));
+	}
 	if (e->lc)
 		es->lc_busy_ns += g;
 	else
@@ -361,8 +585,9 @@ struct gsp_entity *gsp_band_pick(struct gsp_sched *s, u32 engine,
 	struct gsp_entity_engine *ee;
 	u64 until;
 
-	if (rq->heap) {
-		next = gsp_hn_ee(rq->heap)->owner;
+	ee = gsp_band_first(&rq->band);
+	if (ee) {
+		next = ee->owner;
 	} else {
 		ee = list_first_entry_or_null(&rq->neg,
 					      struct gsp_entity_engine,

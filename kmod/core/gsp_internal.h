@@ -12,6 +12,8 @@
 #define GSP_CHARGE_MAX_NS	(1ULL << 42)
 /* Per-period usage is clamped here so that usage * weight fits in u64. */
 #define GSP_USED_MAX_NS		(1ULL << 48)
+/* BAND's first grain, before a period has measured one: 1 us at weight 1. */
+#define GSP_BAND_GRAIN_INIT	(1000ULL << GSP_BAND_KEY_SHIFT)
 /* Credit saturates here, far below S64 overflow. */
 #define GSP_CREDIT_LIMIT_NS	(1LL << 61)
 
@@ -34,6 +36,9 @@ void gsp_rq_all_engine(struct gsp_sched *s, u32 engine, bool add);
 /* gsp_credit.c */
 void gsp_heap_insert(struct gsp_heap_node **root, struct gsp_heap_node *n);
 void gsp_heap_delete(struct gsp_heap_node **root, struct gsp_heap_node *n);
+void gsp_band_init(struct gsp_band_rq *b, u64 grain);
+void gsp_band_add(struct gsp_band_rq *b, struct gsp_entity_engine *ee);
+void gsp_band_del(struct gsp_band_rq *b, struct gsp_entity_engine *ee);
 void gsp_credit_period_update(struct gsp_sched *s, u32 engine, u64 now_ns);
 void gsp_credit_charge(struct gsp_sched *s, u32 engine, struct gsp_entity *e,
 		       u64 gpu_ns);

@@ -7,7 +7,8 @@
  * ever takes the first one, so a tenant's own order is never changed. The
  * ready tenants of an engine sit, per class (LC, BE), in the structure of
  * the current policy: nothing for FIFO (it walks the class's arrival list),
- * two round robin lists for CREDIT, a pairing heap and a list for BAND.
+ * two round robin lists for CREDIT, a pairing heap (from GSP_BAND_RING_ON
+ * tenants on, a ring of slots) and a list for BAND.
  */
 #include "gsp_internal.h"
 #include "gsp_knobs.h"
@@ -61,7 +62,7 @@ static void gsp_engine_init(struct gsp_engine_state *es, u64 now_ns)
 		INIT_LIST_HEAD(&es->rq[c].fifo);
 		INIT_LIST_HEAD(&es->rq[c].pos);
 		INIT_LIST_HEAD(&es->rq[c].neg);
-		es->rq[c].heap = NULL;
+		gsp_band_init(&es->rq[c].band, GSP_BAND_GRAIN_INIT);
 		es->rq[c].nr_queued = 0;
 		es->rq[c].period_busy_ns = 0;
 		es->rq[c].active_weight = 0;
@@ -134,8 +135,7 @@ void gsp_rq_add(struct gsp_sched *s, u32 engine, struct gsp_entity *e)
 		break;
 	case GSP_POLICY_BAND:
 		if (ee->credit_ns > 0) {
-			gsp_heap_insert(&rq->heap, &ee->hnode);
-			ee->where = GSP_RQ_HEAP;
+			gsp_band_add(&rq->band, ee);
 		} else {
 			list_add_tail(&ee->rq_node, &rq->neg);
 			ee->where = GSP_RQ_NEG;
@@ -163,8 +163,10 @@ void gsp_rq_remove(struct gsp_sched *s, u32 engine, struct gsp_entity *e)
 	case GSP_RQ_NEG:
 		list_del_init(&ee->rq_node);
 		break;
-	case GSP_RQ_HEAP:
-		gsp_heap_delete(&rq->heap, &ee->hnode);
+	case GSP_RQ_LOW:
+	case GSP_RQ_SLOT:
+	case GSP_RQ_HIGH:
+		gsp_band_del(&rq->band, ee);
 		break;
 	default:
 		break;

@@ -510,6 +510,102 @@ static void test_band_order(void)
 		gsp_sched_dequeue(&s, &band_j[i], now);
 }
 
+/*
+ * From GSP_BAND_RING_ON tenants on, BAND's ring serves one whose key
+ * (used share, scaled) is within one grain of the least. 1000 tenants:
+ * the ring turns on, cancelling all but 10 jobs turns it off (every pick
+ * exact again), and re-enqueueing turns it on; every 97th charge is 50x
+ * longer, so keys also land above the ring; a live policy switch and
+ * weight changes move tenants in and out.
+ */
+#define NRING	1000
+
+static struct gsp_entity ring_e[NRING];
+static struct gsp_job ring_j[NRING];
+
+static u64 ring_key(const struct gsp_entity *e)
+{
+	return (e->eng[GSP_ENGINE_COMPUTE].period_used_ns <<
+		GSP_BAND_KEY_SHIFT) / e->weight;
+}
+
+/* Runs @n decisions; counts picks beyond the grain (or, ring off, any). */
+static u32 ring_run(u32 n, u64 *now, u32 *on, u32 *picks)
+{
+	struct gsp_band_rq *b = &s.eng[GSP_ENGINE_COMPUTE].rq[GSP_CLASS_BE].band;
+	u32 i, k, bad = 0;
+	struct gsp_entity *best;
+	struct gsp_job *got;
+	u64 retry, tol;
+
+	for (k = 0; k < n; k++) {
+		best = NULL;
+		for (i = 0; i < NRING; i++) {
+			struct gsp_entity *e = &ring_e[i];
+
+			if (!e->eng[GSP_ENGINE_COMPUTE].nr_queued ||
+			    e->eng[GSP_ENGINE_COMPUTE].credit_ns <= 0)
+				continue;
+			if (!best || ring_key(e) < ring_key(best))
+				best = e;
+		}
+		tol = b->ring ? b->grain : 1;
+		*on += b->ring;
+		got = gsp_sched_pick(&s, GSP_ENGINE_COMPUTE, *now, &retry);
+		if (!got)
+			return bad + 1;
+		(*picks)++;
+		if (best && ring_key(got->ent) >= ring_key(best) + tol)
+			bad++;
+		*now += US(10);
+		gsp_sched_complete(&s, got, (*picks % 97 ? US(10) : US(500)) +
+				   (k % 3) * US(1), *now);
+		gsp_sched_enqueue(&s, got, *now);
+		if (!(*picks % 499))
+			gsp_sched_set_entity(&s, got->ent, 1 + *picks % 5, false,
+					     *now);
+	}
+	return bad;
+}
+
+static void test_band_ring(void)
+{
+	u32 i, bad, on = 0, picks = 0, on_a, on_b;
+	struct gsp_params p;
+	u64 now = 0;
+
+	gsp_params_default(&p);
+	p.policy = GSP_POLICY_BAND;
+	p.band_wait_ns = 0;
+	gsp_sched_init(&s, &p, 0);
+	for (i = 0; i < NRING; i++) {
+		gsp_entity_init(&ring_e[i], 1 + i % 7, false);
+		gsp_sched_attach(&s, &ring_e[i], 0);
+		job_init(&ring_j[i], &ring_e[i], GSP_ENGINE_COMPUTE, US(10));
+		gsp_sched_enqueue(&s, &ring_j[i], 0);
+	}
+	bad = ring_run(7500, &now, &on, &picks);
+	/* A live switch away and back rebuilds the ring. */
+	p.policy = GSP_POLICY_CREDIT;
+	gsp_sched_set_params(&s, &p, now);
+	p.policy = GSP_POLICY_BAND;
+	gsp_sched_set_params(&s, &p, now);
+	bad += ring_run(7500, &now, &on, &picks);
+	on_a = on;
+	for (i = 10; i < NRING; i++)
+		gsp_sched_dequeue(&s, &ring_j[i], now);
+	bad += ring_run(3000, &now, &on, &picks);
+	on_b = on - on_a;
+	for (i = 10; i < NRING; i++)
+		gsp_sched_enqueue(&s, &ring_j[i], now);
+	bad += ring_run(15000, &now, &on, &picks);
+	tap_ok(!bad && on_a > 10000 && !on_b && on - on_a > 10000,
+	       "band ring: each of %u picks within one grain of the least used share (%u beyond), exact with the ring off; ring on for %u, %u and %u picks",
+	       picks, bad, on_a, on_b, on - on_a);
+	for (i = 0; i < NRING; i++)
+		gsp_sched_dequeue(&s, &ring_j[i], now);
+}
+
 int main(void)
 {
 	test_params();
@@ -523,5 +619,6 @@ int main(void)
 	test_live_switch();
 	test_set_entity();
 	test_band_order();
+	test_band_ring();
 	return tap_done();
 }
