@@ -181,11 +181,6 @@ struct gsp_entity {
 /**
  * struct gsp_band_rq - BAND's ready tenants with positive credit, by used
  * share (core private)
- *
- * Up to GSP_BAND_RING_ON tenants all sit in @low, exactly ordered. From
- * there on, until they are fewer than GSP_BAND_RING_OFF, the ring serves
- * the keys from @base on to a grain, in O(1).
- *
  * @low: keys below @base, exactly ordered (pairing heap)
  * @high: keys from @base + GSP_BAND_SLOTS * @grain on, exactly ordered
  * @slot: keys in between, one slot per @grain, a ring that starts at
@@ -198,6 +193,10 @@ struct gsp_entity {
  * @origin: index of the first slot
  * @count: tenants in all three
  * @ring: the ring is on; else @base is U64_MAX and all are in @low
+ *
+ * Up to GSP_BAND_RING_ON tenants all sit in @low, exactly ordered. From
+ * there on, until they are fewer than GSP_BAND_RING_OFF, the ring serves
+ * the keys from @base on to a grain, in O(1).
  */
 struct gsp_band_rq {
 	struct gsp_heap_node *low;
@@ -297,8 +296,9 @@ struct gsp_task_cost {
  * @cp: search state per depth: compute machine free
  * @cr: search state per depth: copy-out machine free
  * @next: search state per depth: next candidate to try
- * @head: heuristic: when each machine finishes the first i tasks
- * @tail: heuristic: longest path from task i's start to the end
+ * @head: heuristic: when each machine (s, p, r) finishes the first i tasks
+ * @tail: heuristic: per machine, longest path from task i's start to the
+ *	end
  * @jobs: the window's jobs, parallel to @t
  * @nodes: search nodes visited by the last solve
  */
@@ -310,8 +310,8 @@ struct gsp_cumas {
 	u64 cp[GSP_CUMAS_MAX_WINDOW + 1];
 	u64 cr[GSP_CUMAS_MAX_WINDOW + 1];
 	u8 next[GSP_CUMAS_MAX_WINDOW + 1];
-	u64 head[GSP_CUMAS_MAX_WINDOW + 1][3];
-	u64 tail[GSP_CUMAS_MAX_WINDOW + 1][3];
+	struct gsp_task_cost head[GSP_CUMAS_MAX_WINDOW + 1];
+	struct gsp_task_cost tail[GSP_CUMAS_MAX_WINDOW + 1];
 	struct gsp_job *jobs[GSP_CUMAS_MAX_WINDOW];
 	u64 nodes;
 };

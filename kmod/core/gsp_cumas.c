@@ -114,27 +114,29 @@ static void gsp_cumas_heads_tails(struct gsp_cumas *c, const u8 *seq, u32 k,
 {
 	u32 i;
 
-	c->head[0][0] = free[0];
-	c->head[0][1] = free[1];
-	c->head[0][2] = free[2];
+	c->head[0].s = free[0];
+	c->head[0].p = free[1];
+	c->head[0].r = free[2];
 	for (i = 0; i < k; i++) {
 		const struct gsp_task_cost *x = &c->t[seq[i]];
-		u64 *h = c->head[i], *g = c->head[i + 1];
+		const struct gsp_task_cost *h = &c->head[i];
+		struct gsp_task_cost *g = &c->head[i + 1];
 
-		g[0] = h[0] + x->s;
-		g[1] = max_t(u64, g[0], h[1]) + x->p;
-		g[2] = max_t(u64, g[1], h[2]) + x->r;
+		g->s = h->s + x->s;
+		g->p = max_t(u64, g->s, h->p) + x->p;
+		g->r = max_t(u64, g->p, h->r) + x->r;
 	}
-	c->tail[k][0] = 0;
-	c->tail[k][1] = 0;
-	c->tail[k][2] = 0;
+	c->tail[k].s = 0;
+	c->tail[k].p = 0;
+	c->tail[k].r = 0;
 	for (i = k; i-- > 0;) {
 		const struct gsp_task_cost *x = &c->t[seq[i]];
-		u64 *q = c->tail[i], *u = c->tail[i + 1];
+		const struct gsp_task_cost *u = &c->tail[i + 1];
+		struct gsp_task_cost *q = &c->tail[i];
 
-		q[2] = u[2] + x->r;
-		q[1] = max_t(u64, q[2], u[1]) + x->p;
-		q[0] = max_t(u64, q[1], u[0]) + x->s;
+		q->r = u->r + x->r;
+		q->p = max_t(u64, q->r, u->p) + x->p;
+		q->s = max_t(u64, q->p, u->s) + x->s;
 	}
 }
 
@@ -147,12 +149,12 @@ static u64 gsp_cumas_best_insert(const struct gsp_cumas *c, u32 k, u8 x,
 	u32 i;
 
 	for (i = 0; i <= k; i++) {
-		const u64 *h = c->head[i], *q = c->tail[i];
+		const struct gsp_task_cost *h = &c->head[i], *q = &c->tail[i];
 
-		f0 = h[0] + t->s;
-		f1 = max_t(u64, f0, h[1]) + t->p;
-		f2 = max_t(u64, f1, h[2]) + t->r;
-		m = max_t(u64, max_t(u64, f0 + q[0], f1 + q[1]), f2 + q[2]);
+		f0 = h->s + t->s;
+		f1 = max_t(u64, f0, h->p) + t->p;
+		f2 = max_t(u64, f1, h->r) + t->r;
+		m = max_t(u64, max_t(u64, f0 + q->s, f1 + q->p), f2 + q->r);
 		if (!i || m < best) {
 			best = m;
 			*pos = i;
