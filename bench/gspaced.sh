@@ -13,6 +13,8 @@
 #                              OUT/gspaced.log
 #   gspaced_down               stops it and prints "gspaced exit status N";
 #                              the EXIT trap calls it and removes the folder
+#   gctl ARGS...               gspctl ARGS against it, logged with log_cmd,
+#                              its output appended to LOGS/gspctl.log
 #   bench_up NAME KEYS         MPS (bench/mps.sh's mps_up, sourced by the
 #                              caller; logs in LOGS/mps) and one gspaced on
 #                              OUT/gspaced.conf: KEYS (config lines) and
@@ -37,6 +39,11 @@ gspaced_down() {
 gspaced_cleanup() {
 	gspaced_down >/dev/null
 	[ -z "$sockdir" ] || rm -rf "$sockdir"
+}
+
+gctl() {
+	log_cmd "$BUILD/gspctl" --arbiter daemon --socket "$sockdir/s" "$@"
+	"$BUILD/gspctl" --arbiter daemon --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
 }
 
 gspaced_up() {

@@ -230,10 +230,6 @@ printf 'lease_devices = 1\nsim_devices = 0\npolicy = fifo\nreorder = 0\n' >"$OUT
 gspaced_up run-cumas "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
 	{ echo "run-cumas: gspaced did not come up (see $LOGS/gspaced.log)" >&2; finish; exit 1; }
 trap finish EXIT	# gspaced_up set its own
-gctl() {
-	log_cmd "$BUILD/gspctl" --arbiter daemon --socket "$sockdir/s" "$@"
-	"$BUILD/gspctl" --arbiter daemon --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
-}
 
 log_cmd "$XFER" --calibrate --kernel "$kernel"
 "${TMO[@]}" "$XFER" --calibrate --kernel "$kernel" >"$LOGS/calib.txt" 2>"$LOGS/calib.err" ||

@@ -137,10 +137,6 @@ gspace_up() {
 	trap finish EXIT	# gspaced_up set its own
 	GSPACE_UP=1
 }
-gctl() {	# gspctl against our gspaced, logged
-	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
-	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
-}
 HAVE_PROTECT=
 have_protect() {
 	[ -n "$HAVE_PROTECT" ] || { gspace_up; if gctl set protect reactive; then

@@ -74,10 +74,6 @@ gpu_env "$OUT/env.txt" "bench: run-preempt.sh measure_s=$measure lc=$with_lc mec
 # shellcheck source=bench/gspaced.sh
 . bench/gspaced.sh
 bench_up run-preempt 'lease_devices = 1\nsim_devices = 0\npolicy = band'
-gctl() {
-	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
-	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
-}
 gctl set protect preemptive ||
 	{ echo "run-preempt: gspaced has no protect preemptive" >&2; exit 1; }
 

@@ -107,10 +107,6 @@ gpu_env "$OUT/env.txt" "bench: run-search.sh pairs=$pairs methods=$methods q=$q 
 . bench/gspaced.sh
 bench_up run-search "lease_devices = 1\nsim_devices = 0\npartition = auto\nprotect = $protect"
 G="$BUILD/gsp-run --arbiter daemon --socket $sockdir/s"
-gctl() {
-	log_cmd "$BUILD/gspctl" --socket "$sockdir/s" "$@"
-	"$BUILD/gspctl" --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
-}
 
 # gsp-select --model-out's rows, one model a pair, as the agent reads them.
 if [ -n "$models" ]; then

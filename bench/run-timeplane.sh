@@ -121,10 +121,6 @@ printf 'lease_devices = 1\nsim_devices = 0\npolicy = fifo\n' >"$OUT/gspaced.conf
 gspaced_up run-timeplane "$OUT/gspaced.conf" "$LOGS/gspaced.log" ||
 	{ echo "run-timeplane: gspaced did not come up (see $LOGS/gspaced.log)" >&2; finish; exit 1; }
 trap finish EXIT	# gspaced_up set its own
-gctl() {
-	log_cmd "$BUILD/gspctl" --arbiter daemon --socket "$sockdir/s" "$@"
-	"$BUILD/gspctl" --arbiter daemon --socket "$sockdir/s" "$@" >>"$LOGS/gspctl.log" 2>&1
-}
 
 echo "# CELL CONFIG POLICY QUANTUM_US RUN_ON KERNELS_US" >"$LOGS/cells.txt"
 for cell in "${CELLS[@]}"; do
