@@ -12,7 +12,8 @@
  *
  * fifo_us: the makespan in input order (gsp_cumas_makespan()); opt_us
  * and order: gsp_cumas_solve()'s, exact up to GSP_CUMAS_EXACT_MAX (10)
- * tasks, NEH above (exact=0); lb_us: gsp_cumas_lower_bound(). A bad
+ * tasks, above it the pick's heuristic, NEH and insertion local search
+ * (exact=0); lb_us: gsp_cumas_lower_bound(). A bad
  * line or too many tasks: a message naming the line, exit 2.
  */
 #include <errno.h>
