@@ -41,6 +41,7 @@
 #define LC_RING		4096
 #define LC_SAMPLES	64		/* timed LC ops in flight at most */
 #define LC_MARKS	64		/* pooled reporter markers kept */
+#define LC_SETTLE_NS	1000000000ULL	/* a capture waits this long at most */
 #define KEYS		4096
 #define MAX_DEPTH	64
 #define AHEAD_NS	200000ULL	/* BE: short ops in flight beyond depth */
@@ -180,6 +181,7 @@ struct gsp_tenant {
 	} samples[LC_SAMPLES];
 	atomic_uint sample_next;
 	atomic_ullong ring_head, ring_tail;
+	atomic_ullong ring_done;	/* the reporter is done with those before */
 	atomic_ullong lc_overflow;
 	atomic_ullong lc_last_ns;
 	/* Arrivals for the forecast (lc_arrival()): how many, the last. */

@@ -335,6 +335,30 @@ struct lc_group {
 };
 
 /*
+ * Before a stream capture begins (LC only): waits, LC_SETTLE_NS at most,
+ * until the reporter is done with every LC op issued so far. Its marker
+ * recorded on a stream once that stream is in capture would join the
+ * capture, and waiting for it would invalidate the capture: gsp-check's
+ * graph failed so on an H200. Ops issued during a capture pass through
+ * (ROUTE), so no new marker comes for the captured stream.
+ */
+void gsp_lc_settle(void)
+{
+	uint64_t head = atomic_load(&tenant.ring_head), t0 = now_ns();
+
+	if (gsp_mode() != GSP_MODE_LC)
+		return;
+	while (atomic_load(&tenant.ring_done) < head) {
+		if (now_ns() - t0 > LC_SETTLE_NS) {
+			gsp_log(1, "LC work still unreported after %llu ms at a stream capture's start",
+				LC_SETTLE_NS / 1000000);
+			return;
+		}
+		sleep_ns(POLL_NS);
+	}
+}
+
+/*
  * Picks up LC records in batches. Per batch and (context, stream) it
  * records one pooled marker after the records' ops; when the marker has
  * completed, so have they: it charges them (measured for sampled ops,
@@ -446,6 +470,7 @@ void *reporter_main(void *arg)
 		}
 		for (e = 0; e < GSPACE_ENGINE_COUNT; e++)
 			lc_owe(e, charge[e]);
+		atomic_store(&tenant.ring_done, tail);
 	}
 	if (reserver.b)
 		gsp_reserver_drop(&reserver);

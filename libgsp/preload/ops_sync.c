@@ -140,7 +140,10 @@ SYNC_UNLOAD(cuLibraryUnload, CUlibrary)
 #define BEGIN_CAPTURE(sym, params, args)				\
 CUresult w_##sym params							\
 {									\
-	CUresult s_ = sync_enter(), r_ = CALL_REAL(sym, args);		\
+	CUresult s_ = sync_enter(), r_;					\
+									\
+	gsp_lc_settle();						\
+	r_ = CALL_REAL(sym, args);					\
 									\
 	if (r_ == CUDA_SUCCESS)						\
 		gsp_capture_note(1);					\

@@ -205,6 +205,8 @@ GSP_HIDDEN void gsp_lc_begin(struct gsp_lc_ticket *t, const void *key,
 GSP_HIDDEN void gsp_lc_end(struct gsp_lc_ticket *t, const void *key,
 			   uint32_t engine, CUstream evstream);
 
+/* Before a capture begins: the reporter is done with every LC op so far. */
+GSP_HIDDEN void gsp_lc_settle(void);
 /* Stream capture: 1 if @s (of variant @ptsz) is capturing now. */
 GSP_HIDDEN int gsp_capturing(CUstream s, int ptsz);
 GSP_HIDDEN void gsp_capture_note(int delta);

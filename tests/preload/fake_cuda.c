@@ -55,7 +55,9 @@
  * blocking streams is not modelled). Stream capture: cuStreamIsCapturing
  * says ACTIVE for a stream between cuStreamBeginCapture and EndCapture,
  * and for the legacy stream while any capture runs it fails as the driver
- * does in the global capture mode.
+ * does in the global capture mode. An event recorded into a stream in
+ * capture joins it: querying or synchronising it fails and invalidates
+ * the capture, whose EndCapture then fails, as the driver does.
  *
  * FAKE_CUDA_REALTIME=1 makes the fake GPU keep wall-clock time instead,
  * for the flood test and the micro-benchmark: one queue whose ops each
@@ -143,6 +145,7 @@ struct fake_event {
 	int id, held, green;
 	int rec_at;			/* trace index of its last record */
 	unsigned int rec_gen;		/* ... in this trace generation */
+	uintptr_t captured;		/* order key of the capture it joined */
 };
 struct fake_func {
 	int nparams;
@@ -175,6 +178,7 @@ static unsigned int nstreams;
 static struct { uintptr_t key; int at; } lastop[256];
 static unsigned int nlastop, trace_gen;
 static uintptr_t capturing[8];		/* order keys of streams in capture */
+static int invalidated[8];		/* ... whose capture an event query broke */
 static unsigned int ncapturing;
 
 static uint64_t now_ns(void)
@@ -587,8 +591,14 @@ static CUresult ev_record(const char *name, CUevent e, CUstream s)
 	INJECT_AS(name, CUDA_ERROR_INVALID_HANDLE, (uintptr_t)e);
 	struct fake_event *fe = (struct fake_event *)e;
 	struct fake_call *c = rec(name, s, (uint64_t)fe->id, 0);
+	uintptr_t key = order_key(name, s);
+	unsigned int i;
 
 	pthread_mutex_lock(&mu);
+	fe->captured = 0;
+	for (i = 0; i < ncapturing; i++)
+		if (capturing[i] == key)
+			fe->captured = key;
 	if (c) {
 		fe->rec_at = (int)(c - trace);
 		fe->rec_gen = trace_gen;
@@ -624,11 +634,28 @@ EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int f)
 	return ev_record("cuEventRecordWithFlags", e, s);
 }
 
+/* A captured event waited for: its capture is invalidated. */
+static int capture_broken(const struct fake_event *fe)
+{
+	unsigned int i;
+
+	if (!fe->captured)
+		return 0;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < ncapturing; i++)
+		if (capturing[i] == fe->captured)
+			invalidated[i] = 1;
+	pthread_mutex_unlock(&mu);
+	return 1;
+}
+
 EXPORT CUresult cuEventQuery(CUevent e)
 {
 	INJECT(CUDA_ERROR_LAUNCH_FAILED, (uintptr_t)e);
 	const struct fake_event *fe = (void *)e;
 
+	if (capture_broken(fe))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	if (fe->held && __atomic_load_n(&hold, __ATOMIC_SEQ_CST))
 		return CUDA_ERROR_NOT_READY;
 	return realtime && now_ns() < fe->t ? CUDA_ERROR_NOT_READY
@@ -641,6 +668,8 @@ EXPORT CUresult cuEventSynchronize(CUevent e)
 	const struct fake_event *fe = (void *)e;
 
 	rec("cuEventSynchronize", NULL, (uint64_t)fe->id, 0);
+	if (capture_broken(fe))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	if (realtime)
 		sleep_until(fe->t);
 	return CUDA_SUCCESS;
@@ -743,8 +772,10 @@ static CUresult begin_capture(const char *name, CUstream s)
 	INJECT_AS(name, CUDA_ERROR_ILLEGAL_STATE, (uintptr_t)s);
 	rec(name, s, 0, 0);
 	pthread_mutex_lock(&mu);
-	if (ncapturing < sizeof(capturing) / sizeof(*capturing))
+	if (ncapturing < sizeof(capturing) / sizeof(*capturing)) {
+		invalidated[ncapturing] = 0;
 		capturing[ncapturing++] = order_key(name, s);
+	}
 	pthread_mutex_unlock(&mu);
 	return CUDA_SUCCESS;
 }
@@ -754,17 +785,21 @@ static CUresult end_capture(const char *name, CUstream s, CUgraph *g)
 	INJECT_AS(name, CUDA_ERROR_ILLEGAL_STATE, (uintptr_t)s);
 	uintptr_t key = order_key(name, s);
 	unsigned int i;
+	int bad = 0;
 
 	rec(name, s, 0, 0);
 	pthread_mutex_lock(&mu);
 	for (i = 0; i < ncapturing; i++)
 		if (capturing[i] == key) {
-			capturing[i] = capturing[--ncapturing];
+			bad = invalidated[i];
+			--ncapturing;
+			capturing[i] = capturing[ncapturing];
+			invalidated[i] = invalidated[ncapturing];
 			break;
 		}
 	pthread_mutex_unlock(&mu);
-	*g = (CUgraph)0x9000;
-	return CUDA_SUCCESS;
+	*g = bad ? NULL : (CUgraph)0x9000;
+	return bad ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
 }
 
 /* The first variants: cuda.h declares them only to the driver itself. */

@@ -517,6 +517,8 @@ scenario noarb arb NOARB=refuse GSP_CLASS=lc GSP_LC_PRIORITY=yes
 count 'GSP_LC_PRIORITY=yes is not auto or 0' 1 "a bad GSP_LC_PRIORITY is named on stderr"
 count 'settings above are not valid.*refusing' 1 "a bad GSP_LC_PRIORITY: the program's GPU work is refused"
 lcprio charge GSP_CLASS=lc
+lcprio lcgraph GSP_CLASS=lc
+lcprio lcgraph GSP_CLASS=be
 # With the ASan runtime ahead of the interposer (see green above): the
 # priority streams of exited threads are freed, nothing freed twice.
 if [ -f "$asan" ]; then

@@ -17,6 +17,12 @@
  *           case in the TAP lines.
  *   charge  40 launches of 1 ms on the legacy stream by an LC tenant are
  *           charged 40 ms, and the board's inflight count returns to 0.
+ *   lcgraph an LC tenant launches on S1, then at once captures a launch
+ *           on S1 while the reporter (50 us polls) looks at the first:
+ *           its marker must not land in the capture (the fake, like the
+ *           driver, invalidates a capture whose event is queried), so
+ *           EndCapture gives a graph. gsp-check's graph, run as LC on an
+ *           H200, failed so.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -623,13 +629,32 @@ static void t_charge(void)
 	       (unsigned long)sum);
 }
 
+static void t_lcgraph(void)
+{
+	CUgraph g = NULL;
+	CUresult b, e;
+	int i, bad = 0;
+
+	for (i = 0; i < 20; i++) {
+		launch(S1, i);
+		b = cuStreamBeginCapture(S1, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+		launch(S1, i);
+		usleep(2000);	/* the reporter polls every 50 us meanwhile */
+		e = cuStreamEndCapture(S1, &g);
+		bad += b != CUDA_SUCCESS || e != CUDA_SUCCESS || !g;
+	}
+	cuCtxSynchronize();
+	tap_ok(!bad, "lcgraph: 20 captures right after an LC launch on the same stream end with a graph (%d failed)",
+	       bad);
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t one_int[] = { 4 };
 	uintptr_t legacy_ps = 0;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: test_lcprio prio|charge\n");
+		fprintf(stderr, "usage: test_lcprio prio|charge|lcgraph\n");
 		return 2;
 	}
 	want = getenv("LCPRIO_WANT") && !strcmp(getenv("LCPRIO_WANT"), "1");
@@ -658,6 +683,8 @@ int main(int argc, char **argv)
 		t_gone();
 	} else if (!strcmp(argv[1], "charge")) {
 		t_charge();
+	} else if (!strcmp(argv[1], "lcgraph")) {
+		t_lcgraph();
 	} else {
 		fprintf(stderr, "test_lcprio: unknown scenario %s\n", argv[1]);
 		return 2;
