@@ -138,6 +138,7 @@ user: $(USER_TARGETS) $(if $(HAVE_NVCC),$(NVCC_TARGETS)) \
 		$(if $(HAVE_CUDA_H),$(CUDA_H_TARGETS))
 	@$(if $(HAVE_NVCC),:,echo "skipped: $(notdir $(NVCC_TARGETS)): $(NVCC_WHY)")
 	@$(if $(HAVE_CUDA_H),:,echo "skipped: $(notdir $(CUDA_H_TARGETS)): $(CUDA_H_WHY)")
+	@$(if $(HAVE_LIBDRM),:,echo "skipped: $(notdir $(DRMSHIM_SO)): no libdrm (pkg-config libdrm); tools/install-deps.sh installs libdrm-dev")
 
 check: deps
 	@tools/check.sh $(CHECK_SUITES)

@@ -18,8 +18,10 @@ DRMSHIM_SRCS := $(wildcard libgsp/drmshim/*.c)
 DRMSHIM_MAP := libgsp/drmshim/drmshim.map
 CFLAGS_libgsp/drmshim := -Ilibgsp/include -pthread $(LIBDRM_CFLAGS)
 
-USER_TARGETS += $(DRMSHIM_SO)
-INSTALL_LIBS += $(DRMSHIM_SO)
+# Without libdrm-dev `make user` skips it, saying so, as it skips the
+# CUDA programs without nvcc.
+USER_TARGETS += $(if $(HAVE_LIBDRM),$(DRMSHIM_SO))
+INSTALL_LIBS += $(if $(HAVE_LIBDRM),$(DRMSHIM_SO))
 CHECK_SUITES += drm
 
 .PHONY: check-drm

@@ -78,6 +78,30 @@ else
 fi
 soname=$(readelf -d "$SO" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 check "$([ "$soname" = libgsp.so.1 ]; echo $?)" "soname is libgsp.so.1 ($soname)"
+# Built where libdrm-dev is missing (HAVE_LIBDRM empty): the same
+# exports, no libdrm needed, and the drm calls answer -EOPNOTSUPP.
+nb=$tmp/nodrm
+if make -s BUILD="$nb" HAVE_LIBDRM= "$nb/lib/libgsp.so.1.2" >"$tmp/nodrm.log" 2>&1; then
+	nm -D --defined-only "$nb/lib/libgsp.so.1.2" | awk '$2 != "A" { print $3 }' |
+		sort >"$tmp/exported.nodrm"
+	printf '#include <errno.h>\n#include <stdint.h>\n#include <gsp.h>\nint main(void) { uint32_t a; return gsp_drm_adapter_of(0, &a) != -EOPNOTSUPP; }\n' \
+		>"$tmp/nodrm.c"
+	if cmp -s "$tmp/exported" "$tmp/exported.nodrm" &&
+	   ! readelf -d "$nb/lib/libgsp.so.1.2" | grep -q 'libdrm' &&
+	   grep -q 'built without libdrm' "$tmp/nodrm.log" &&
+	   $CC -Ilibgsp/include -Iuapi -o "$tmp/nodrm-call" "$tmp/nodrm.c" \
+		"$nb/lib/libgsp.so.1.2" 2>>"$tmp/nodrm.log" &&
+	   LD_LIBRARY_PATH="$nb/lib" "$tmp/nodrm-call"; then
+		ok "built without libdrm: the same exports, no libdrm linked, said once, gsp_drm_* -EOPNOTSUPP"
+	else
+		notok "built without libdrm: the same exports, no libdrm linked, said once, gsp_drm_* -EOPNOTSUPP"
+		diff "$tmp/exported" "$tmp/exported.nodrm" | sed 's/^/# /'
+		sed 's/^/# /' "$tmp/nodrm.log" | head -n 20
+	fi
+else
+	notok "libgsp builds without libdrm (HAVE_LIBDRM empty)"
+	sed 's/^/# /' "$tmp/nodrm.log" | head -n 20
+fi
 
 # 3: "ARGS|expected stderr text"; every one must exit 2, print nothing on
 # stdout and say what is wrong on stderr. No arbiter is needed for these.
