@@ -12,6 +12,9 @@
 #   build_or_die NAME TARGET...
 #                          logs and runs make -s -j of the TARGETs; if it
 #                          fails, says so as NAME and exits 1
+#   build_missing NAME FILE...
+#                          build_or_die of the FILEs that do not exist
+#                          ($BUILD/lib/libgsp.so by its target, libgsp)
 #   outdir_scrub [PATH:NAME...]
 #                          rewrites OUT/commands.txt and OUT/env.txt so
 #                          that they name OUT as OUT, the repository's
@@ -51,6 +54,17 @@ build_or_die() {
 	shift
 	log_cmd make -s -j"$(nproc)" "$@"
 	make -s -j"$(nproc)" "$@" || { echo "$name: the build failed" >&2; exit 1; }
+}
+
+build_missing() {
+	local name=$1 t need=()
+	shift
+	for t in "$@"; do
+		[ -e "$t" ] && continue
+		[ "$t" = "$BUILD/lib/libgsp.so" ] && t=libgsp
+		need+=("$t")
+	done
+	[ ${#need[@]} = 0 ] || build_or_die "$name" "${need[@]}"
 }
 
 outdir_scrub() {

@@ -194,16 +194,9 @@ LOGS=$OUT/logs
 rm -rf "$LOGS"
 mkdir -p "$LOGS/solo" "$LOGS/cells"
 plan >"$OUT/plan.txt"
-need=()
-for t in "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+build_missing run-cumas "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
 	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so" "$XFER" \
-	"$BUILD/gpu/flowshop"; do
-	[ -e "$t" ] || need+=("$t")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	[[ " ${need[*]} " == *" $BUILD/lib/libgsp.so "* ]] && need=("${need[@]/$BUILD\/lib\/libgsp.so/libgsp}")
-	build_or_die run-cumas "${need[@]}"
-fi
+	"$BUILD/gpu/flowshop"
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 gpu_env "$OUT/env.txt" "bench: run-cumas.sh iters=$iters kernel=$kernel quick=$quick mixes=$mixes procs=$procs_list configs=$cfg_re quantum_us=$quantum start_delay_ms=$delay" \
 	"classes: h2d=${SHAPE[h2d]// /,} compute=${SHAPE[compute]// /,} d2h=${SHAPE[d2h]// /,} balanced=${SHAPE[balanced]// /,} (us)" \

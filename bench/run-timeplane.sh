@@ -94,15 +94,8 @@ LOGS=$OUT/logs
 rm -rf "$LOGS"
 mkdir -p "$LOGS/cells"
 LOAD=$BUILD/gpu/gsp-load
-need=()
-for t in "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
-	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so" "$LOAD"; do
-	[ -e "$t" ] || need+=("$t")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	[[ " ${need[*]} " == *" $BUILD/lib/libgsp.so "* ]] && need=("${need[@]/$BUILD\/lib\/libgsp.so/libgsp}")
-	build_or_die run-timeplane "${need[@]}"
-fi
+build_missing run-timeplane "$BUILD/gspaced" "$BUILD/gsp-run" "$BUILD/gspctl" \
+	"$BUILD/lib/libgsp_preload.so" "$BUILD/lib/libgsp.so" "$LOAD"
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 gpu_env "$OUT/env.txt" "bench: run-timeplane.sh dur=$dur configs=$cfg_re modes=$mode_re" \
 	"load: gsp-load back to back, --depth 4 (its default), weights 100" \

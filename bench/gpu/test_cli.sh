@@ -150,6 +150,16 @@ else
 	echo "not ok - cli: plot-be-cost.py compares with the reference mode it is given"
 	sed 's/^/# /' "$err" "$pd/be-cost-summary.csv"
 fi
+# build_missing: only what is missing, libgsp.so by its target
+got=$(OUT=$(mktemp -d); BUILD=/nonexistent/b; . bench/outdir.sh
+	build_or_die() { shift; echo "$*"; }
+	build_missing t /nonexistent/b/gspaced /nonexistent/b/lib/libgsp.so bench/outdir.sh
+	rm -rf "$OUT")
+if [ "$got" = "/nonexistent/b/gspaced libgsp" ]; then
+	echo "ok - cli: build_missing builds what is missing, libgsp.so as libgsp"
+else
+	echo "not ok - cli: build_missing builds what is missing, libgsp.so as libgsp (got '$got')"
+fi
 # outdir_scrub: no host path left in a results folder's commands and env
 sd=$(mktemp -d)
 printf 'env X=%s/build/lib/a.so prog --out %s/o --sock /tmp/gsp-x.Ab1/s\n' \
