@@ -3,8 +3,9 @@
 # The documentation's checks, no build needed:
 #
 #   make check-docs   tests/docs/run.sh: README's figures against the
-#                     committed CSVs they come from, and the kernel-doc
-#                     that Documentation/uapi.rst pulls from uapi/gspace.h;
+#                     committed CSVs they come from, the kernel-doc
+#                     that Documentation/uapi.rst pulls from uapi/gspace.h,
+#                     and every Documentation/*.rst through docutils;
 #                     TAP only
 
 CHECK_SUITES += docs

@@ -21,12 +21,13 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed';
 # the VM's suite vm-debug from linux-source (tools/vm/debug-kernel.sh).
 # libdrm-dev: libgsp's drm engine path, and libdrm.a for the static
 # selftest that drives it in the VM.
+# python3-docutils parses Documentation/*.rst (check-docs).
 for p in build-essential clang qemu-system-x86 linux-image-amd64 \
 	 linux-headers-amd64 linux-source busybox-static cpio kmod \
 	 gnuplot-nox pkgconf groff-base dkms python3-prometheus-client \
 	 python3-yaml linux-image-6.12-amd64 linux-headers-6.12-amd64 \
 	 debhelper dh-dkms lintian debootstrap flex bison bc libelf-dev \
-	 libssl-dev python3-kubernetes libdrm-dev; do
+	 libssl-dev python3-kubernetes libdrm-dev python3-docutils; do
 	have "$p" || need="$need $p"
 done
 [ -z "$need" ] && exit 0
